@@ -1,0 +1,30 @@
+/** Small helpers shared by the operator CLIs: a store from --db or COVERCHECK_DB, and clean failure. */
+import { openStore } from '../store/index.js';
+import type { Store } from '../store/types.js';
+
+export class UsageError extends Error {}
+
+export function dbPath(flag: string | undefined): string {
+  return flag ?? process.env.COVERCHECK_DB ?? 'data/covercheck.db';
+}
+
+export async function withStore<T>(flag: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({ databasePath: dbPath(flag) });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Runs a CLI main: usage errors exit 2 with the message, anything else exits 1. */
+export function runCli(main: () => Promise<void>, usage: string): void {
+  main().catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${usage}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

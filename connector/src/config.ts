@@ -1,0 +1,93 @@
+/** Reads the environment once into a typed, validated config; nothing else reads process.env. */
+import { z } from 'zod';
+import { COUNTRIES } from '../../shared/policy.js';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  COVERCHECK_DB: z.string().min(1).default('data/covercheck.db'),
+  COVERCHECK_DEMO: bool.default(true),
+  COVERCHECK_SANDBOX_KEY: z
+    .string()
+    .regex(/^pk_test_[A-Za-z0-9]{44}$/, 'must be a pk_test_ key as printed by `npm run keys -- create --mode test`')
+    .optional(),
+  COVERCHECK_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  COVERCHECK_RATE_LIMIT_KEY_PER_MIN: int(1, 10_000_000).default(600),
+  COVERCHECK_RATE_LIMIT_IP_PER_MIN: int(1, 10_000_000).default(60),
+  COVERCHECK_TRUST_PROXY: z.string().default('false'),
+  COVERCHECK_JSON_LIMIT_KB: int(1, 1024).default(64),
+  COVERCHECK_REGISTRY_TIMEOUT_MS: int(50, 60_000).default(2000),
+  COVERCHECK_REGISTRY_MAX_CONCURRENT: int(1, 1000).default(8),
+  COVERCHECK_REGISTRY_MIN_TIME_MS: int(0, 60_000).default(0),
+  COVERCHECK_REGISTRY_UPSTREAMS: z.string().default(''),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  demo: boolean;
+  sandboxKey: string | undefined;
+  logLevel: z.infer<typeof EnvSchema>['COVERCHECK_LOG_LEVEL'];
+  rateLimit: { perKeyPerMinute: number; perIpPerMinute: number };
+  /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
+  trustProxy: boolean | number | string;
+  jsonLimitBytes: number;
+  registry: {
+    timeoutMs: number;
+    maxConcurrent: number;
+    minTimeMs: number;
+    /** Country code -> base URL of an HTTP registry upstream. */
+    upstreams: Partial<Record<(typeof COUNTRIES)[number], string>>;
+  };
+}
+
+function parseUpstreams(raw: string): Config['registry']['upstreams'] {
+  const out: Config['registry']['upstreams'] = {};
+  for (const part of raw.split(/[;,]/).map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(UK|DE|FR)=(https?:\/\/\S+)$/.exec(part);
+    if (!m) throw new Error(`COVERCHECK_REGISTRY_UPSTREAMS: "${part}" is not COUNTRY=URL (UK, DE or FR)`);
+    out[m[1] as 'UK' | 'DE' | 'FR'] = m[2]!.replace(/\/+$/, '');
+  }
+  return out;
+}
+
+function parseTrustProxy(raw: string): Config['trustProxy'] {
+  if (raw === 'false' || raw === '') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/** Throws one readable error listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databasePath: e.COVERCHECK_DB,
+    demo: e.COVERCHECK_DEMO,
+    sandboxKey: e.COVERCHECK_SANDBOX_KEY,
+    logLevel: e.COVERCHECK_LOG_LEVEL,
+    rateLimit: { perKeyPerMinute: e.COVERCHECK_RATE_LIMIT_KEY_PER_MIN, perIpPerMinute: e.COVERCHECK_RATE_LIMIT_IP_PER_MIN },
+    trustProxy: parseTrustProxy(e.COVERCHECK_TRUST_PROXY),
+    jsonLimitBytes: e.COVERCHECK_JSON_LIMIT_KB * 1024,
+    registry: {
+      timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,
+      maxConcurrent: e.COVERCHECK_REGISTRY_MAX_CONCURRENT,
+      minTimeMs: e.COVERCHECK_REGISTRY_MIN_TIME_MS,
+      upstreams: parseUpstreams(e.COVERCHECK_REGISTRY_UPSTREAMS),
+    },
+    ...overrides,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Credit rules (spec 8): 1 credit for a verified or unverified outcome, 0 for inconclusive or an
+ * error; sandbox (pk_test_) keys are never charged. The balance check and the deduction are one
+ * atomic store step, so concurrent calls can never overdraw a key.
+ */
+import type { TVerificationStatus } from '../../../shared/verification.js';
+import type { ApiKeyRecord, CreditStore, IdempotentRecord } from '../store/types.js';
+import { billingPeriod } from './period.js';
+
+export function creditCost(status: TVerificationStatus): 0 | 1 {
+  return status === 'inconclusive' ? 0 : 1;
+}
+
+export function isCharged(key: ApiKeyRecord): boolean {
+  return key.mode === 'live';
+}
+
+/** Balance a caller may spend now; sandbox keys report their allowance and are never blocked. */
+export async function spendableBalance(credits: CreditStore, key: ApiKeyRecord, now: Date): Promise<number> {
+  if (!isCharged(key)) return key.balance;
+  return credits.balance(key.id, billingPeriod(now), now.toISOString());
+}
+
+export type ChargeResult = { ok: true; charged: number; balance: number } | { ok: false; balance: number };
+
+export async function chargeKey(
+  credits: CreditStore,
+  key: ApiKeyRecord,
+  amount: number,
+  ref: string | null,
+  now: Date,
+  /** Idempotent response to record in the same transaction as the charge, so a crash can't split them. */
+  record?: IdempotentRecord,
+): Promise<ChargeResult> {
+  if (!isCharged(key) || amount === 0) return { ok: true, charged: 0, balance: key.balance };
+  const outcome = await credits.charge(key.id, amount, billingPeriod(now), ref, now.toISOString(), record);
+  return outcome.ok ? { ok: true, charged: amount, balance: outcome.balance } : { ok: false, balance: outcome.balance };
+}

@@ -1,0 +1,59 @@
+/**
+ * Loads the shipped reference data (register, demo registry, demo sanctions) and, in demo mode,
+ * a sandbox key. Idempotent: safe on every start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SCOPES } from '../../../shared/account.js';
+import { createApiKey } from '../auth/create-key.js';
+import { hashKey, parseKey } from '../auth/keys.js';
+import { billingPeriod } from '../credits/period.js';
+import { seedRegister } from '../insurers/seed.js';
+import { loadSanctionsFile } from '../sanctions/index.js';
+import type { Store } from '../store/types.js';
+import { parseRegistryCsv } from '../verify/registry/import.js';
+
+export const SANDBOX_KEY_NAME = 'sandbox (printed at start)';
+
+export async function seedReferenceData(store: Store, dataDir: string, now: Date): Promise<{ insurers: number; policies: number; sanctions: number }> {
+  const at = now.toISOString();
+  const register = await seedRegister(store, path.join(dataDir, 'register'), at);
+  const registry = parseRegistryCsv(fs.readFileSync(path.join(dataDir, 'registry', 'demo_policies.csv'), 'utf8'), { source: 'demo', demo: true, now: at });
+  await store.registry.upsertMany(registry.rows);
+  await store.registry.setCoverage(registry.coverage);
+  const sanctions = await loadSanctionsFile(store.sanctions, path.join(dataDir, 'sanctions', 'demo_sanctions.csv'), 'demo', true);
+  return { insurers: register.loaded, policies: registry.rows.length, sanctions };
+}
+
+/**
+ * The sandbox key to print. Keys are stored hashed, so a key from an earlier start cannot be
+ * shown again: each start mints a fresh one and revokes the previous printed one, unless
+ * COVERCHECK_SANDBOX_KEY fixes it.
+ */
+export async function ensureSandboxKey(store: Store, fixed: string | undefined, now: Date): Promise<string> {
+  const existing = (await store.keys.list()).filter((k) => k.name === SANDBOX_KEY_NAME && k.status === 'active');
+  if (fixed) {
+    const parsed = parseKey(fixed);
+    if (!parsed.ok || parsed.mode !== 'test') throw new Error('COVERCHECK_SANDBOX_KEY must be a pk_test_ key');
+    const found = await store.keys.findByLookup(parsed.lookup);
+    if (found && found.hash !== hashKey(fixed)) throw new Error('COVERCHECK_SANDBOX_KEY collides with another key');
+    if (!found) {
+      await store.keys.create({
+        id: `key_sandbox_${parsed.lookup.toLowerCase()}`,
+        lookup: parsed.lookup,
+        hash: hashKey(fixed),
+        name: SANDBOX_KEY_NAME,
+        mode: 'test',
+        plan: 'free',
+        scopes: [...SCOPES],
+        allowance: 1000,
+        period: billingPeriod(now),
+        created_at: now.toISOString(),
+      });
+    }
+    return fixed;
+  }
+  for (const k of existing) await store.keys.revoke(k.id, now.toISOString());
+  const { key } = await createApiKey(store, { mode: 'test', name: SANDBOX_KEY_NAME, scopes: [...SCOPES], credits: 1000, now });
+  return key;
+}

@@ -1,0 +1,43 @@
+/** Authentication and scope middleware: resolves the Bearer key, or answers 401/403. */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { TScope } from '../../../shared/account.js';
+import { authenticate } from '../auth/keys.js';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import type { ApiKeyRecord } from '../store/types.js';
+import type { RateLimits } from './rate-limit.js';
+
+// last_used_at is for the unused-key sweep; one write a minute per key is plenty.
+const TOUCH_EVERY_MS = 60_000;
+
+export function currentKey(res: Response): ApiKeyRecord {
+  const key = res.locals.apiKey as ApiKeyRecord | undefined;
+  if (!key) throw new Error('currentKey() used on a route without requireKey');
+  return key;
+}
+
+export function requireKey(ctx: AppContext, limits: RateLimits): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const outcome = await authenticate(req.get('authorization'), ctx.store.keys);
+    if (!outcome.ok) {
+      // Failed attempts spend the caller's per-IP budget, which slows key guessing.
+      await limits.consumeIp(req);
+      throw new AppError(outcome.error, outcome.message);
+    }
+    res.locals.apiKey = outcome.key;
+    const now = ctx.now();
+    const last = outcome.key.last_used_at ? Date.parse(outcome.key.last_used_at) : 0;
+    if (now.getTime() - last > TOUCH_EVERY_MS) await ctx.store.keys.touch(outcome.key.id, now.toISOString());
+    next();
+  };
+}
+
+export function requireScope(scope: TScope): RequestHandler {
+  return (_req, res, next) => {
+    const key = currentKey(res);
+    if (!key.scopes.includes(scope)) {
+      throw new AppError('insufficient_scope', `This API key lacks the "${scope}" scope needed for this operation.`);
+    }
+    next();
+  };
+}

@@ -1,0 +1,17 @@
+/** Insurer register: name normalisation, the in-memory matcher, file importers and seeding. */
+export { normaliseInsurerName, nameTokens } from './normalise.js';
+export { InsurerIndex, toInsurerObject, type InsurerMatch } from './matcher.js';
+export {
+  REGISTER_FORMATS,
+  isRegisterFormat,
+  parseRegisterFile,
+  parseEiopaRegisterCsv,
+  parseFcaFirmRecords,
+  parseDeVuCsv,
+  parseFrAcamCsv,
+  parseDemoInsurers,
+  EIOPA_REQUIRED_COLUMNS,
+  type RegisterFormat,
+  type RegisterFileExtra,
+} from './importers/index.js';
+export { seedRegister, SHIPPED_REGISTER_FILES } from './seed.js';

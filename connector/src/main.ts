@@ -1,0 +1,56 @@
+/** Starts the connector: config, store, reference data, HTTP server, graceful shutdown. */
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { createContext } from './context.js';
+import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
+import { createLogger } from './logger.js';
+import { shippedDataDir } from './paths.js';
+import { openStore } from './store/index.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  const logger = createLogger(config.logLevel);
+  const store = await openStore({ databasePath: config.databasePath });
+  const now = new Date();
+  const seeded = await seedReferenceData(store, shippedDataDir(), now);
+  logger.info({ ...seeded, db: config.databasePath }, 'reference data loaded');
+  const ctx = createContext(config, store, logger);
+  const app = createApp(ctx);
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const { port } = server.address() as AddressInfo;
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  logger.info({ port, host: config.host }, 'connector listening');
+
+  if (config.demo) {
+    const key = await ensureSandboxKey(store, config.sandboxKey, now);
+    // The one deliberate place a key is printed: to the operator's terminal, not the log stream.
+    process.stdout.write(
+      `\nCovercheck connector on ${base}\nSandbox key (pk_test_, never charged; shown once): ${key}\n\n` +
+        `Try:\n  curl -s ${base}/api/v1/verify -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\\n` +
+        `    -d '{"policy_number":"UKM-1000-0001","country":"UK","insurance_type":"motor"}'\n\n`,
+    );
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      void ctx.registry.stop().then(() => store.close()).then(() => process.exit(0));
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

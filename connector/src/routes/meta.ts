@@ -1,0 +1,26 @@
+/** Unauthenticated routes: health and the OpenAPI document. */
+import { Router, type RequestHandler } from 'express';
+import { buildOpenApiDocument } from '../../../shared/openapi.js';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+
+export const VERSION = '0.1.0';
+
+export function healthRoute(ctx: AppContext): RequestHandler {
+  return async (_req, res) => {
+    const ok = await ctx.store.ping().catch(() => false);
+    if (!ok) throw new AppError('service_unavailable', 'The store is not answering.', { retryAfter: 5 });
+    res.json({ status: 'ok', version: VERSION });
+  };
+}
+
+export function openApiRoute(perIp: RequestHandler): Router {
+  const router = Router();
+  // Generated once: the document only changes with the code.
+  let doc: unknown;
+  router.get('/openapi.json', perIp, (_req, res) => {
+    doc ??= buildOpenApiDocument({ version: VERSION });
+    res.json(doc);
+  });
+  return router;
+}

@@ -1,0 +1,343 @@
+/** SQLite implementation of the storage interface (better-sqlite3, WAL). */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TCountry, TInsuranceType } from '../../../../shared/policy.js';
+import type {
+  ApiKeyRecord,
+  ChargeOutcome,
+  IdempotencyBegin,
+  IdempotentRecord,
+  InsurerRecord,
+  LedgerEntry,
+  NewApiKey,
+  RegistryCoverage,
+  RegistryPolicyRecord,
+  SanctionRecord,
+  Store,
+  StoredResponse,
+} from '../types.js';
+import { MIGRATIONS } from './migrations.js';
+
+type Row = Record<string, unknown>;
+
+function toKey(r: Row): ApiKeyRecord {
+  return {
+    id: r.id as string,
+    lookup: r.lookup as string,
+    hash: r.hash as string,
+    name: r.name as string,
+    email: (r.email as string | null) ?? null,
+    mode: r.mode as ApiKeyRecord['mode'],
+    plan: r.plan as ApiKeyRecord['plan'],
+    scopes: String(r.scopes).split(',').filter(Boolean) as ApiKeyRecord['scopes'],
+    status: r.status as ApiKeyRecord['status'],
+    allowance: r.allowance as number,
+    balance: r.balance as number,
+    period: r.period as string,
+    created_at: r.created_at as string,
+    last_used_at: (r.last_used_at as string | null) ?? null,
+    revoked_at: (r.revoked_at as string | null) ?? null,
+  };
+}
+
+function toInsurer(r: Row): InsurerRecord {
+  return {
+    country: r.country as TCountry,
+    reference: r.reference as string,
+    scheme: r.scheme as InsurerRecord['scheme'],
+    name: r.name as string,
+    aliases: JSON.parse(r.aliases as string) as string[],
+    regulated: r.regulated as InsurerRecord['regulated'],
+    authorised: r.authorised === 1,
+    lei: (r.lei as string | null) ?? null,
+    source: r.source as string,
+    source_detail: (r.source_detail as string | null) ?? null,
+    demo: r.demo === 1,
+    priority: r.priority as number,
+    updated_at: r.updated_at as string,
+  };
+}
+
+function toPolicy(r: Row): RegistryPolicyRecord {
+  return {
+    policy_number: r.policy_number as string,
+    country: r.country as TCountry,
+    insurance_type: r.insurance_type as TInsuranceType,
+    insurer_reference: (r.insurer_reference as string | null) ?? null,
+    start_date: (r.start_date as string | null) ?? null,
+    end_date: (r.end_date as string | null) ?? null,
+    status: r.status as RegistryPolicyRecord['status'],
+    vehicle_registration: (r.vehicle_registration as string | null) ?? null,
+    source: r.source as string,
+    demo: r.demo === 1,
+  };
+}
+
+/** Applies pending migrations; safe to call on every start and from several processes. */
+export function migrate(db: Database.Database): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied: number[] = [];
+  for (const m of MIGRATIONS) {
+    db.transaction(() => {
+      const done = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').get(m.id);
+      if (done) return;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, new Date().toISOString());
+      applied.push(m.id);
+    }).immediate();
+  }
+  return applied;
+}
+
+export function openSqliteStore(databasePath: string): Store {
+  if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(databasePath)), { recursive: true });
+  const db = new Database(databasePath);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across process crashes in WAL mode (only an OS crash may lose the last commits).
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+
+  const q = {
+    keyInsert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at)
+      VALUES (@id, @lookup, @hash, @name, @email, @mode, @plan, @scopes, @allowance, @allowance, @period, @created_at)`),
+    keyByLookup: db.prepare('SELECT * FROM api_keys WHERE lookup = ?'),
+    keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
+    keyList: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
+    keyRevoke: db.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND status != 'revoked'"),
+    keyTouch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+    rollover: db.prepare('UPDATE api_keys SET balance = allowance, period = @period WHERE id = @id AND period < @period RETURNING balance'),
+    charge: db.prepare('UPDATE api_keys SET balance = balance - @amount WHERE id = @id AND balance >= @amount RETURNING balance'),
+    balance: db.prepare('SELECT balance FROM api_keys WHERE id = ?'),
+    ledgerInsert: db.prepare(
+      'INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    ledgerList: db.prepare('SELECT * FROM credit_ledger WHERE key_id = ? ORDER BY id'),
+    idemGet: db.prepare('SELECT * FROM idempotency WHERE key_id = ? AND idem_key = ?'),
+    idemInsert: db.prepare('INSERT INTO idempotency (key_id, idem_key, request_hash, created_at) VALUES (?, ?, ?, ?)'),
+    idemRetake: db.prepare('UPDATE idempotency SET created_at = ? WHERE key_id = ? AND idem_key = ?'),
+    idemComplete: db.prepare('UPDATE idempotency SET status = ?, body = ?, completed_at = ? WHERE key_id = ? AND idem_key = ?'),
+    idemDelete: db.prepare('DELETE FROM idempotency WHERE key_id = ? AND idem_key = ? AND status IS NULL'),
+    insurerUpsert: db.prepare(`INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at)
+      VALUES (@country, @reference, @scheme, @name, @aliases, @regulated, @authorised, @lei, @source, @source_detail, @demo, @priority, @updated_at)
+      ON CONFLICT (country, reference) DO UPDATE SET scheme = excluded.scheme, name = excluded.name, aliases = excluded.aliases,
+        regulated = excluded.regulated, authorised = excluded.authorised, lei = excluded.lei, source = excluded.source,
+        source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at
+      WHERE excluded.priority >= insurers.priority`),
+    insurersByCountry: db.prepare('SELECT * FROM insurers WHERE country = ? ORDER BY reference'),
+    insurerGet: db.prepare('SELECT * FROM insurers WHERE country = ? AND reference = ?'),
+    insurerCount: db.prepare('SELECT count(*) AS n FROM insurers'),
+    insurersBump: db.prepare("UPDATE meta SET value = value + 1 WHERE name = 'insurers_version'"),
+    insurersVersion: db.prepare("SELECT value FROM meta WHERE name = 'insurers_version'"),
+    policyUpsert: db.prepare(`INSERT INTO registry_policies (country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo)
+      VALUES (@country, @policy_number, @insurance_type, @insurer_reference, @start_date, @end_date, @status, @vehicle_registration, @source, @demo)
+      ON CONFLICT (country, policy_number, insurance_type) DO UPDATE SET insurer_reference = excluded.insurer_reference,
+        start_date = excluded.start_date, end_date = excluded.end_date, status = excluded.status,
+        vehicle_registration = excluded.vehicle_registration, source = excluded.source, demo = excluded.demo`),
+    policyFind: db.prepare('SELECT * FROM registry_policies WHERE country = ? AND policy_number = ?'),
+    policyCount: db.prepare('SELECT count(*) AS n FROM registry_policies'),
+    coverageUpsert: db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, updated_at) VALUES (@country, @insurance_type, @source, @demo, @updated_at)
+      ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = min(registry_coverage.demo, excluded.demo), updated_at = excluded.updated_at`),
+    coverageGet: db.prepare('SELECT * FROM registry_coverage WHERE country = ? AND insurance_type = ?'),
+    sanctionsDelete: db.prepare('DELETE FROM sanctions WHERE list = ?'),
+    sanctionInsert: db.prepare('INSERT INTO sanctions (list, name, country, reference, demo) VALUES (?, ?, ?, ?, ?)'),
+    sanctionsAll: db.prepare('SELECT * FROM sanctions ORDER BY list, name'),
+  };
+
+  function rollover(keyId: string, period: string, at: string): void {
+    const rolled = q.rollover.get({ id: keyId, period }) as { balance: number } | undefined;
+    if (rolled) q.ledgerInsert.run(keyId, 0, 'period_reset', period, rolled.balance, at);
+  }
+
+  const chargeTx = db.transaction((keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
+    rollover(keyId, period, at);
+    const row = q.charge.get({ id: keyId, amount }) as { balance: number } | undefined;
+    if (!row) {
+      const current = q.balance.get(keyId) as { balance: number } | undefined;
+      return { ok: false, balance: current?.balance ?? 0 };
+    }
+    q.ledgerInsert.run(keyId, -amount, 'charge', ref, row.balance, at);
+    if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
+    return { ok: true, balance: row.balance };
+  });
+
+  const balanceTx = db.transaction((keyId: string, period: string, at: string): number => {
+    rollover(keyId, period, at);
+    return (q.balance.get(keyId) as { balance: number } | undefined)?.balance ?? 0;
+  });
+
+  const adjustTx = db.transaction((keyId: string, opts: { allowance?: number; add?: number; set?: number }, at: string) => {
+    const before = q.keyById.get(keyId) as Row | undefined;
+    if (!before) return null;
+    if (opts.allowance !== undefined) db.prepare('UPDATE api_keys SET allowance = ? WHERE id = ?').run(opts.allowance, keyId);
+    let balance = before.balance as number;
+    if (opts.set !== undefined) balance = opts.set;
+    if (opts.add !== undefined) balance += opts.add;
+    balance = Math.max(0, balance);
+    const delta = balance - (before.balance as number);
+    if (delta !== 0) {
+      db.prepare('UPDATE api_keys SET balance = ? WHERE id = ?').run(balance, keyId);
+      q.ledgerInsert.run(keyId, delta, 'adjust', null, balance, at);
+    }
+    return toKey(q.keyById.get(keyId) as Row);
+  });
+
+  const idemBeginTx = db.transaction((keyId: string, idemKey: string, hash: string, at: string, staleBefore: string): IdempotencyBegin => {
+    const row = q.idemGet.get(keyId, idemKey) as Row | undefined;
+    if (!row) {
+      q.idemInsert.run(keyId, idemKey, hash, at);
+      return { state: 'new' };
+    }
+    if (row.request_hash !== hash) return { state: 'mismatch' };
+    if (row.status !== null) return { state: 'replay', status: row.status as number, body: row.body as string };
+    // A claim nobody completed (its process died mid-request) is taken over rather than blocking forever.
+    if ((row.created_at as string) < staleBefore) {
+      q.idemRetake.run(at, keyId, idemKey);
+      return { state: 'new' };
+    }
+    return { state: 'in_progress' };
+  });
+
+  const insurerUpsertTx = db.transaction((rows: InsurerRecord[]) => {
+    let n = 0;
+    for (const r of rows) {
+      n += q.insurerUpsert.run({
+        ...r,
+        aliases: JSON.stringify(r.aliases),
+        authorised: r.authorised ? 1 : 0,
+        demo: r.demo ? 1 : 0,
+      }).changes;
+    }
+    q.insurersBump.run();
+    return n;
+  });
+
+  const policyUpsertTx = db.transaction((rows: RegistryPolicyRecord[]) => {
+    let n = 0;
+    for (const r of rows) n += q.policyUpsert.run({ ...r, demo: r.demo ? 1 : 0 }).changes;
+    return n;
+  });
+
+  const coverageTx = db.transaction((rows: RegistryCoverage[]) => {
+    for (const r of rows) q.coverageUpsert.run({ ...r, demo: r.demo ? 1 : 0 });
+  });
+
+  const sanctionsTx = db.transaction((list: string, rows: SanctionRecord[]) => {
+    q.sanctionsDelete.run(list);
+    for (const r of rows) q.sanctionInsert.run(list, r.name, r.country, r.reference, r.demo ? 1 : 0);
+    q.insurersBump.run();
+    return rows.length;
+  });
+
+  return {
+    kind: 'sqlite',
+    keys: {
+      async create(key: NewApiKey) {
+        q.keyInsert.run({ ...key, email: key.email ?? null, scopes: key.scopes.join(',') });
+        return toKey(q.keyById.get(key.id) as Row);
+      },
+      async findByLookup(lookup) {
+        const r = q.keyByLookup.get(lookup) as Row | undefined;
+        return r ? toKey(r) : null;
+      },
+      async get(id) {
+        const r = q.keyById.get(id) as Row | undefined;
+        return r ? toKey(r) : null;
+      },
+      async list() {
+        return (q.keyList.all() as Row[]).map(toKey);
+      },
+      async revoke(id, at) {
+        return q.keyRevoke.run(at, id).changes > 0;
+      },
+      async touch(id, at) {
+        q.keyTouch.run(at, id);
+      },
+    },
+    credits: {
+      async charge(keyId, amount, period, ref, at, record) {
+        return chargeTx.immediate(keyId, amount, period, ref, at, record);
+      },
+      async balance(keyId, period, at) {
+        return balanceTx.immediate(keyId, period, at);
+      },
+      async adjust(keyId, opts, at) {
+        return adjustTx.immediate(keyId, opts, at);
+      },
+      async ledger(keyId) {
+        return q.ledgerList.all(keyId) as LedgerEntry[];
+      },
+    },
+    idempotency: {
+      async begin(keyId, idemKey, requestHash, at, staleBefore) {
+        return idemBeginTx.immediate(keyId, idemKey, requestHash, at, staleBefore);
+      },
+      async complete(keyId, idemKey, response: StoredResponse, at) {
+        q.idemComplete.run(response.status, response.body, at, keyId, idemKey);
+      },
+      async release(keyId, idemKey) {
+        q.idemDelete.run(keyId, idemKey);
+      },
+    },
+    insurers: {
+      async upsertMany(rows) {
+        return insurerUpsertTx.immediate(rows);
+      },
+      async listByCountry(country) {
+        return (q.insurersByCountry.all(country) as Row[]).map(toInsurer);
+      },
+      async get(country, reference) {
+        const r = q.insurerGet.get(country, reference) as Row | undefined;
+        return r ? toInsurer(r) : null;
+      },
+      async count() {
+        return (q.insurerCount.get() as { n: number }).n;
+      },
+      async version() {
+        return (q.insurersVersion.get() as { value: number }).value;
+      },
+    },
+    registry: {
+      async upsertMany(rows) {
+        return policyUpsertTx.immediate(rows);
+      },
+      async find(country, policyNumber) {
+        return (q.policyFind.all(country, policyNumber) as Row[]).map(toPolicy);
+      },
+      async setCoverage(rows) {
+        coverageTx.immediate(rows);
+      },
+      async coverage(country, type) {
+        const r = q.coverageGet.get(country, type) as Row | undefined;
+        return r
+          ? { country: r.country as TCountry, insurance_type: r.insurance_type as TInsuranceType, source: r.source as string, demo: r.demo === 1, updated_at: r.updated_at as string }
+          : null;
+      },
+      async count() {
+        return (q.policyCount.get() as { n: number }).n;
+      },
+    },
+    sanctions: {
+      async replaceList(list, rows) {
+        return sanctionsTx.immediate(list, rows);
+      },
+      async all() {
+        return (q.sanctionsAll.all() as Row[]).map((r) => ({
+          list: r.list as string,
+          name: r.name as string,
+          country: (r.country as TCountry | null) ?? null,
+          reference: (r.reference as string | null) ?? null,
+          demo: r.demo === 1,
+        }));
+      },
+    },
+    async ping() {
+      return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

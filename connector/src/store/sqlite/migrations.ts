@@ -1,0 +1,114 @@
+/**
+ * Schema migrations for the SQLite store, applied in order inside one transaction each and
+ * recorded in `schema_migrations`. Append only: never edit a migration that has shipped.
+ */
+export interface Migration {
+  id: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    id: 1,
+    name: 'keys-credits-idempotency',
+    sql: `
+      CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT INTO meta (name, value) VALUES ('insurers_version', 0);
+
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        lookup TEXT NOT NULL UNIQUE,
+        hash TEXT NOT NULL,
+        name TEXT NOT NULL,
+        email TEXT,
+        mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        plan TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'revoked', 'deactivated')),
+        allowance INTEGER NOT NULL CHECK (allowance >= 0),
+        balance INTEGER NOT NULL CHECK (balance >= 0),
+        period TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at TEXT
+      );
+
+      CREATE TABLE credit_ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        delta INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        ref TEXT,
+        balance_after INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX credit_ledger_key ON credit_ledger (key_id, id);
+
+      CREATE TABLE idempotency (
+        key_id TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        status INTEGER,
+        body TEXT,
+        created_at TEXT NOT NULL,
+        completed_at TEXT,
+        PRIMARY KEY (key_id, idem_key)
+      );
+    `,
+  },
+  {
+    id: 2,
+    name: 'register-registry-sanctions',
+    sql: `
+      CREATE TABLE insurers (
+        country TEXT NOT NULL,
+        reference TEXT NOT NULL,
+        scheme TEXT NOT NULL,
+        name TEXT NOT NULL,
+        aliases TEXT NOT NULL,
+        regulated TEXT NOT NULL,
+        authorised INTEGER NOT NULL,
+        lei TEXT,
+        source TEXT NOT NULL,
+        source_detail TEXT,
+        demo INTEGER NOT NULL,
+        priority INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (country, reference)
+      );
+
+      CREATE TABLE registry_policies (
+        country TEXT NOT NULL,
+        policy_number TEXT NOT NULL,
+        insurance_type TEXT NOT NULL,
+        insurer_reference TEXT,
+        start_date TEXT,
+        end_date TEXT,
+        status TEXT NOT NULL,
+        vehicle_registration TEXT,
+        source TEXT NOT NULL,
+        demo INTEGER NOT NULL,
+        PRIMARY KEY (country, policy_number, insurance_type)
+      );
+
+      CREATE TABLE registry_coverage (
+        country TEXT NOT NULL,
+        insurance_type TEXT NOT NULL,
+        source TEXT NOT NULL,
+        demo INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (country, insurance_type)
+      );
+
+      CREATE TABLE sanctions (
+        list TEXT NOT NULL,
+        name TEXT NOT NULL,
+        country TEXT,
+        reference TEXT,
+        demo INTEGER NOT NULL
+      );
+      CREATE INDEX sanctions_list ON sanctions (list);
+    `,
+  },
+];

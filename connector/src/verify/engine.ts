@@ -1,0 +1,189 @@
+/**
+ * The verification engine: format, insurer register, policy registry and sanctions checks for
+ * one policy, combined into the spec's result (2.2). Knows nothing of HTTP or credits, so the
+ * sync route, the job workers and the tests call it alike.
+ */
+import type { TCountry, TPolicy } from '../../../shared/policy.js';
+import type { TCheck, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
+import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
+import type { InsurerRecord, RegistryPolicyRecord } from '../store/types.js';
+import { normalisePolicyNumber } from './normalise.js';
+import { checkFormat } from './patterns.js';
+import type { ReferenceData } from './reference-data.js';
+import type { RegistryAnswer, RegistryChain } from './registry/index.js';
+import { score, type Signals } from './score.js';
+
+/** The register check is named after the regulator whose register backs it. */
+export const REGISTER_SOURCE: Record<TCountry, TVerificationSource> = { UK: 'fca_register', DE: 'bafin_register', FR: 'acpr_register' };
+
+export interface EngineDeps {
+  reference: { get(): Promise<ReferenceData> };
+  registry: Pick<RegistryChain, 'lookup'>;
+  now?: () => Date;
+}
+
+/** The result without the fields the caller fills in (credits depend on the key, time on the caller's clock). */
+export type EngineResult = Omit<TVerificationResult, 'credits_charged' | 'processed_in_ms'>;
+
+export type EngineOutcome = { ok: true; result: EngineResult } | { ok: false; error: 'invalid_policy_number'; detail: string };
+
+function inForce(record: RegistryPolicyRecord, today: string): { ok: boolean; flags: TFlag[]; why: string[] } {
+  const flags: TFlag[] = [];
+  const why: string[] = [];
+  if (record.status === 'cancelled') flags.push('cancelled');
+  if (record.status === 'suspended') flags.push('suspended');
+  if (record.status === 'lapsed' || (record.end_date !== null && record.end_date < today)) flags.push('expired');
+  if (record.start_date !== null && record.start_date > today) flags.push('not_yet_active');
+  if (record.status !== 'active') why.push(`registry status is ${record.status}`);
+  if (record.end_date !== null && record.end_date < today) why.push(`cover ended ${record.end_date}`);
+  if (record.start_date !== null && record.start_date > today) why.push(`cover starts ${record.start_date}`);
+  return { ok: flags.length === 0, flags, why };
+}
+
+function registryCheck(answer: RegistryAnswer, type: string, recordOfType: RegistryPolicyRecord | undefined): TCheck {
+  switch (answer.kind) {
+    case 'found':
+      return recordOfType
+        ? { source: 'registry', outcome: 'pass', detail: `Found in the ${answer.source} registry${answer.demo ? ' (demo data)' : ''}.` }
+        : { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry holds this number for ${answer.records.map((r) => r.insurance_type).join(', ')}, not ${type}.` };
+    case 'not_found':
+      return { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry covers this country and type and does not know this policy number.` };
+    case 'no_coverage':
+      return { source: 'registry', outcome: 'unavailable', detail: 'No registry covers this country and insurance type yet.' };
+    case 'unavailable':
+      return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry could not be consulted: ${answer.reason}.` };
+  }
+}
+
+export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<EngineOutcome> {
+  const today = (deps.now?.() ?? new Date()).toISOString().slice(0, 10);
+  const normalised = normalisePolicyNumber(policy.policy_number);
+  const format = checkFormat(normalised, policy.country, policy.insurance_type);
+  if (!format.ok) {
+    return {
+      ok: false,
+      error: 'invalid_policy_number',
+      detail: `Policy number "${policy.policy_number}" is not a recognised ${policy.country} ${policy.insurance_type} format: ${format.reason}.`,
+    };
+  }
+  const sources: TVerificationSource[] = ['format'];
+  const checks: TCheck[] = [{ source: 'format', outcome: 'pass', detail: `Matches ${format.rule.id}: ${format.rule.description}.` }];
+  const flags = new Set<TFlag>();
+
+  const [ref, answer] = await Promise.all([
+    deps.reference.get(),
+    deps.registry.lookup({ country: policy.country, insurance_type: policy.insurance_type, policy_number: normalised }),
+  ]);
+  const recordOfType = answer.kind === 'found' ? answer.records.find((r) => r.insurance_type === policy.insurance_type) : undefined;
+
+  // Register: the insurer the registry names and/or the one the caller named.
+  const registryInsurer: InsurerRecord | null = recordOfType?.insurer_reference ? ref.insurers.byReference(policy.country, recordOfType.insurer_reference) : null;
+  const providerMatch: InsurerMatch | null = policy.provider ? ref.insurers.match(policy.country, policy.provider) : null;
+  let provider: Signals['provider'] = { kind: 'none' };
+  let insurer: TInsurer | null = null;
+  let insurerRecord: InsurerRecord | null = null;
+  const registerSource = REGISTER_SOURCE[policy.country];
+  if (policy.provider || registryInsurer || recordOfType?.insurer_reference) {
+    sources.push(registerSource);
+    if (policy.provider && !providerMatch) {
+      provider = { kind: 'not_on_register' };
+      flags.add('provider_not_found');
+      checks.push({ source: registerSource, outcome: 'warn', detail: `No insurer on the ${policy.country} register matches "${policy.provider}".` });
+    }
+    if (providerMatch && registryInsurer && providerMatch.record.reference !== registryInsurer.reference) {
+      provider = { kind: 'mismatch' };
+      flags.add('provider_mismatch');
+      checks.push({
+        source: registerSource,
+        outcome: 'fail',
+        detail: `The provider given matches ${providerMatch.record.name}, but the registry records ${registryInsurer.name} for this policy.`,
+      });
+    } else if (providerMatch) {
+      provider = { kind: 'match', score: providerMatch.score };
+    }
+    insurerRecord = registryInsurer ?? providerMatch?.record ?? null;
+    if (insurerRecord) {
+      const sameAsProvider = providerMatch && providerMatch.record.reference === insurerRecord.reference;
+      insurer = toInsurerObject(sameAsProvider ? providerMatch : { record: insurerRecord });
+      if (!insurerRecord.authorised) flags.add('insurer_not_authorised');
+      if (insurerRecord.demo) flags.add('demo_data');
+      checks.push({
+        source: registerSource,
+        outcome: insurerRecord.authorised ? 'pass' : 'fail',
+        detail: `${insurerRecord.name} (${insurerRecord.reference}) is on the register${insurerRecord.authorised ? ' and authorised' : ' but not currently authorised'}; source ${insurerRecord.source}${insurerRecord.demo ? ', demo data' : ''}.`,
+      });
+    } else if (recordOfType?.insurer_reference) {
+      checks.push({ source: registerSource, outcome: 'warn', detail: `The registry names insurer ${recordOfType.insurer_reference}, which is not on the register.` });
+    }
+  }
+
+  sources.push('registry');
+  checks.push(registryCheck(answer, policy.insurance_type, recordOfType));
+  let registrySignal: Signals['registry'];
+  let coverage: TCoverage | null = null;
+  let inForceNow = true;
+  if (answer.kind === 'found') {
+    if (answer.demo) flags.add('demo_data');
+    if (recordOfType) {
+      registrySignal = 'agrees';
+      coverage = { start_date: recordOfType.start_date, end_date: recordOfType.end_date, registry_status: recordOfType.status };
+      const f = inForce(recordOfType, today);
+      inForceNow = f.ok;
+      for (const flag of f.flags) flags.add(flag);
+      if (!f.ok) checks.push({ source: 'registry', outcome: 'fail', detail: `Not in force: ${f.why.join('; ')}.` });
+    } else {
+      registrySignal = 'type_mismatch';
+      flags.add('type_mismatch');
+    }
+  } else if (answer.kind === 'not_found') {
+    registrySignal = 'not_found';
+    if (answer.demo) flags.add('demo_data');
+  } else if (answer.kind === 'no_coverage') {
+    registrySignal = 'no_coverage';
+    flags.add('no_registry_coverage');
+  } else {
+    registrySignal = 'unavailable';
+    flags.add('registry_unavailable');
+  }
+
+  const names = [insurerRecord?.name, ...(insurerRecord?.aliases ?? []), policy.provider].filter((n): n is string => !!n);
+  let sanctioned = false;
+  if (names.length > 0) {
+    sources.push('sanctions');
+    const hit = ref.sanctions.find(policy.country, names);
+    sanctioned = hit !== null;
+    if (hit) {
+      flags.add('sanctioned');
+      if (hit.demo) flags.add('demo_data');
+    }
+    checks.push(
+      hit
+        ? { source: 'sanctions', outcome: 'fail', detail: `${hit.name} is on the ${hit.list} sanctions list${hit.demo ? ' (demo data)' : ''}.` }
+        : { source: 'sanctions', outcome: 'pass', detail: 'No sanctions listing for the insurer.' },
+    );
+  }
+
+  const { status, confidence } = score({
+    registry: registrySignal,
+    inForce: inForceNow,
+    insurer: insurerRecord ? (insurerRecord.authorised ? 'authorised' : 'not_authorised') : 'unknown',
+    provider,
+    sanctioned,
+  });
+
+  return {
+    ok: true,
+    result: {
+      status,
+      confidence_score: confidence,
+      verification_sources: sources,
+      insurer,
+      flags: [...flags],
+      policy_number: normalised,
+      country: policy.country,
+      insurance_type: policy.insurance_type,
+      checks,
+      coverage,
+    },
+  };
+}

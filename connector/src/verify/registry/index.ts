@@ -1,0 +1,47 @@
+/**
+ * The registry chain for a country: our own table first; when it does not know the number and
+ * an upstream is configured for the country, the upstream's answer decides.
+ */
+import type { TCountry } from '../../../../shared/policy.js';
+import type { RegistryStore } from '../../store/types.js';
+import { httpRegistry } from './http.js';
+import { limitedRegistry, type LimitOptions } from './limited.js';
+import { localRegistry } from './local.js';
+import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
+
+export type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
+export { httpRegistry } from './http.js';
+export { limitedRegistry } from './limited.js';
+export { localRegistry } from './local.js';
+
+export interface RegistryChain {
+  lookup(query: RegistryQuery): Promise<RegistryAnswer>;
+  stop(): Promise<void>;
+}
+
+export function registryChain(local: RegistryAdapter, upstreams: Partial<Record<TCountry, RegistryAdapter & { limiter?: { stop(o?: object): Promise<void> } }>>): RegistryChain {
+  return {
+    async lookup(query) {
+      const own = await local.lookup(query, new AbortController().signal);
+      const upstream = upstreams[query.country];
+      if (own.kind === 'found' || !upstream) return own;
+      return upstream.lookup(query, new AbortController().signal);
+    },
+    async stop() {
+      await Promise.all(Object.values(upstreams).map((u) => u?.limiter?.stop({ dropWaitingJobs: true })));
+    },
+  };
+}
+
+export function buildRegistryChain(
+  store: RegistryStore,
+  upstreamUrls: Partial<Record<TCountry, string>>,
+  limits: LimitOptions,
+  fetchFn: typeof fetch = fetch,
+): RegistryChain {
+  const upstreams: Partial<Record<TCountry, ReturnType<typeof limitedRegistry>>> = {};
+  for (const [country, url] of Object.entries(upstreamUrls) as [TCountry, string][]) {
+    upstreams[country] = limitedRegistry(httpRegistry(`upstream-${country.toLowerCase()}`, url, fetchFn), limits);
+  }
+  return registryChain(localRegistry(store), upstreams);
+}

@@ -1,0 +1,46 @@
+/** Batches (spec 2.4): up to 100 policies verified together and polled. */
+import { z } from 'zod';
+import { ZErrorBodySchema } from './errors.js';
+import { ZVerifyRequestSchema } from './policy.js';
+import { ZVerificationResultSchema } from './verification.js';
+
+export const MAX_BATCH_SIZE = 100;
+
+export const ZBatchRequestSchema = z
+  .object({
+    policies: z.array(ZVerifyRequestSchema).min(1).max(MAX_BATCH_SIZE),
+  })
+  .meta({ id: 'BatchRequest' });
+export type TBatchRequest = z.infer<typeof ZBatchRequestSchema>;
+
+export const ZBatchStatusSchema = z.enum(['pending', 'processing', 'complete']).meta({
+  id: 'BatchStatus',
+  description: 'pending (accepted, nothing done) -> processing (some results in) -> complete (every item has a result or an error).',
+});
+
+export const ZBatchItemResultSchema = z
+  .object({
+    index: z.number().int().min(0),
+    policy_number: z.string().nullable(),
+    result: ZVerificationResultSchema.optional(),
+    error: ZErrorBodySchema.optional(),
+  })
+  .meta({ id: 'BatchItemResult', description: 'One per submitted policy, in submission order: a result or an error, never both.' });
+
+export const ZBatchSchema = z
+  .object({
+    batch_id: z.string(),
+    status: ZBatchStatusSchema,
+    total_count: z.number().int(),
+    completed_count: z.number().int(),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+    results: z.array(ZBatchItemResultSchema),
+  })
+  .meta({ id: 'Batch' });
+export type TBatch = z.infer<typeof ZBatchSchema>;
+
+export const ZBatchAcceptedSchema = z
+  .object({ batch_id: z.string(), status: z.literal('pending'), total_count: z.number().int() })
+  .meta({ id: 'BatchAccepted' });
+export type TBatchAccepted = z.infer<typeof ZBatchAcceptedSchema>;

@@ -1,0 +1,78 @@
+/** Error bodies (spec 7) and the closed list of error codes with their HTTP statuses. */
+import { z } from 'zod';
+
+/**
+ * Every error code the service answers with, mapped to its HTTP status. The first block is the
+ * spec's table; the rest are ours for cases the spec does not name.
+ */
+export const ERROR_STATUS = {
+  invalid_policy_number: 400,
+  missing_required_field: 400,
+  missing_required_fields: 400,
+  unsupported_country: 400,
+  unsupported_insurance_type: 400,
+  unauthorized: 401,
+  invalid_api_key: 401,
+  insufficient_credits: 402,
+  insurer_not_found: 404,
+  policy_not_found: 404,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  // Ours:
+  /** The body or a parameter has the wrong shape (wrong type, unknown field, bad value). */
+  invalid_request: 400,
+  /** The body is not parseable JSON. */
+  invalid_json: 400,
+  /** The key is valid but lacks the scope the operation needs (spec 5.6 gives 403 without a code). */
+  insufficient_scope: 403,
+  /** No such route or resource. */
+  not_found: 404,
+  /** Same Idempotency-Key is still being processed. */
+  idempotency_in_progress: 409,
+  /** Body larger than the route accepts. */
+  payload_too_large: 413,
+  /** Content-Type the route does not accept. */
+  unsupported_media_type: 415,
+  /** Same Idempotency-Key reused with a different request body. */
+  idempotency_key_reused: 422,
+  /** A dependency (store) is down; retry later. */
+  service_unavailable: 503,
+} as const;
+
+export type TErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [TErrorCode, ...TErrorCode[]];
+export const ZErrorCodeSchema = z.enum(ERROR_CODES).meta({ id: 'ErrorCode' });
+
+/** The standard error body. */
+export const ZErrorBodySchema = z
+  .object({
+    error: ZErrorCodeSchema,
+    message: z.string().meta({ description: 'Human-readable text; safe to show to a user.' }),
+    code: z.number().int().meta({ description: 'The HTTP status, repeated.' }),
+    retry_after: z.number().int().min(1).optional().meta({ description: 'Seconds to wait. Present on 429 (and 503).' }),
+  })
+  .meta({ id: 'ErrorBody' });
+export type TErrorBody = z.infer<typeof ZErrorBodySchema>;
+
+/**
+ * The sync verification error form (spec 4.1): `detail` in place of `message` and `code`.
+ * POST /api/v1/verify answers its own validation and credit errors in this form; errors raised
+ * before the route runs (auth, rate limit, malformed JSON) keep the standard form.
+ */
+export const ZSyncErrorBodySchema = z
+  .object({
+    error: ZErrorCodeSchema,
+    detail: z.string(),
+    balance: z.number().int().optional().meta({ description: 'Credit balance, on insufficient_credits.' }),
+  })
+  .meta({ id: 'SyncErrorBody' });
+export type TSyncErrorBody = z.infer<typeof ZSyncErrorBodySchema>;
+
+/** Either error form, for clients that read both. */
+export function errorText(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return 'Unknown error';
+  const b = body as Record<string, unknown>;
+  if (typeof b.detail === 'string') return b.detail;
+  if (typeof b.message === 'string') return b.message;
+  return typeof b.error === 'string' ? b.error : 'Unknown error';
+}

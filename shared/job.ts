@@ -1,0 +1,54 @@
+/** Jobs (spec 2.3): async verification and document extraction. */
+import { z } from 'zod';
+import { ZErrorBodySchema } from './errors.js';
+import { ZVerificationResultSchema } from './verification.js';
+
+export const ZJobStatusSchema = z.enum(['pending', 'complete', 'failed']).meta({
+  id: 'JobStatus',
+  description: 'pending (queued or running) -> complete | failed. complete and failed are final.',
+});
+export type TJobStatus = z.infer<typeof ZJobStatusSchema>;
+
+export const ZJobKindSchema = z.enum(['verification', 'extraction']).meta({ id: 'JobKind' });
+export type TJobKind = z.infer<typeof ZJobKindSchema>;
+
+export const EXTRACTED_FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+/** Fields extracted from a policy PDF. A field not found is left out; `confidence` has one entry per present field. */
+export const ZExtractedFieldsSchema = z
+  .object({
+    policy_number: z.string().optional(),
+    insurer: z.string().optional().meta({ description: "The register's canonical name when matched, else the text as found." }),
+    insurance_type: z.enum(['motor', 'travel', 'health']).optional(),
+    start_date: isoDate.optional(),
+    end_date: isoDate.optional(),
+    vehicle_registration: z.string().optional(),
+    confidence: z.record(z.string(), z.number().min(0).max(1)).meta({ description: 'Per-field confidence, 0 to 1.' }),
+  })
+  .meta({ id: 'ExtractedFields' });
+export type TExtractedFields = z.infer<typeof ZExtractedFieldsSchema>;
+
+export const ZJobSchema = z
+  .object({
+    job_id: z.uuid(),
+    status: ZJobStatusSchema,
+    kind: ZJobKindSchema,
+    poll_url: z.string().optional(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+    result: z.union([ZVerificationResultSchema, ZExtractedFieldsSchema]).optional(),
+    error: ZErrorBodySchema.optional(),
+  })
+  .meta({ id: 'Job' });
+export type TJob = z.infer<typeof ZJobSchema>;
+
+export const ZJobAcceptedSchema = z
+  .object({
+    job_id: z.uuid(),
+    status: z.literal('pending'),
+    poll_url: z.string().meta({ example: '/api/v1/jobs/2f1d0b7e-4a53-4c4e-9b7e-1f0c6f0f3a11' }),
+  })
+  .meta({ id: 'JobAccepted' });
+export type TJobAccepted = z.infer<typeof ZJobAcceptedSchema>;

@@ -1,0 +1,126 @@
+/** Policy object (spec 2.1) and the rules that turn a raw request body into one. */
+import { z } from 'zod';
+
+export const COUNTRIES = ['UK', 'DE', 'FR'] as const;
+export const INSURANCE_TYPES = ['motor', 'travel', 'health'] as const;
+
+export const ZCountrySchema = z
+  .enum(COUNTRIES)
+  .meta({ id: 'Country', description: 'Supported country. Input is case-insensitive; GB is accepted as an alias of UK.' });
+export type TCountry = z.infer<typeof ZCountrySchema>;
+
+export const ZInsuranceTypeSchema = z
+  .enum(INSURANCE_TYPES)
+  .meta({ id: 'InsuranceType', description: 'Supported insurance type. Input is case-insensitive.' });
+export type TInsuranceType = z.infer<typeof ZInsuranceTypeSchema>;
+
+/** Longest policy number we accept: GDV's 35-character VSNr plus room for separators. */
+export const MAX_POLICY_NUMBER_LENGTH = 64;
+export const MAX_PROVIDER_LENGTH = 200;
+
+/** The normalised policy object the engine works on (after aliasing and case folding). */
+export const ZPolicySchema = z
+  .object({
+    policy_number: z.string().min(1).max(MAX_POLICY_NUMBER_LENGTH).meta({ description: 'The number to verify. Case, spaces and dashes are ignored when matching.' }),
+    country: ZCountrySchema,
+    insurance_type: ZInsuranceTypeSchema,
+    provider: z.string().max(MAX_PROVIDER_LENGTH).optional().meta({ description: 'Insurer name as the customer gave it. Improves confidence when it matches.' }),
+  })
+  .meta({ id: 'Policy' });
+export type TPolicy = z.infer<typeof ZPolicySchema>;
+
+/**
+ * The request body of POST /api/v1/verify as documented: `type` is accepted as an alias of
+ * `insurance_type` (spec 7 rule 2). Validation and normalisation happen in `parsePolicyInput`.
+ */
+export const ZVerifyRequestSchema = z
+  .object({
+    policy_number: z.string().meta({ description: 'Required. 1 to 64 characters.', example: 'UKM-1000-0001' }),
+    country: z.string().meta({ description: 'Required. UK, DE or FR (GB accepted as UK).', example: 'UK' }),
+    insurance_type: z.string().optional().meta({ description: 'Required unless `type` is given. motor, travel or health.', example: 'motor' }),
+    type: z.string().optional().meta({ description: 'Alias of insurance_type (spec 7 rule 2). If both are given they must agree.' }),
+    provider: z.string().optional().meta({ description: 'Optional insurer name; improves confidence when it matches the register.', example: 'Aviva Insurance Limited' }),
+  })
+  .meta({ id: 'VerifyRequest' });
+export type TVerifyRequest = z.infer<typeof ZVerifyRequestSchema>;
+
+/** Why a raw policy input was refused; codes are the spec's error codes (section 7). */
+export type TPolicyInputProblem =
+  | { error: 'missing_required_fields'; missing: string[]; detail: string }
+  | { error: 'unsupported_country'; detail: string }
+  | { error: 'unsupported_insurance_type'; detail: string }
+  | { error: 'invalid_request'; detail: string };
+
+export type TPolicyInputResult = { ok: true; policy: TPolicy } | { ok: false; problem: TPolicyInputProblem };
+
+const COUNTRY_ALIASES: Record<string, TCountry> = { UK: 'UK', GB: 'UK', DE: 'DE', FR: 'FR' };
+
+function isBlank(v: unknown): boolean {
+  return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+}
+
+/**
+ * Turns an untrusted request body into a policy, or the first problem a client should fix.
+ * Order: wrong shape, missing fields (all named at once), country, type. The policy-number
+ * format is the engine's business (it depends on country and type), not the contract's.
+ * Shared by the connector and the add-on so both reject the same inputs with the same words.
+ */
+export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly string[] } = {}): TPolicyInputResult {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return { ok: false, problem: { error: 'invalid_request', detail: 'The request body must be a JSON object.' } };
+  }
+  const raw = body as Record<string, unknown>;
+  for (const field of ['policy_number', 'country', 'insurance_type', 'type', 'provider'] as const) {
+    const v = raw[field];
+    if (!isBlank(v) && typeof v !== 'string') {
+      return { ok: false, problem: { error: 'invalid_request', detail: `Field ${field} must be a string.` } };
+    }
+  }
+  const known = new Set(['policy_number', 'country', 'insurance_type', 'type', 'provider', ...(opts.allowedExtra ?? [])]);
+  const unknown = Object.keys(raw).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      problem: { error: 'invalid_request', detail: `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: ${[...known].join(', ')}.` },
+    };
+  }
+  const typeValue = isBlank(raw.insurance_type) ? raw.type : raw.insurance_type;
+  if (!isBlank(raw.insurance_type) && !isBlank(raw.type)) {
+    const a = String(raw.insurance_type).trim().toLowerCase();
+    const b = String(raw.type).trim().toLowerCase();
+    if (a !== b) {
+      return { ok: false, problem: { error: 'invalid_request', detail: `insurance_type (${a}) and its alias type (${b}) disagree; send one of them.` } };
+    }
+  }
+  const missing: string[] = [];
+  if (isBlank(raw.policy_number)) missing.push('policy_number');
+  if (isBlank(raw.country)) missing.push('country');
+  if (isBlank(typeValue)) missing.push('insurance_type');
+  if (missing.length > 0) {
+    return { ok: false, problem: { error: 'missing_required_fields', missing, detail: `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}` } };
+  }
+  const countryIn = String(raw.country).trim().toUpperCase();
+  const country = COUNTRY_ALIASES[countryIn];
+  if (!country) {
+    return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${countryIn}. Supported: ${COUNTRIES.join(', ')}.` } };
+  }
+  const typeIn = String(typeValue).trim().toLowerCase();
+  const typeParse = ZInsuranceTypeSchema.safeParse(typeIn);
+  if (!typeParse.success) {
+    return {
+      ok: false,
+      problem: { error: 'unsupported_insurance_type', detail: `Unsupported insurance type: ${typeIn}. Supported: ${INSURANCE_TYPES.join(', ')}.` },
+    };
+  }
+  const policyNumber = String(raw.policy_number).trim();
+  if (policyNumber.length > MAX_POLICY_NUMBER_LENGTH) {
+    return { ok: false, problem: { error: 'invalid_request', detail: `policy_number is longer than ${MAX_POLICY_NUMBER_LENGTH} characters.` } };
+  }
+  const provider = isBlank(raw.provider) ? undefined : String(raw.provider).trim();
+  if (provider !== undefined && provider.length > MAX_PROVIDER_LENGTH) {
+    return { ok: false, problem: { error: 'invalid_request', detail: `provider is longer than ${MAX_PROVIDER_LENGTH} characters.` } };
+  }
+  const policy: TPolicy = { policy_number: policyNumber, country, insurance_type: typeParse.data };
+  if (provider !== undefined) policy.provider = provider;
+  return { ok: true, policy };
+}

@@ -1,0 +1,88 @@
+/** Verification result and insurer object (spec 2.2), with the fields the spec leaves open. */
+import { z } from 'zod';
+import { ZCountrySchema, ZInsuranceTypeSchema } from './policy.js';
+
+export const VERIFICATION_STATUSES = ['verified', 'inconclusive', 'unverified'] as const;
+export const ZVerificationStatusSchema = z.enum(VERIFICATION_STATUSES).meta({
+  id: 'VerificationStatus',
+  description:
+    'verified: confidence above 0.7 and the registry agrees. unverified: the registry contradicts the policy or does not know it. ' +
+    'inconclusive: no registry covers this country and type, or the registry could not be reached.',
+});
+export type TVerificationStatus = z.infer<typeof ZVerificationStatusSchema>;
+
+/**
+ * Checks that can run. The register check is named after the regulator whose register backs it
+ * (fca_register for UK, bafin_register for DE, acpr_register for FR).
+ */
+export const VERIFICATION_SOURCES = ['format', 'fca_register', 'bafin_register', 'acpr_register', 'registry', 'sanctions'] as const;
+export const ZVerificationSourceSchema = z.enum(VERIFICATION_SOURCES).meta({ id: 'VerificationSource' });
+export type TVerificationSource = z.infer<typeof ZVerificationSourceSchema>;
+
+/** Warning flags. Each is documented in the README's "Flags" table. */
+export const FLAGS = [
+  'expired',
+  'not_yet_active',
+  'cancelled',
+  'suspended',
+  'sanctioned',
+  'insurer_not_authorised',
+  'provider_mismatch',
+  'provider_not_found',
+  'type_mismatch',
+  'registry_unavailable',
+  'no_registry_coverage',
+  'demo_data',
+] as const;
+export const ZFlagSchema = z.enum(FLAGS).meta({ id: 'Flag' });
+export type TFlag = z.infer<typeof ZFlagSchema>;
+
+export const ZInsurerSchema = z
+  .object({
+    name: z.string().meta({ description: 'Canonical name as held by the register.' }),
+    reference: z.string().meta({ description: 'Regulator reference: FCA FRN (UK), BaFin register number (DE), ACAM/ACPR code (FR).' }),
+    regulated: z.enum(['YES', 'NO']).meta({ description: 'Whether the insurer appears on a regulator register.' }),
+    authorised: z.boolean().meta({ description: 'Whether the register shows a current authorisation.' }),
+    country: ZCountrySchema,
+    source: z.string().meta({ description: 'Where the register row came from (importer name), so a user can judge it.' }),
+    demo: z.boolean().meta({ description: 'True when the row is demo data and not from a real register.' }),
+    match_score: z.number().min(0).max(1).optional().meta({ description: 'How closely the provider name matched (1 = exact after normalisation).' }),
+  })
+  .meta({ id: 'Insurer' });
+export type TInsurer = z.infer<typeof ZInsurerSchema>;
+
+export const ZCheckSchema = z
+  .object({
+    source: ZVerificationSourceSchema,
+    outcome: z.enum(['pass', 'fail', 'warn', 'unavailable', 'skipped']),
+    detail: z.string(),
+  })
+  .meta({ id: 'Check', description: 'One check that ran and what it found, in plain words.' });
+export type TCheck = z.infer<typeof ZCheckSchema>;
+
+export const ZCoverageSchema = z
+  .object({
+    start_date: z.string().nullable(),
+    end_date: z.string().nullable(),
+    registry_status: z.enum(['active', 'cancelled', 'lapsed', 'suspended']),
+  })
+  .meta({ id: 'Coverage', description: 'What the registry holds for the policy (dates YYYY-MM-DD), when it knows it.' });
+export type TCoverage = z.infer<typeof ZCoverageSchema>;
+
+export const ZVerificationResultSchema = z
+  .object({
+    status: ZVerificationStatusSchema,
+    confidence_score: z.number().min(0).max(1).meta({ description: '0.0 to 1.0, two decimals. Above 0.7 is a strong match.' }),
+    verification_sources: z.array(ZVerificationSourceSchema).meta({ description: 'Checks that ran, in the order they ran.' }),
+    insurer: ZInsurerSchema.nullable(),
+    flags: z.array(ZFlagSchema),
+    credits_charged: z.number().int().min(0).max(1).meta({ description: '1 on verified or unverified, 0 on inconclusive, on error and for sandbox keys.' }),
+    processed_in_ms: z.number().int().min(0),
+    policy_number: z.string().meta({ description: 'The policy number as normalised for matching (upper case, no spaces or dashes).' }),
+    country: ZCountrySchema,
+    insurance_type: ZInsuranceTypeSchema,
+    checks: z.array(ZCheckSchema).meta({ description: 'Per-check outcome with a readable explanation.' }),
+    coverage: ZCoverageSchema.nullable(),
+  })
+  .meta({ id: 'VerificationResult' });
+export type TVerificationResult = z.infer<typeof ZVerificationResultSchema>;

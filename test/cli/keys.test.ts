@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../connector/src/auth/keys.js';
+import { openStore } from '../../connector/src/store/index.js';
+import { tempDbPath } from '../helpers/server.js';
+
+const run = promisify(execFile);
+const db = tempDbPath('cli');
+const keysCli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'connector/src/cli/keys.ts', ...args, '--db', db], { cwd: process.cwd() });
+
+afterAll(() => fs.rmSync(path.dirname(db), { recursive: true, force: true }));
+
+describe('npm run keys', () => {
+  let created: any;
+  it('create prints one JSON object with the key, and the key authenticates', async () => {
+    const { stdout } = await keysCli('create', '--mode', 'live', '--name', 'Acme Brokers', '--credits', '25', '--scopes', 'verify,datasets');
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    created = JSON.parse(lines[0]!);
+    expect(created).toMatchObject({ name: 'Acme Brokers', mode: 'live', allowance: 25, balance: 25, scopes: ['verify', 'datasets'], status: 'active' });
+    expect(created.key).toMatch(/^pk_live_[A-Za-z0-9]{44}$/);
+    expect(created.hash).toBeUndefined();
+    const store = await openStore({ databasePath: db });
+    expect((await authenticate(`Bearer ${created.key}`, store.keys)).ok).toBe(true);
+    await store.close();
+  });
+  it('list shows keys without secrets or hashes', async () => {
+    const { stdout } = await keysCli('list');
+    const list = JSON.parse(stdout);
+    expect(list).toHaveLength(1);
+    expect(stdout).not.toContain(created.key);
+    expect(list[0].hash).toBeUndefined();
+  });
+  it('credits --add adjusts the balance and shows the ledger', async () => {
+    const { stdout } = await keysCli('credits', '--id', created.id, '--add', '5');
+    expect(JSON.parse(stdout)).toMatchObject({ id: created.id, balance: 30, allowance: 25, ledger: [{ delta: 5, reason: 'adjust', balance_after: 30 }] });
+  });
+  it('revoke makes the key invalid', async () => {
+    await keysCli('revoke', '--id', created.id);
+    const store = await openStore({ databasePath: db });
+    expect(await authenticate(`Bearer ${created.key}`, store.keys)).toMatchObject({ ok: false, error: 'invalid_api_key' });
+    await store.close();
+  });
+  it('bad arguments exit 2 with usage', async () => {
+    await expect(keysCli('create', '--mode', 'prod', '--name', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--mode must be live or test') });
+    await expect(keysCli('create', '--mode', 'test', '--name', 'x', '--scopes', 'verify,admin')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown scope "admin"') });
+    await expect(keysCli('frobnicate')).rejects.toMatchObject({ code: 2 });
+  });
+});

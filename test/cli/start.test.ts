@@ -1,0 +1,74 @@
+/** The quick start: the built connector starts on a fresh database, prints a sandbox key that works. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDbPath } from '../helpers/server.js';
+
+const db = tempDbPath('start');
+let child: ChildProcess | undefined;
+
+afterAll(() => {
+  child?.kill('SIGTERM');
+  fs.rmSync(path.dirname(db), { recursive: true, force: true });
+});
+
+async function startOnce(): Promise<{ url: string; key: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, ['dist/connector/main.js'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', COVERCHECK_DB: db, COVERCHECK_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no sandbox key printed:\n${out}`)), 20_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const key = /Sandbox key[^:]*: (pk_test_\S+)/.exec(out)?.[1];
+      const url = /Covercheck connector on (http:\S+)/.exec(out)?.[1];
+      if (key && url) {
+        clearTimeout(timer);
+        resolve({ url, key, proc });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+  });
+}
+
+describe('npm start', () => {
+  it('builds, starts with demo data, prints a working sandbox key, logs JSON without the key, stops on SIGTERM', async () => {
+    await promisify(execFile)('npm', ['run', 'build', '--silent']);
+    const { url, key, proc } = await startOnce();
+    child = proc;
+    let logs = '';
+    proc.stdout!.on('data', (d: Buffer) => (logs += d.toString()));
+    const res = await fetch(`${url}/api/v1/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'verified', credits_charged: 0 });
+    await new Promise((r) => setTimeout(r, 200));
+    const jsonLines = logs.split('\n').filter((l) => l.startsWith('{'));
+    expect(jsonLines.some((l) => JSON.parse(l).req?.url === '/api/v1/verify')).toBe(true);
+    expect(logs).not.toContain(key);
+    expect(logs).toContain('[redacted]');
+    const exited = new Promise<number | null>((r) => proc.on('exit', r));
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    child = undefined;
+  });
+  it('a second start on the same database prints a new key and revokes the previous one', async () => {
+    const first = await startOnce();
+    first.proc.kill('SIGTERM');
+    await new Promise((r) => first.proc.on('exit', r));
+    const second = await startOnce();
+    child = second.proc;
+    expect(second.key).not.toBe(first.key);
+    const old = await fetch(`${second.url}/api/v1/account`, { headers: { authorization: `Bearer ${first.key}` } });
+    expect(old.status).toBe(401);
+    const fresh = await fetch(`${second.url}/api/v1/account`, { headers: { authorization: `Bearer ${second.key}` } });
+    expect(fresh.status).toBe(200);
+  });
+});

@@ -1,0 +1,97 @@
+/** Starts the real connector app on an ephemeral loopback port with a fresh SQLite file. */
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { createApp } from '../../connector/src/app.js';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { loadConfig, type Config } from '../../connector/src/config.js';
+import { createContext, type AppContext } from '../../connector/src/context.js';
+import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createLogger } from '../../connector/src/logger.js';
+import { shippedDataDir } from '../../connector/src/paths.js';
+import { openStore } from '../../connector/src/store/index.js';
+import type { Store } from '../../connector/src/store/types.js';
+import type { TScope } from '../../shared/account.js';
+
+export interface TestServer {
+  url: string;
+  ctx: AppContext;
+  store: Store;
+  dbPath: string;
+  /** A key with every scope; `mode` live is charged. */
+  key(opts?: { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[]; name?: string }): Promise<{ key: string; id: string }>;
+  close(): Promise<void>;
+}
+
+export function tempDbPath(label = 'test'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `covercheck-${label}-`));
+  return path.join(dir, 'covercheck.db');
+}
+
+export async function startTestServer(
+  opts: { env?: Record<string, string>; config?: Partial<Config>; now?: () => Date; fetch?: typeof fetch; seed?: boolean } = {},
+): Promise<TestServer> {
+  const dbPath = tempDbPath();
+  const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', ...opts.env }, opts.config);
+  const store = await openStore({ databasePath: dbPath });
+  if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
+  const ctx = createContext(config, store, createLogger('silent'), { ...(opts.now ? { now: opts.now } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const server: Server = createApp(ctx).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    ctx,
+    store,
+    dbPath,
+    async key(k = {}) {
+      const { key, record } = await createApiKey(store, {
+        mode: k.mode ?? 'live',
+        name: k.name ?? 'test key',
+        scopes: k.scopes ?? ['verify', 'extract', 'datasets'],
+        ...(k.credits !== undefined ? { credits: k.credits } : {}),
+      });
+      return { key, id: record.id };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ctx.registry.stop();
+      await store.close();
+      fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** One HTTP call with JSON in and out; `body: string` is sent raw (for malformed-JSON tests). */
+export async function call<T = any>(
+  base: string,
+  method: string,
+  p: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(base + p, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // leave as text
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZSyncErrorBodySchema, ZErrorBodySchema } from '../../shared/errors.js';
+import { ZVerificationResultSchema } from '../../shared/verification.js';
+import { call, startTestServer, type TestServer } from '../helpers/server.js';
+
+let srv: TestServer;
+let key: string;
+const verify = (body: unknown, k = key, headers: Record<string, string> = {}) => call(srv.url, 'POST', '/api/v1/verify', { key: k, body, headers });
+
+beforeAll(async () => {
+  srv = await startTestServer();
+  key = (await srv.key({ mode: 'live', credits: 1000 })).key;
+});
+afterAll(async () => srv.close());
+
+describe('POST /api/v1/verify results', () => {
+  it('a known, active demo policy is verified, charged 1 and valid against the contract', async () => {
+    const r = await verify({ policy_number: 'ukm 1000 0001', country: 'uk', insurance_type: 'motor' });
+    expect(r.status).toBe(200);
+    expect(ZVerificationResultSchema.parse(r.body)).toBeTruthy();
+    expect(r.body).toMatchObject({
+      status: 'verified',
+      credits_charged: 1,
+      policy_number: 'UKM10000001',
+      verification_sources: ['format', 'fca_register', 'registry', 'sanctions'],
+      insurer: { reference: 'DEMO-UK-0001', demo: true, regulated: 'YES', authorised: true },
+      coverage: { start_date: '2026-01-01', end_date: '2030-12-31', registry_status: 'active' },
+    });
+    expect(r.body.flags).toEqual(['demo_data']);
+    expect(r.body.confidence_score).toBeGreaterThan(0.7);
+    expect(Number.isInteger(r.body.processed_in_ms)).toBe(true);
+  });
+  it('a matching provider name raises confidence to 1 and carries the match score', async () => {
+    const base = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor' };
+    const without = await verify(base);
+    const withProvider = await verify({ ...base, provider: 'hdi global se' });
+    expect(without.body.status).toBe('verified');
+    expect(withProvider.body.confidence_score).toBe(1);
+    expect(withProvider.body.confidence_score).toBeGreaterThan(without.body.confidence_score);
+    expect(withProvider.body.insurer).toMatchObject({ name: 'HDI Global SE', reference: '5096', demo: false, match_score: 1 });
+    expect(withProvider.body.verification_sources).toContain('bafin_register');
+  });
+  it('a provider naming another insurer than the registry holds is unverified with provider_mismatch', async () => {
+    const r = await verify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'Debeka Allgemeine Versicherung AG' });
+    expect(r.body).toMatchObject({ status: 'unverified', credits_charged: 1 });
+    expect(r.body.flags).toContain('provider_mismatch');
+  });
+  it('an expired policy is unverified with the expired flag', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0002', country: 'UK', insurance_type: 'motor' });
+    expect(r.body.status).toBe('unverified');
+    expect(r.body.flags).toEqual(expect.arrayContaining(['expired', 'demo_data']));
+    expect(r.body.confidence_score).toBeLessThanOrEqual(0.4);
+  });
+  it('a cancelled policy carries cancelled; a future one not_yet_active', async () => {
+    expect((await verify({ policy_number: 'UKM-1000-0003', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('cancelled');
+    expect((await verify({ policy_number: 'UKM-1000-0007', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('not_yet_active');
+  });
+  it('a policy whose insurer is sanctioned carries sanctioned and is unverified', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor' });
+    expect(r.body.status).toBe('unverified');
+    expect(r.body.flags).toContain('sanctioned');
+    expect(r.body.confidence_score).toBeLessThanOrEqual(0.1);
+  });
+  it('an unauthorised insurer is flagged', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0005', country: 'UK', insurance_type: 'motor' });
+    expect(r.body.flags).toContain('insurer_not_authorised');
+    expect(r.body.status).toBe('unverified');
+  });
+  it('a number the covering registry does not know is unverified and charged', async () => {
+    const r = await verify({ policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' });
+    expect(r.body).toMatchObject({ status: 'unverified', credits_charged: 1, coverage: null, insurer: null });
+  });
+  it('a number held for another type is unverified with type_mismatch', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'travel' });
+    expect(r.body.status).toBe('unverified');
+    expect(r.body.flags).toContain('type_mismatch');
+  });
+  it('no registry coverage (FR health) is inconclusive and free', async () => {
+    const r = await verify({ policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health', provider: 'AXA France IARD' });
+    expect(r.body).toMatchObject({ status: 'inconclusive', credits_charged: 0 });
+    expect(r.body.flags).toContain('no_registry_coverage');
+    expect(r.body.insurer).toMatchObject({ reference: '21090402' });
+  });
+  it('an unknown provider is flagged provider_not_found', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' });
+    expect(r.body.flags).toContain('provider_not_found');
+  });
+});
+
+describe('POST /api/v1/verify errors (sync form: error + detail)', () => {
+  const cases: [string, unknown, number, string, string?][] = [
+    ['all fields missing', {}, 400, 'missing_required_fields', 'policy_number, country, insurance_type'],
+    ['one field missing', { policy_number: 'UKM-1000-0001', country: 'UK' }, 400, 'missing_required_fields', 'insurance_type'],
+    ['unsupported country', { policy_number: 'X1234567', country: 'ES', insurance_type: 'motor' }, 400, 'unsupported_country', 'ES'],
+    ['unsupported type', { policy_number: 'X1234567', country: 'UK', insurance_type: 'pet' }, 400, 'unsupported_insurance_type', 'pet'],
+    ['bad number for the country', { policy_number: 'AB12 CDE', country: 'UK', insurance_type: 'motor' }, 400, 'invalid_policy_number', 'UK motor'],
+    ['wrong field type', { policy_number: 12345678, country: 'UK', insurance_type: 'motor' }, 400, 'invalid_request', 'policy_number'],
+    ['async-only field', { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: 'https://x' }, 400, 'invalid_request', '/api/v1/verify/async'],
+    ['body is an array', [1, 2], 400, 'invalid_request'],
+  ];
+  for (const [name, body, status, error, mention] of cases) {
+    it(`${name} -> ${status} ${error}`, async () => {
+      const r = await verify(body);
+      expect(r.status).toBe(status);
+      expect(ZSyncErrorBodySchema.strict().parse(r.body)).toMatchObject({ error });
+      if (mention) expect(r.body.detail).toContain(mention);
+    });
+  }
+  it('errors charge nothing', async () => {
+    const { key: k, id } = await srv.key({ credits: 5 });
+    await verify({ policy_number: 'AB', country: 'UK', insurance_type: 'motor' }, k);
+    await verify({}, k);
+    expect((await srv.store.keys.get(id))!.balance).toBe(5);
+  });
+});
+
+describe('bad input never makes a 500', () => {
+  it('malformed JSON -> 400 invalid_json in the standard form', async () => {
+    const r = await verify('{"policy_number": "UKM', key);
+    expect(r.status).toBe(400);
+    expect(ZErrorBodySchema.parse(r.body)).toEqual({ error: 'invalid_json', message: expect.any(String), code: 400 });
+  });
+  it('oversized body -> 413 payload_too_large', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'x'.repeat(200_000) });
+    expect(r.status).toBe(413);
+    expect(r.body).toMatchObject({ error: 'payload_too_large', code: 413 });
+  });
+  it('a non-JSON content type -> 415', async () => {
+    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: 'policy_number=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(r.status).toBe(415);
+    expect(r.body).toMatchObject({ error: 'unsupported_media_type', code: 415 });
+  });
+  it('an empty body -> 400 in the sync form', async () => {
+    const r = await call(srv.url, 'POST', '/api/v1/verify', { key });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('invalid_request');
+  });
+  it('unknown routes -> 404 not_found, with or without a key', async () => {
+    const r = await call(srv.url, 'GET', '/api/v1/nope', { key });
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ error: 'not_found', code: 404 });
+    expect((await call(srv.url, 'GET', '/elsewhere')).status).toBe(404);
+  });
+  it('a JSON null, number or string body is refused cleanly', async () => {
+    for (const raw of ['null', '42', '"text"', 'true']) {
+      const r = await verify(raw);
+      expect(r.status, raw).toBe(400);
+    }
+  });
+  it('deeply nested or odd unicode input is refused cleanly', async () => {
+    const nested = '['.repeat(5000) + ']'.repeat(5000);
+    expect((await verify(nested)).status).toBe(400);
+    const r = await verify({ policy_number: '\u0000\uFFFF\uD800', country: 'UK', insurance_type: 'motor' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('invalid_policy_number');
+  });
+});
+
+describe('health', () => {
+  it('GET /healthz answers ok without a key', async () => {
+    const r = await call(srv.url, 'GET', '/healthz');
+    expect(r).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+});
