@@ -1,0 +1,65 @@
+/** Bench helpers: start a target child process, drive it with autocannon, summarise. */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import readline from 'node:readline';
+
+export async function startTarget<T>(script: string, env: Record<string, string> = {}): Promise<{ info: T; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const rl = readline.createInterface({ input: child.stdout! });
+  const info = await new Promise<T>((resolve, reject) => {
+    rl.once('line', (line) => resolve(JSON.parse(line) as T));
+    child.once('exit', (code) => reject(new Error(`bench target exited ${code}`)));
+  });
+  return {
+    info,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  durationS?: number;
+  /** Requests per second across all connections; omitted = as fast as possible. */
+  overallRate?: number;
+}
+
+export interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+}
+
+export async function drive(load: Load): Promise<Measured> {
+  const result = await autocannon({
+    url: load.url,
+    method: load.method ?? 'GET',
+    headers: load.headers ?? {},
+    ...(load.body !== undefined ? { body: load.body } : {}),
+    connections: load.connections ?? 10,
+    duration: load.durationS ?? 8,
+    ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    requests: result.requests.total,
+  };
+}
+
+export function fmt(n: number, digits = 1): string {
+  return n.toFixed(digits);
+}

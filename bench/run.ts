@@ -1,0 +1,16 @@
+/** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
+import { benchVerify } from './verify.js';
+
+const BENCHES: Record<string, () => Promise<unknown>> = {
+  verify: () => benchVerify(),
+};
+
+const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+for (const name of names.length ? names : Object.keys(BENCHES)) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`Unknown bench "${name}". Known: ${Object.keys(BENCHES).join(', ')}`);
+    process.exit(2);
+  }
+  await bench();
+}

@@ -1,0 +1,57 @@
+/**
+ * Bench target, run as a child process: the real connector app on a temporary SQLite file with
+ * the shipped data, plus a bare Express hello route on a second port in the same process, so
+ * both are measured under the same conditions. Prints one JSON line with ports and keys.
+ */
+import express from 'express';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../connector/src/app.js';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { loadConfig } from '../../connector/src/config.js';
+import { createContext } from '../../connector/src/context.js';
+import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createLogger } from '../../connector/src/logger.js';
+import { shippedDataDir } from '../../connector/src/paths.js';
+import { openStore } from '../../connector/src/store/index.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-'));
+const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const config = loadConfig({
+  COVERCHECK_DB: path.join(dir, 'bench.db'),
+  COVERCHECK_LOG_LEVEL: logLevel,
+  COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
+  COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
+});
+const store = await openStore({ databasePath: config.databasePath });
+await seedReferenceData(store, shippedDataDir(), new Date());
+const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')));
+const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 100_000_000 });
+const test = await createApiKey(store, { mode: 'test', name: 'bench test', scopes: ['verify'] });
+
+const connector = createApp(ctx).listen(0, '127.0.0.1');
+const bare = express();
+bare.get('/hello', (_req, res) => {
+  res.json({ hello: 'world' });
+});
+const bareServer = bare.listen(0, '127.0.0.1');
+await Promise.all([connector, bareServer].map((s) => new Promise((r) => s.once('listening', r))));
+
+process.stdout.write(
+  JSON.stringify({
+    connectorPort: (connector.address() as AddressInfo).port,
+    barePort: (bareServer.address() as AddressInfo).port,
+    liveKey: live.key,
+    testKey: test.key,
+  }) + '\n',
+);
+process.on('SIGTERM', () => {
+  connector.close();
+  bareServer.close();
+  void store.close().then(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+});
