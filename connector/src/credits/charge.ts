@@ -15,10 +15,13 @@ export function isCharged(key: ApiKeyRecord): boolean {
   return key.mode === 'live';
 }
 
-/** Balance a caller may spend now; sandbox keys report their allowance and are never blocked. */
-export async function spendableBalance(credits: CreditStore, key: ApiKeyRecord, now: Date): Promise<number> {
-  if (!isCharged(key)) return key.balance;
-  return credits.balance(key.id, billingPeriod(now), now.toISOString());
+/**
+ * Balance a caller may spend now, from the key record read at authentication (no extra query):
+ * a record from an earlier period is due its full allowance. Only a hint for an early 402; the
+ * charge itself re-checks atomically.
+ */
+export function spendableBalance(key: ApiKeyRecord, now: Date): number {
+  return key.period < billingPeriod(now) ? key.allowance : key.balance;
 }
 
 export type ChargeResult = { ok: true; charged: number; balance: number } | { ok: false; balance: number };

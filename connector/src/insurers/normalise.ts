@@ -108,9 +108,20 @@ export function normaliseInsurerName(name: string): string {
   return nameTokens(name).join(' ');
 }
 
-/** The words of the matching key, in order (see `normaliseInsurerName`). */
+// Provider and insurer names repeat across requests; folding them is the costliest step of
+// matching, so results are memoised. Bounded: cleared when full rather than tracking recency.
+const MEMO_LIMIT = 50_000;
+const memo = new Map<string, readonly string[]>();
+
+/** The words of the matching key, in order (see `normaliseInsurerName`). The array is shared: do not mutate. */
 export function nameTokens(name: string): string[] {
-  const words = foldedWords(name);
-  const kept = dropLegalForms(words);
-  return kept.length > 0 ? kept : words;
+  let tokens = memo.get(name);
+  if (tokens === undefined) {
+    const words = foldedWords(name);
+    const kept = dropLegalForms(words);
+    tokens = Object.freeze(kept.length > 0 ? kept : words);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(name, tokens);
+  }
+  return tokens as string[];
 }

@@ -40,7 +40,7 @@ export async function runSyncVerification(body: unknown, key: ApiKeyRecord, deps
 
   // Cheap early refusal; the authoritative check is the atomic charge below.
   if (isCharged(key)) {
-    const balance = await spendableBalance(deps.credits, key, now);
+    const balance = spendableBalance(key, now);
     if (balance < 1) return outOfCredits(balance, now);
   }
 

@@ -19,13 +19,16 @@ export interface RegistryChain {
   stop(): Promise<void>;
 }
 
+// The chain's own callers never cancel; upstream deadlines come from limitedRegistry.
+const NEVER = new AbortController().signal;
+
 export function registryChain(local: RegistryAdapter, upstreams: Partial<Record<TCountry, RegistryAdapter & { limiter?: { stop(o?: object): Promise<void> } }>>): RegistryChain {
   return {
     async lookup(query) {
-      const own = await local.lookup(query, new AbortController().signal);
+      const own = await local.lookup(query, NEVER);
       const upstream = upstreams[query.country];
       if (own.kind === 'found' || !upstream) return own;
-      return upstream.lookup(query, new AbortController().signal);
+      return upstream.lookup(query, NEVER);
     },
     async stop() {
       await Promise.all(Object.values(upstreams).map((u) => u?.limiter?.stop({ dropWaitingJobs: true })));

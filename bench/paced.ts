@@ -1,0 +1,98 @@
+/**
+ * An open-loop, evenly paced load: request i is due at start + i/rate, whatever happened to the
+ * previous ones (a 1 ms timer sends whatever is due, so the generator does not spin a core the
+ * server needs). Latency runs from the moment the request is written, so the generator's own
+ * timer lag is not charged to the server; server-side queueing still is, because sending never
+ * waits for earlier answers. autocannon's own rate option sends each second's quota in one burst,
+ * which measures peak-load latency rather than latency at a given rate.
+ */
+import http from 'node:http';
+
+export interface PacedLoad {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  rate: number;
+  durationS: number;
+  connections?: number;
+}
+
+export interface PacedResult {
+  sent: number;
+  ok: number;
+  failed: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  achievedRps: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export async function pacedLoad(load: PacedLoad): Promise<PacedResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: load.connections ?? 32 });
+  const url = new URL(load.url);
+  const total = Math.round(load.rate * load.durationS);
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  let sent = 0;
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+
+  const fire = () =>
+    new Promise<void>((resolve) => {
+      const due = performance.now();
+      const req = http.request(
+        { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: load.method ?? 'GET', headers: load.headers },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - due);
+            if (res.statusCode && res.statusCode < 300) ok++;
+            else failed++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        failed++;
+        resolve();
+      });
+      req.end(load.body);
+    });
+
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      while (sent < total && start + (sent * 1000) / load.rate <= now) {
+        inflight.push(fire());
+        sent++;
+      }
+      if (sent >= total) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+  await Promise.all(inflight);
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const r = (n: number) => Math.round(n * 100) / 100;
+  return {
+    sent,
+    ok,
+    failed,
+    p50: r(percentile(latencies, 50)),
+    p90: r(percentile(latencies, 90)),
+    p99: r(percentile(latencies, 99)),
+    max: r(latencies.at(-1) ?? NaN),
+    achievedRps: r(sent / elapsed),
+  };
+}

@@ -1,0 +1,8 @@
+/** A route as the app mounts it: method, path under /api/v1, and its own handlers after the keyed chain. */
+import type { RequestHandler } from 'express';
+
+export interface KeyedRoute {
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  handlers: RequestHandler[];
+}
