@@ -1,8 +1,10 @@
 /** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
+import { benchLayers } from './layers.js';
 import { benchVerify } from './verify.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   verify: () => benchVerify(),
+  layers: () => benchLayers(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

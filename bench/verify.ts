@@ -41,7 +41,7 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     console.log(`  POST /api/v1/verify       ${fmt(verify.rps, 0).padStart(7)} req/s   p50 ${verify.p50} ms   p99 ${verify.p99} ms   non-2xx ${verify.non2xx}`);
     console.log(`  POST /api/v1/verify (sandbox key: no charge written) ${fmt(sandbox.rps, 0)} req/s   p50 ${sandbox.p50} ms   p99 ${sandbox.p99} ms`);
     console.log(`  ratio verify/bare         ${fmt(ratio, 2)}   (target >= 0.8)`);
-    console.log(`  paced at half the verify peak, ${halfRate} req/s (open loop, latency from due time):`);
+    console.log(`  paced at half the verify peak, ${halfRate} req/s (open loop, latency from send):`);
     console.log(`    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   (target p99 < 5 ms)   failed ${half.failed}`);
     console.log(`    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`);
     if (verify.non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');

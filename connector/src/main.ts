@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     const key = await ensureSandboxKey(store, config.sandboxKey, now);
     // The one deliberate place a key is printed: to the operator's terminal, not the log stream.
     process.stdout.write(
-      `\nCovercheck connector on ${base}\nSandbox key (pk_test_, never charged; shown once): ${key}\n\n` +
+      `\nCovercheck connector on ${base}\nSandbox key (never charged; shown once): ${key}\n\n` +
         `Try:\n  curl -s ${base}/api/v1/verify -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\\n` +
         `    -d '{"policy_number":"UKM-1000-0001","country":"UK","insurance_type":"motor"}'\n\n`,
     );

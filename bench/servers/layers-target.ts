@@ -1,0 +1,60 @@
+/**
+ * Bench target for bench/layers: the sync verify pipeline cut into layers, each on its own route
+ * of one Express app, so the cost of every layer shows as a drop in requests/s.
+ */
+import express from 'express';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../connector/src/config.js';
+import { createContext } from '../../connector/src/context.js';
+import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createLogger } from '../../connector/src/logger.js';
+import { shippedDataDir } from '../../connector/src/paths.js';
+import { openStore } from '../../connector/src/store/index.js';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { requireKey } from '../../connector/src/http/auth.js';
+import { createRateLimits } from '../../connector/src/http/rate-limit.js';
+import { jsonBody } from '../../connector/src/http/json-body.js';
+import { requestLog } from '../../connector/src/http/request-log.js';
+import { runSyncVerification } from '../../connector/src/verify/run-sync.js';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-layers-'));
+const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'b.db'), COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
+const store = await openStore({ databasePath: config.databasePath });
+await seedReferenceData(store, shippedDataDir(), new Date());
+const logger = createLogger('warn', fs.createWriteStream('/dev/null'));
+const ctx = createContext(config, store, logger);
+const test = await createApiKey(store, { mode: 'test', name: 't', scopes: ['verify'] });
+const deps = { credits: store.credits, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
+const body = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' };
+const fixed = (await runSyncVerification(body, test.record, deps)).body;
+const limits = createRateLimits(config);
+const app = express();
+app.get('/hello', (_q, r) => {
+  r.json({ hello: 'world' });
+});
+// The same 1.2 KB answer as verify, no logic.
+app.post('/json', express.json(), (_q, r) => {
+  r.json(fixed);
+});
+app.post('/log-json', requestLog(logger), express.json(), (_q, r) => {
+  r.json(fixed);
+});
+app.post('/auth-json', requestLog(logger), requireKey(ctx, limits), limits.perKey, ...jsonBody(65536), (_q, r) => {
+  r.json(fixed);
+});
+// The engine and input parsing with a sandbox key record, no auth and no charge.
+app.post('/engine', express.json(), async (q, r) => {
+  const o = await runSyncVerification(q.body, test.record, deps);
+  r.status(o.status).json(o.body);
+});
+const server = app.listen(0, '127.0.0.1');
+await new Promise((r) => server.once('listening', r));
+process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port, key: test.key }) + '\n');
+process.on('SIGTERM', () => {
+  server.close();
+  void store.close().then(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+});
