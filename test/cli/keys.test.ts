@@ -50,3 +50,36 @@ describe('npm run keys', () => {
     await expect(keysCli('frobnicate')).rejects.toMatchObject({ code: 2 });
   });
 });
+
+describe('npm run registry:import and register:import', () => {
+  const tmp = path.dirname(db);
+  it('registry:import loads policies, declares coverage and refuses a bad file with exit 2', async () => {
+    const file = path.join(tmp, 'policies.csv');
+    fs.writeFileSync(file, 'policy_number,country,insurance_type,insurer_reference,start_date,end_date,status\nMUT-555-0001,FR,health,21090402,2026-01-01,2030-12-31,active\n');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'connector/src/cli/registry-import.ts', file, '--source', 'acme-feed', '--db', db]);
+    expect(JSON.parse(stdout)).toEqual({ file, source: 'acme-feed', stored: 1, coverage: ['FR:health'] });
+    const store = await openStore({ databasePath: db });
+    expect(await store.registry.coverage('FR', 'health')).toMatchObject({ source: 'acme-feed', demo: false });
+    expect(await store.registry.find('FR', 'MUT5550001')).toHaveLength(1);
+    await store.close();
+    fs.writeFileSync(file, 'policy_number,country,insurance_type,status\nX1,ES,motor,active\n');
+    await expect(run(process.execPath, ['--import', 'tsx', 'connector/src/cli/registry-import.ts', file, '--db', db])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('country "ES"'),
+    });
+  });
+  it('register:import loads an EIOPA export and the insurer becomes matchable', async () => {
+    const file = path.join(tmp, 'eiopa.csv');
+    const header = fs.readFileSync('connector/data/register/eiopa_register_sample.csv', 'utf8').split(/\r?\n/)[0]!;
+    const cols = header.split(';').map((c) => c.replace(/^"|"$/g, ''));
+    const row = cols.map((c) =>
+      ({ 'International Name': 'Beispiel Versicherung AG', 'Name of NCA': 'Bundesanstalt für Finanzdienstleistungsaufsicht (BaFin)', 'Home Country': 'DE', 'Identification code': '9999', 'Official name of the entity': 'Beispiel Versicherung AG', 'Cross border status': 'Domestic undertaking', 'EU Country where the entity operates': 'DE', 'Registration start date': '01/01/2010 00:00:00' })[c] ?? '',
+    );
+    fs.writeFileSync(file, `${header}\n${row.map((v) => `"${v}"`).join(';')}\n`);
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'connector/src/cli/register-import.ts', '--format', 'eiopa', file, '--db', db]);
+    expect(JSON.parse(stdout)).toMatchObject({ format: 'eiopa', parsed: 1, stored: 1 });
+    const store = await openStore({ databasePath: db });
+    expect(await store.insurers.get('DE', '9999')).toMatchObject({ name: 'Beispiel Versicherung AG', source: 'eiopa-register', authorised: true });
+    await store.close();
+  });
+});

@@ -75,3 +75,34 @@ describe('upstream registry adapter', () => {
     expect(hits).toBe(before);
   });
 });
+
+describe('upstream limiter', () => {
+  it('never has more calls in flight to one upstream than COVERCHECK_REGISTRY_MAX_CONCURRENT', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const slow = http.createServer((_req, res) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(404).end('{"found":false}');
+      }, 40);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const limited = await startTestServer({
+      env: { COVERCHECK_REGISTRY_UPSTREAMS: `UK=http://127.0.0.1:${(slow.address() as AddressInfo).port}`, COVERCHECK_REGISTRY_MAX_CONCURRENT: '2', COVERCHECK_REGISTRY_TIMEOUT_MS: '5000' },
+    });
+    try {
+      const { key: k } = await limited.key({ mode: 'test' });
+      const rs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => call(limited.url, 'POST', '/api/v1/verify', { key: k, body: { policy_number: `UKM-7777-${String(i).padStart(4, '0')}`, country: 'UK', insurance_type: 'motor' } })),
+      );
+      expect(rs.every((r) => r.status === 200 && r.body.status === 'unverified')).toBe(true);
+      expect(peak).toBe(2);
+    } finally {
+      await limited.close();
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
+  });
+});
