@@ -8,7 +8,10 @@ export const MAX_BATCH_SIZE = 100;
 
 export const ZBatchRequestSchema = z
   .object({
-    policies: z.array(ZVerifyRequestSchema).min(1).max(MAX_BATCH_SIZE),
+    policies: z.array(ZVerifyRequestSchema).min(1).max(MAX_BATCH_SIZE).meta({
+      description: '1 to 100 policy objects. Each is validated on its own: a bad item gets its own error in the results and does not sink the batch.',
+    }),
+    webhook_url: z.string().optional().meta({ description: 'HTTPS URL called with batch.completed when every item has a result or an error (our extension).' }),
   })
   .meta({ id: 'BatchRequest' });
 export type TBatchRequest = z.infer<typeof ZBatchRequestSchema>;
@@ -35,7 +38,11 @@ export const ZBatchSchema = z
     completed_count: z.number().int(),
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
-    results: z.array(ZBatchItemResultSchema),
+    results: z.array(ZBatchItemResultSchema).meta({ description: 'One entry per submitted policy, in submission order; items not yet done are absent.' }),
+    webhook: z
+      .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
+      .optional()
+      .meta({ description: 'The callback, when one was given: its delivery state (null until the batch completes).' }),
   })
   .meta({ id: 'Batch' });
 export type TBatch = z.infer<typeof ZBatchSchema>;

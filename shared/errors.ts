@@ -23,6 +23,10 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   /** The body is not parseable JSON. */
   invalid_json: 400,
+  /** `document` is not base64 or not a PDF. */
+  invalid_document: 400,
+  /** `webhook_url` is not HTTPS, or resolves to a private, loopback or link-local address. */
+  invalid_webhook_url: 400,
   /** The key is valid but lacks the scope the operation needs (spec 5.6 gives 403 without a code). */
   insufficient_scope: 403,
   /** No such route or resource. */

@@ -38,8 +38,22 @@ export const ZJobSchema = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
-    result: z.union([ZVerificationResultSchema, ZExtractedFieldsSchema]).optional(),
-    error: ZErrorBodySchema.optional(),
+    result: z.union([ZVerificationResultSchema, ZExtractedFieldsSchema]).optional().meta({
+      description: 'When complete: the verification result (2.2) for kind verification, the extracted fields (2.3) for kind extraction.',
+    }),
+    error: ZErrorBodySchema.optional().meta({ description: 'When failed: why, in the standard error form.' }),
+    document: z
+      .object({
+        bytes: z.number().int(),
+        extraction: z.enum(['not_available', 'complete', 'failed']),
+        detail: z.string(),
+      })
+      .optional()
+      .meta({ description: 'For async verification with a document: what happened to it.' }),
+    webhook: z
+      .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
+      .optional()
+      .meta({ description: 'The callback, when one was given: its delivery state (null until the job finishes).' }),
   })
   .meta({ id: 'Job' });
 export type TJob = z.infer<typeof ZJobSchema>;

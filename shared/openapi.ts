@@ -5,8 +5,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ZAccountSchema, ZHealthSchema } from './account.js';
+import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from './batch.js';
+import { ZDeliveryListSchema } from './deliveries.js';
+import { ZJobAcceptedSchema, ZJobSchema } from './job.js';
+import { ZWebhookEventSchema } from './webhooks.js';
 import { ZErrorBodySchema, ZSyncErrorBodySchema } from './errors.js';
-import { ZVerifyRequestSchema } from './policy.js';
+import { ZAsyncVerifyRequestSchema, ZVerifyRequestSchema } from './policy.js';
 import { ZVerificationResultSchema } from './verification.js';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -78,6 +82,84 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     },
   });
   registry.registerPath({
+    method: 'post',
+    path: '/api/v1/verify/async',
+    summary: 'Submit one policy for asynchronous verification',
+    description:
+      'Answers 202 at once; the job is stored before the answer. Reserves 1 credit on a live key, settled on completion with the sync rule ' +
+      '(kept for verified or unverified, given back for inconclusive or an error). Poll poll_url, or give webhook_url (HTTPS) for a signed ' +
+      'job.completed / job.failed callback (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature).',
+    security,
+    request: { headers: idempotencyHeader, body: { required: true, content: { 'application/json': { schema: ZAsyncVerifyRequestSchema } } } },
+    responses: {
+      202: json(ZJobAcceptedSchema, 'Accepted'),
+      400: json(ZErrorBodySchema, 'missing_required_fields, unsupported_country, unsupported_insurance_type, invalid_policy_number, invalid_document, invalid_webhook_url, invalid_request, invalid_json'),
+      402: json(ZErrorBodySchema, 'insufficient_credits'),
+      413: json(ZErrorBodySchema, 'document larger than 14 MB decoded, or body too large'),
+      ...errors(401, 403, 409, 415, 422, 500),
+      429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
+    },
+    callbacks: {
+      jobFinished: {
+        '{$request.body#/webhook_url}': {
+          post: {
+            summary: 'job.completed or job.failed',
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
+            responses: { '2XX': { description: 'Received; any other answer is retried with backoff' } },
+          },
+        },
+      },
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/verify/batch',
+    summary: 'Submit 1 to 100 policies for verification',
+    description:
+      'Answers 202 at once with batch_id; poll GET /api/v1/batches/{batch_id}. Each item is validated on its own. A live key reserves 1 credit ' +
+      'per valid item; each is settled like a sync call when it finishes.',
+    security,
+    request: { headers: idempotencyHeader, body: { required: true, content: { 'application/json': { schema: ZBatchRequestSchema } } } },
+    responses: {
+      202: json(ZBatchAcceptedSchema, 'Accepted'),
+      400: json(ZErrorBodySchema, 'No policies, more than 100, invalid_webhook_url, invalid_request, invalid_json'),
+      402: json(ZErrorBodySchema, 'insufficient_credits for the valid items'),
+      ...errors(401, 403, 409, 413, 415, 422, 500),
+      429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/jobs/{job_id}',
+    summary: 'A job: status, result when complete, error when failed',
+    description: 'Visible only to the key that created it; any other key gets 404.',
+    security,
+    request: { params: z.object({ job_id: z.string() }) },
+    responses: { 200: json(ZJobSchema, 'The job'), ...errors(401, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/batches/{batch_id}',
+    summary: 'A batch: status, counts and per-policy results in submission order',
+    description: 'Visible only to the key that created it; any other key gets 404.',
+    security,
+    request: { params: z.object({ batch_id: z.string() }) },
+    responses: { 200: json(ZBatchSchema, 'The batch'), ...errors(401, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/webhooks/deliveries',
+    summary: "The calling key's webhook deliveries, newest first, with every attempt",
+    security,
+    request: {
+      query: z.object({
+        limit: z.string().optional().meta({ description: '1 to 200, default 50' }),
+        offset: z.string().optional().meta({ description: 'Default 0' }),
+      }),
+    },
+    responses: { 200: json(ZDeliveryListSchema, 'Deliveries'), ...errors(400, 401, 429, 500) },
+  });
+  registry.registerPath({
     method: 'get',
     path: '/api/v1/account',
     summary: "The calling key's plan, scopes and credit balance",
@@ -85,6 +167,11 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     responses: { 200: json(ZAccountSchema, 'Account'), ...errors(401, 429, 500) },
   });
 
+  // Only referenced from a callback (raw OpenAPI), so its JSON Schema is registered by hand.
+  // (zod puts a schema with an id under $defs and answers with a $ref to it.)
+  const eventJson = z.toJSONSchema(ZWebhookEventSchema) as { $defs?: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+  const { id: _id, ...webhookEvent } = eventJson.$defs?.WebhookEvent ?? eventJson;
+  registry.registerComponent('schemas', 'WebhookEvent', webhookEvent);
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
     openapi: '3.1.0',

@@ -44,6 +44,16 @@ export const ZVerifyRequestSchema = z
   .meta({ id: 'VerifyRequest' });
 export type TVerifyRequest = z.infer<typeof ZVerifyRequestSchema>;
 
+/** Largest decoded PDF accepted (spec 8): 14 MB. */
+export const MAX_DOCUMENT_BYTES = 14 * 1024 * 1024;
+
+/** POST /api/v1/verify/async: the policy plus an optional PDF and callback. */
+export const ZAsyncVerifyRequestSchema = ZVerifyRequestSchema.extend({
+  document: z.string().optional().meta({ description: 'Base64-encoded PDF, at most 14 MB decoded (larger: 413).' }),
+  webhook_url: z.string().optional().meta({ description: 'HTTPS URL called when the job finishes (Standard Webhooks signature).' }),
+}).meta({ id: 'AsyncVerifyRequest' });
+export type TAsyncVerifyRequest = z.infer<typeof ZAsyncVerifyRequestSchema>;
+
 /** Why a raw policy input was refused; codes are the spec's error codes (section 7). */
 export type TPolicyInputProblem =
   | { error: 'missing_required_fields'; missing: string[]; detail: string }

@@ -33,6 +33,7 @@ export const FLAGS = [
   'registry_unavailable',
   'no_registry_coverage',
   'demo_data',
+  'document_mismatch',
 ] as const;
 export const ZFlagSchema = z.enum(FLAGS).meta({ id: 'Flag' });
 export type TFlag = z.infer<typeof ZFlagSchema>;

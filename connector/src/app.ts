@@ -8,6 +8,7 @@ import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { accountRoutes } from './routes/account.js';
+import { jobRoutes } from './routes/jobs.js';
 import { healthRoute, openApiRoute } from './routes/meta.js';
 import { verifyRoutes } from './routes/verify.js';
 
@@ -24,8 +25,10 @@ export function createApp(ctx: AppContext): express.Express {
 
   // Every keyed route gets the same chain; mounted with full paths on the app (no nested router)
   // because each router level costs path matching on every request.
-  const keyed = [requireKey(ctx, limits), limits.perKey, ...jsonBody(ctx.config.jsonLimitBytes), idempotency(ctx)];
-  for (const route of [...verifyRoutes(ctx), ...accountRoutes(ctx)]) {
+  const auth = requireKey(ctx, limits);
+  const idem = idempotency(ctx);
+  for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...accountRoutes(ctx)]) {
+    const keyed = [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), idem];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
 

@@ -25,6 +25,17 @@ const EnvSchema = z.object({
   COVERCHECK_REGISTRY_MAX_CONCURRENT: int(1, 1000).default(8),
   COVERCHECK_REGISTRY_MIN_TIME_MS: int(0, 60_000).default(0),
   COVERCHECK_REGISTRY_UPSTREAMS: z.string().default(''),
+  COVERCHECK_WORKERS: int(0, 64).default(4),
+  COVERCHECK_BATCH_CONCURRENCY: int(1, 100).default(8),
+  COVERCHECK_JOB_LEASE_MS: int(200, 600_000).default(15_000),
+  COVERCHECK_QUEUE_POLL_MS: int(10, 60_000).default(500),
+  COVERCHECK_WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(10_000),
+  COVERCHECK_WEBHOOK_CONCURRENCY: int(0, 256).default(8),
+  COVERCHECK_WEBHOOK_HOST_CONCURRENCY: int(1, 64).default(2),
+  COVERCHECK_WEBHOOK_HOST_MIN_TIME_MS: int(0, 60_000).default(0),
+  COVERCHECK_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(100).default(1),
+  COVERCHECK_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
 });
 
 export interface Config {
@@ -38,6 +49,18 @@ export interface Config {
   /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
   jsonLimitBytes: number;
+  queue: { workers: number; batchConcurrency: number; leaseMs: number; pollMs: number };
+  webhooks: {
+    timeoutMs: number;
+    concurrency: number;
+    perHostConcurrency: number;
+    perHostMinTimeMs: number;
+    retryScale: number;
+    /** Test and local setups only: lets webhooks reach private and loopback addresses. */
+    allowPrivate: boolean;
+    /** Extra trusted CA for webhook TLS (a private PKI, or a test's self-signed certificate). */
+    caFile: string | undefined;
+  };
   registry: {
     timeoutMs: number;
     maxConcurrent: number;
@@ -82,6 +105,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: { perKeyPerMinute: e.COVERCHECK_RATE_LIMIT_KEY_PER_MIN, perIpPerMinute: e.COVERCHECK_RATE_LIMIT_IP_PER_MIN },
     trustProxy: parseTrustProxy(e.COVERCHECK_TRUST_PROXY),
     jsonLimitBytes: e.COVERCHECK_JSON_LIMIT_KB * 1024,
+    queue: { workers: e.COVERCHECK_WORKERS, batchConcurrency: e.COVERCHECK_BATCH_CONCURRENCY, leaseMs: e.COVERCHECK_JOB_LEASE_MS, pollMs: e.COVERCHECK_QUEUE_POLL_MS },
+    webhooks: {
+      timeoutMs: e.COVERCHECK_WEBHOOK_TIMEOUT_MS,
+      concurrency: e.COVERCHECK_WEBHOOK_CONCURRENCY,
+      perHostConcurrency: e.COVERCHECK_WEBHOOK_HOST_CONCURRENCY,
+      perHostMinTimeMs: e.COVERCHECK_WEBHOOK_HOST_MIN_TIME_MS,
+      retryScale: e.COVERCHECK_WEBHOOK_RETRY_SCALE,
+      allowPrivate: e.COVERCHECK_WEBHOOK_ALLOW_PRIVATE,
+      caFile: e.COVERCHECK_WEBHOOK_CA_FILE,
+    },
     registry: {
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,
       maxConcurrent: e.COVERCHECK_REGISTRY_MAX_CONCURRENT,

@@ -1,5 +1,9 @@
 /** Everything a request handler may use, built once at start and passed down (no globals). */
+import fs from 'node:fs';
 import type { Config } from './config.js';
+import { WorkQueue } from './jobs/queue.js';
+import { OutboxProcessor } from './webhooks/outbox.js';
+import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
 import { ReferenceDataCache } from './verify/reference-data.js';
@@ -11,21 +15,48 @@ export interface AppContext {
   logger: Logger;
   reference: ReferenceDataCache;
   registry: RegistryChain;
+  queue: WorkQueue;
+  outbox: OutboxProcessor;
+  /** DNS for webhook URL checks; tests inject one. */
+  lookup?: LookupAll;
   now: () => Date;
 }
 
-export function createContext(config: Config, store: Store, logger: Logger, opts: { now?: () => Date; fetch?: typeof fetch } = {}): AppContext {
-  return {
-    config,
-    store,
-    logger,
-    reference: new ReferenceDataCache(store),
-    registry: buildRegistryChain(
-      store.registry,
-      config.registry.upstreams,
-      { maxConcurrent: config.registry.maxConcurrent, minTimeMs: config.registry.minTimeMs, timeoutMs: config.registry.timeoutMs },
-      opts.fetch,
-    ),
-    now: opts.now ?? (() => new Date()),
-  };
+/** Builds the context; workers are created stopped (`startWorkers` runs them). */
+export function createContext(config: Config, store: Store, logger: Logger, opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll } = {}): AppContext {
+  const now = opts.now ?? (() => new Date());
+  const reference = new ReferenceDataCache(store);
+  const registry = buildRegistryChain(
+    store.registry,
+    config.registry.upstreams,
+    { maxConcurrent: config.registry.maxConcurrent, minTimeMs: config.registry.minTimeMs, timeoutMs: config.registry.timeoutMs },
+    opts.fetch,
+  );
+  const outbox = new OutboxProcessor(
+    { store, logger, now },
+    {
+      concurrency: config.webhooks.concurrency,
+      perHostConcurrency: config.webhooks.perHostConcurrency,
+      perHostMinTimeMs: config.webhooks.perHostMinTimeMs,
+      timeoutMs: config.webhooks.timeoutMs,
+      retryScale: config.webhooks.retryScale,
+      pollMs: config.queue.pollMs,
+      allowPrivate: config.webhooks.allowPrivate,
+      ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
+    },
+  );
+  const queue = new WorkQueue({ store, engine: { reference, registry, now }, logger, now, onEvent: () => outbox.notify() }, config.queue);
+  return { config, store, logger, reference, registry, queue, outbox, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+}
+
+export function startWorkers(ctx: AppContext): void {
+  ctx.queue.start();
+  ctx.outbox.start();
+}
+
+/** Stops taking work, lets units in hand finish, then stops upstream limiters. */
+export async function stopWorkers(ctx: AppContext): Promise<void> {
+  await ctx.queue.stop();
+  await ctx.outbox.stop();
+  await ctx.registry.stop();
 }

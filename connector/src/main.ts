@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { createContext } from './context.js';
+import { createContext, startWorkers, stopWorkers } from './context.js';
 import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
 import { createLogger } from './logger.js';
 import { shippedDataDir } from './paths.js';
@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   logger.info({ ...seeded, db: config.databasePath }, 'reference data loaded');
   const ctx = createContext(config, store, logger);
   const app = createApp(ctx);
+  // Workers start before the server: work accepted by an earlier run (even one that crashed) resumes.
+  startWorkers(ctx);
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const { port } = server.address() as AddressInfo;
@@ -30,10 +32,12 @@ async function main(): Promise<void> {
   logger.info({ port, host: config.host }, 'connector listening');
 
   if (config.demo) {
-    const key = await ensureSandboxKey(store, config.sandboxKey, now);
+    const { key, webhookSecret } = await ensureSandboxKey(store, config.sandboxKey, now);
     // The one deliberate place a key is printed: to the operator's terminal, not the log stream.
     process.stdout.write(
-      `\nCovercheck connector on ${base}\nSandbox key (never charged; shown once): ${key}\n\n` +
+      `\nCovercheck connector on ${base}\nSandbox key (never charged; shown once): ${key}\n` +
+        (webhookSecret ? `Its webhook signing secret: ${webhookSecret}\n` : '') +
+        '\n' +
         `Try:\n  curl -s ${base}/api/v1/verify -H "Authorization: Bearer ${key}" -H "Content-Type: application/json" \\\n` +
         `    -d '{"policy_number":"UKM-1000-0001","country":"UK","insurance_type":"motor"}'\n\n`,
     );
@@ -45,7 +49,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     server.close(() => {
-      void ctx.registry.stop().then(() => store.close()).then(() => process.exit(0));
+      void stopWorkers(ctx)
+        .then(() => store.close())
+        .then(() => process.exit(0));
     });
     setTimeout(() => process.exit(1), 10_000).unref();
   };

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig, type Config } from '../../connector/src/config.js';
-import { createContext, type AppContext } from '../../connector/src/context.js';
+import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
@@ -31,13 +31,18 @@ export function tempDbPath(label = 'test'): string {
 }
 
 export async function startTestServer(
-  opts: { env?: Record<string, string>; config?: Partial<Config>; now?: () => Date; fetch?: typeof fetch; seed?: boolean } = {},
+  opts: { env?: Record<string, string>; config?: Partial<Config>; now?: () => Date; fetch?: typeof fetch; seed?: boolean; workers?: boolean; lookup?: AppContext['lookup'] } = {},
 ): Promise<TestServer> {
   const dbPath = tempDbPath();
-  const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', ...opts.env }, opts.config);
+  const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
   const store = await openStore({ databasePath: dbPath });
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
-  const ctx = createContext(config, store, createLogger('silent'), { ...(opts.now ? { now: opts.now } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const ctx = createContext(config, store, createLogger('silent'), {
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  });
+  if (opts.workers !== false) startWorkers(ctx);
   const server: Server = createApp(ctx).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
@@ -58,11 +63,23 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await ctx.registry.stop();
+      await stopWorkers(ctx);
       await store.close();
       fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
     },
   };
+}
+
+/** Polls a GET until `done(body)` holds, or fails after `timeoutMs`. */
+export async function pollUntil<T = any>(base: string, p: string, key: string, done: (body: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await call<T>(base, 'GET', p, { key });
+    if (r.status !== 200) throw new Error(`GET ${p} answered ${r.status}: ${JSON.stringify(r.body)}`);
+    if (done(r.body)) return r.body;
+    if (Date.now() > deadline) throw new Error(`GET ${p} not done after ${timeoutMs} ms: ${JSON.stringify(r.body).slice(0, 500)}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
 }
 
 export interface CallResult<T = any> {

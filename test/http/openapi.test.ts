@@ -15,7 +15,7 @@ function expressRoutes(app: ReturnType<typeof createApp>): string[] {
   const walk = (stack: any[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${prefix}${layer.route.path}`);
+        for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${prefix}${layer.route.path}`.replace(/:(\w+)/g, '{$1}'));
       } else if (layer.handle?.stack) {
         // Express 5 keeps the mount path on the layer's matcher; our routers mount at /api/v1 or /.
         const mount = layer.matchers?.[0]?.('/api/v1/x') ? '/api/v1' : '';

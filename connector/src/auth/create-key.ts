@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { TPlan, TScope } from '../../../shared/account.js';
 import type { ApiKeyRecord, KeyMode, Store } from '../store/types.js';
 import { billingPeriod } from '../credits/period.js';
+import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import { generateKey, PLAN_ALLOWANCE } from './keys.js';
 
 export interface CreateKeyInput {
@@ -16,7 +17,7 @@ export interface CreateKeyInput {
   now?: Date;
 }
 
-/** Returns the plain key exactly once; only its hash is stored. */
+/** Returns the plain key exactly once (only its hash is stored) and the key's webhook signing secret. */
 export async function createApiKey(store: Pick<Store, 'keys'>, input: CreateKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {
   const now = input.now ?? new Date();
   const plan = input.plan ?? 'free';
@@ -33,6 +34,7 @@ export async function createApiKey(store: Pick<Store, 'keys'>, input: CreateKeyI
     allowance: input.credits ?? PLAN_ALLOWANCE[plan],
     period: billingPeriod(now),
     created_at: now.toISOString(),
+    webhook_secret: generateWebhookSecret(),
   });
   return { key: generated.key, record };
 }

@@ -4,6 +4,7 @@
  *   npm run keys -- list
  *   npm run keys -- revoke --id KEY_ID
  *   npm run keys -- credits --id KEY_ID [--add N | --set N] [--allowance N]
+ *   npm run keys -- webhook-secret --id KEY_ID [--rotate]
  * The plain key appears only in the output of `create`; it is never stored or logged.
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { createApiKey } from '../auth/create-key.js';
 import { parseScopes } from '../auth/keys.js';
 import { billingPeriod } from '../credits/period.js';
 import type { ApiKeyRecord } from '../store/types.js';
+import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import { runCli, UsageError, withStore } from './args.js';
 
 const USAGE = `Usage:
@@ -19,11 +21,12 @@ const USAGE = `Usage:
   npm run keys -- list
   npm run keys -- revoke --id KEY_ID
   npm run keys -- credits --id KEY_ID [--add N | --set N] [--allowance N]
+  npm run keys -- webhook-secret --id KEY_ID [--rotate]
 Options: --db PATH (default $COVERCHECK_DB or data/covercheck.db)`;
 
-/** What operators see of a key: everything but the hash. */
+/** What operators see of a key in listings: no hash, no webhook secret. */
 function publicView(k: ApiKeyRecord) {
-  const { hash: _hash, ...rest } = k;
+  const { hash: _hash, webhook_secret: _secret, ...rest } = k;
   return rest;
 }
 
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
       add: { type: 'string' },
       set: { type: 'string' },
       allowance: { type: 'string' },
+      rotate: { type: 'boolean' },
       db: { type: 'string' },
     },
   });
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
           scopes,
           ...(credits !== undefined ? { credits } : {}),
         });
-        out({ key, ...publicView(record) });
+        out({ key, webhook_secret: record.webhook_secret, ...publicView(record) });
       });
       return;
     }
@@ -113,6 +117,20 @@ async function main(): Promise<void> {
           allowance: after.allowance,
           ledger: await store.credits.ledger(key.id),
         });
+      });
+      return;
+    }
+    case 'webhook-secret': {
+      if (!values.id) throw new UsageError('--id is required');
+      await withStore(values.db, async (store) => {
+        const key = await store.keys.get(values.id!);
+        if (!key) throw new Error(`No key with id ${values.id}`);
+        let secret = key.webhook_secret;
+        if (values.rotate || !secret) {
+          secret = generateWebhookSecret();
+          await store.keys.setWebhookSecret(key.id, secret);
+        }
+        out({ id: key.id, webhook_secret: secret, rotated: Boolean(values.rotate) });
       });
       return;
     }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { SCOPES } from '../../../shared/account.js';
+import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import { createApiKey } from '../auth/create-key.js';
 import { hashKey, parseKey } from '../auth/keys.js';
 import { billingPeriod } from '../credits/period.js';
@@ -30,7 +31,7 @@ export async function seedReferenceData(store: Store, dataDir: string, now: Date
  * shown again: each start mints a fresh one and revokes the previous printed one, unless
  * COVERCHECK_SANDBOX_KEY fixes it.
  */
-export async function ensureSandboxKey(store: Store, fixed: string | undefined, now: Date): Promise<string> {
+export async function ensureSandboxKey(store: Store, fixed: string | undefined, now: Date): Promise<{ key: string; webhookSecret: string | null }> {
   const existing = (await store.keys.list()).filter((k) => k.name === SANDBOX_KEY_NAME && k.status === 'active');
   if (fixed) {
     const parsed = parseKey(fixed);
@@ -49,11 +50,12 @@ export async function ensureSandboxKey(store: Store, fixed: string | undefined, 
         allowance: 1000,
         period: billingPeriod(now),
         created_at: now.toISOString(),
+        webhook_secret: generateWebhookSecret(),
       });
     }
-    return fixed;
+    return { key: fixed, webhookSecret: (await store.keys.findByLookup(parsed.lookup))?.webhook_secret ?? null };
   }
   for (const k of existing) await store.keys.revoke(k.id, now.toISOString());
-  const { key } = await createApiKey(store, { mode: 'test', name: SANDBOX_KEY_NAME, scopes: [...SCOPES], credits: 1000, now });
-  return key;
+  const { key, record } = await createApiKey(store, { mode: 'test', name: SANDBOX_KEY_NAME, scopes: [...SCOPES], credits: 1000, now });
+  return { key, webhookSecret: record.webhook_secret };
 }

@@ -5,4 +5,6 @@ export interface KeyedRoute {
   method: 'get' | 'post' | 'delete';
   path: string;
   handlers: RequestHandler[];
+  /** JSON body limit for this route when it differs from COVERCHECK_JSON_LIMIT_KB. */
+  bodyLimit?: number;
 }

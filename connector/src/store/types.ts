@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Signs this key's webhook deliveries (Standard Webhooks `whsec_...`); shown once, at creation. */
+  webhook_secret: string | null;
 }
 
 export interface NewApiKey {
@@ -44,6 +46,7 @@ export interface NewApiKey {
   allowance: number;
   period: string;
   created_at: string;
+  webhook_secret?: string | null;
 }
 
 export interface LedgerEntry {
@@ -51,7 +54,7 @@ export interface LedgerEntry {
   key_id: string;
   /** Negative for a charge, positive for a refund or grant. */
   delta: number;
-  reason: 'charge' | 'refund' | 'grant' | 'period_reset' | 'adjust';
+  reason: 'charge' | 'reserve' | 'refund' | 'grant' | 'period_reset' | 'adjust';
   ref: string | null;
   balance_after: number;
   created_at: string;
@@ -146,6 +149,7 @@ export interface KeyStore {
   list(): Promise<ApiKeyRecord[]>;
   revoke(id: string, at: string): Promise<boolean>;
   touch(id: string, at: string): Promise<void>;
+  setWebhookSecret(id: string, secret: string): Promise<void>;
 }
 
 export interface CreditStore {
@@ -191,8 +195,202 @@ export interface SanctionStore {
   all(): Promise<SanctionRecord[]>;
 }
 
+// ---- Durable work: jobs, batches, webhook outbox -------------------------------------------
+
+export type JobKind = 'verification' | 'extraction';
+export type JobStatus = 'pending' | 'complete' | 'failed';
+
+export interface JobRecord {
+  id: string;
+  key_id: string;
+  kind: JobKind;
+  status: JobStatus;
+  /** The accepted request, as JSON text (validated before it was stored). */
+  payload: string;
+  /** JSON text of the result when complete. */
+  result: string | null;
+  /** JSON text of the error body when failed. */
+  error: string | null;
+  webhook_url: string | null;
+  reserved: number;
+  charged: number;
+  attempts: number;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  /** Size of the stored document, when the job came with one. */
+  document_bytes: number | null;
+}
+
+export interface NewJob {
+  id: string;
+  key_id: string;
+  kind: JobKind;
+  payload: string;
+  webhook_url: string | null;
+  created_at: string;
+  document?: Buffer;
+}
+
+/** Credits to reserve with a submission, in the same transaction as the insert. */
+export interface Reservation {
+  amount: number;
+  period: string;
+  ref: string;
+}
+
+export type SubmitOutcome = { ok: true } | { ok: false; balance: number };
+
+export interface NewOutbox {
+  id: string;
+  key_id: string;
+  url: string;
+  event_type: string;
+  subject_id: string;
+  body: string;
+  created_at: string;
+}
+
+/** How a finished unit of work settles its credits: keep `charge`, give back `refund` (charge + refund = reserved). */
+export interface Settlement {
+  charge: number;
+  refund: number;
+  ref: string;
+}
+
+export interface FinishJob {
+  id: string;
+  owner: string;
+  status: 'complete' | 'failed';
+  result: string | null;
+  error: string | null;
+  settlement: Settlement;
+  outbox: NewOutbox | null;
+  at: string;
+}
+
+export interface JobStore {
+  /** Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it. */
+  create(job: NewJob, reserve: Reservation | null): Promise<SubmitOutcome>;
+  get(id: string): Promise<JobRecord | null>;
+  document(id: string): Promise<Buffer | null>;
+  /** Claims the oldest pending job whose lease is free or expired, or null. */
+  lease(owner: string, now: string, leaseUntil: string): Promise<JobRecord | null>;
+  renew(id: string, owner: string, leaseUntil: string): Promise<boolean>;
+  /**
+   * Result, status, credit settlement and webhook outbox row in one transaction, only if the job
+   * is still pending and leased by `owner`: a job is finished once, whoever else took it over.
+   */
+  finish(f: FinishJob): Promise<boolean>;
+  /** Gives a job back after a failed attempt; it is retried after `retryAt`. */
+  release(id: string, owner: string, retryAt: string): Promise<void>;
+}
+
+export type BatchStatus = 'pending' | 'processing' | 'complete';
+
+export interface BatchRecord {
+  id: string;
+  key_id: string;
+  status: BatchStatus;
+  total_count: number;
+  completed_count: number;
+  webhook_url: string | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface BatchItemRecord {
+  batch_id: string;
+  idx: number;
+  policy_number: string | null;
+  /** The item as submitted, JSON text. */
+  input: string;
+  state: 'pending' | 'done';
+  result: string | null;
+  error: string | null;
+  reserved: number;
+  charged: number;
+}
+
+export interface NewBatch {
+  id: string;
+  key_id: string;
+  webhook_url: string | null;
+  created_at: string;
+  /** Items refused at submission are stored done with their error and nothing reserved. */
+  items: Omit<BatchItemRecord, 'batch_id' | 'charged'>[];
+}
+
+export interface FinishBatchItem {
+  batch_id: string;
+  idx: number;
+  owner: string;
+  result: string | null;
+  error: string | null;
+  settlement: Settlement;
+  at: string;
+}
+
+export interface BatchStore {
+  create(batch: NewBatch, reserve: Reservation | null): Promise<SubmitOutcome>;
+  get(id: string): Promise<BatchRecord | null>;
+  items(id: string): Promise<BatchItemRecord[]>;
+  lease(owner: string, now: string, leaseUntil: string): Promise<BatchRecord | null>;
+  renew(id: string, owner: string, leaseUntil: string): Promise<boolean>;
+  /** One item's result and credit settlement, once; the batch moves to processing. */
+  finishItem(f: FinishBatchItem): Promise<boolean>;
+  /** Marks the batch complete (every item done) with its outbox row, once. */
+  complete(id: string, owner: string, outbox: NewOutbox | null, at: string): Promise<boolean>;
+  release(id: string, owner: string, retryAt: string): Promise<void>;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface OutboxRecord {
+  id: string;
+  key_id: string;
+  url: string;
+  event_type: string;
+  subject_id: string;
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface OutboxStore {
+  /** Claims the next due pending delivery for `leaseUntil`, or null. */
+  lease(now: string, leaseUntil: string): Promise<OutboxRecord | null>;
+  /** Records one attempt and the delivery's new state in one transaction. */
+  recordAttempt(id: string, attempt: AttemptRecord, next: { status: DeliveryStatus; next_attempt_at: string | null }): Promise<void>;
+  get(id: string): Promise<OutboxRecord | null>;
+  list(keyId: string, page: { limit: number; offset: number }): Promise<{ items: (OutboxRecord & { attempt_log: AttemptRecord[] })[]; total: number }>;
+  forSubject(subjectId: string): Promise<OutboxRecord[]>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  jobs: JobStore;
+  batches: BatchStore;
+  outbox: OutboxStore;
   keys: KeyStore;
   credits: CreditStore;
   idempotency: IdempotencyStore;

@@ -17,7 +17,9 @@ import type {
   Store,
   StoredResponse,
 } from '../types.js';
+import { creditOps } from './credit-ops.js';
 import { MIGRATIONS } from './migrations.js';
+import { workStores } from './work.js';
 
 type Row = Record<string, unknown>;
 
@@ -38,6 +40,7 @@ function toKey(r: Row): ApiKeyRecord {
     created_at: r.created_at as string,
     last_used_at: (r.last_used_at as string | null) ?? null,
     revoked_at: (r.revoked_at as string | null) ?? null,
+    webhook_secret: (r.webhook_secret as string | null) ?? null,
   };
 }
 
@@ -101,16 +104,14 @@ export function openSqliteStore(databasePath: string): Store {
   migrate(db);
 
   const q = {
-    keyInsert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at)
-      VALUES (@id, @lookup, @hash, @name, @email, @mode, @plan, @scopes, @allowance, @allowance, @period, @created_at)`),
+    keyInsert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
+      VALUES (@id, @lookup, @hash, @name, @email, @mode, @plan, @scopes, @allowance, @allowance, @period, @created_at, @webhook_secret)`),
+    keySecret: db.prepare('UPDATE api_keys SET webhook_secret = ? WHERE id = ?'),
     keyByLookup: db.prepare('SELECT * FROM api_keys WHERE lookup = ?'),
     keyById: db.prepare('SELECT * FROM api_keys WHERE id = ?'),
     keyList: db.prepare('SELECT * FROM api_keys ORDER BY created_at, id'),
     keyRevoke: db.prepare("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE id = ? AND status != 'revoked'"),
     keyTouch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
-    rollover: db.prepare('UPDATE api_keys SET balance = allowance, period = @period WHERE id = @id AND period < @period RETURNING balance'),
-    charge: db.prepare('UPDATE api_keys SET balance = balance - @amount WHERE id = @id AND balance >= @amount RETURNING balance'),
-    balance: db.prepare('SELECT balance FROM api_keys WHERE id = ?'),
     ledgerInsert: db.prepare(
       'INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     ),
@@ -146,26 +147,18 @@ export function openSqliteStore(databasePath: string): Store {
     sanctionsAll: db.prepare('SELECT * FROM sanctions ORDER BY list, name'),
   };
 
-  function rollover(keyId: string, period: string, at: string): void {
-    const rolled = q.rollover.get({ id: keyId, period }) as { balance: number } | undefined;
-    if (rolled) q.ledgerInsert.run(keyId, 0, 'period_reset', period, rolled.balance, at);
-  }
+  const credits = creditOps(db);
 
   const chargeTx = db.transaction((keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
-    rollover(keyId, period, at);
-    const row = q.charge.get({ id: keyId, amount }) as { balance: number } | undefined;
-    if (!row) {
-      const current = q.balance.get(keyId) as { balance: number } | undefined;
-      return { ok: false, balance: current?.balance ?? 0 };
-    }
-    q.ledgerInsert.run(keyId, -amount, 'charge', ref, row.balance, at);
+    const balance = credits.debit(keyId, amount, period, 'charge', ref, at);
+    if (balance === null) return { ok: false, balance: credits.balance(keyId) };
     if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
-    return { ok: true, balance: row.balance };
+    return { ok: true, balance };
   });
 
   const balanceTx = db.transaction((keyId: string, period: string, at: string): number => {
-    rollover(keyId, period, at);
-    return (q.balance.get(keyId) as { balance: number } | undefined)?.balance ?? 0;
+    credits.rollover(keyId, period, at);
+    return credits.balance(keyId);
   });
 
   const adjustTx = db.transaction((keyId: string, opts: { allowance?: number; add?: number; set?: number }, at: string) => {
@@ -233,9 +226,10 @@ export function openSqliteStore(databasePath: string): Store {
 
   return {
     kind: 'sqlite',
+    ...workStores(db, credits),
     keys: {
       async create(key: NewApiKey) {
-        q.keyInsert.run({ ...key, email: key.email ?? null, scopes: key.scopes.join(',') });
+        q.keyInsert.run({ ...key, email: key.email ?? null, scopes: key.scopes.join(','), webhook_secret: key.webhook_secret ?? null });
         return toKey(q.keyById.get(key.id) as Row);
       },
       async findByLookup(lookup) {
@@ -254,6 +248,9 @@ export function openSqliteStore(databasePath: string): Store {
       },
       async touch(id, at) {
         q.keyTouch.run(at, id);
+      },
+      async setWebhookSecret(id, secret) {
+        q.keySecret.run(secret, id);
       },
     },
     credits: {

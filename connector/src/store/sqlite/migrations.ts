@@ -111,4 +111,94 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX sanctions_list ON sanctions (list);
     `,
   },
+  {
+    id: 3,
+    name: 'jobs-batches-webhook-outbox',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN webhook_secret TEXT;
+
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        kind TEXT NOT NULL CHECK (kind IN ('verification', 'extraction')),
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'complete', 'failed')),
+        payload TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        webhook_url TEXT,
+        reserved INTEGER NOT NULL DEFAULT 0,
+        charged INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        completed_at TEXT
+      );
+      CREATE INDEX jobs_due ON jobs (status, lease_until, created_at);
+
+      CREATE TABLE job_documents (
+        job_id TEXT PRIMARY KEY REFERENCES jobs(id),
+        content BLOB NOT NULL
+      );
+
+      CREATE TABLE batches (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processing', 'complete')),
+        total_count INTEGER NOT NULL,
+        completed_count INTEGER NOT NULL DEFAULT 0,
+        webhook_url TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_until TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        completed_at TEXT
+      );
+      CREATE INDEX batches_due ON batches (status, lease_until, created_at);
+
+      CREATE TABLE batch_items (
+        batch_id TEXT NOT NULL REFERENCES batches(id),
+        idx INTEGER NOT NULL,
+        policy_number TEXT,
+        input TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        result TEXT,
+        error TEXT,
+        reserved INTEGER NOT NULL DEFAULT 0,
+        charged INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (batch_id, idx)
+      );
+
+      CREATE TABLE webhook_outbox (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        url TEXT NOT NULL,
+        event_type TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        last_status INTEGER,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        delivered_at TEXT
+      );
+      CREATE INDEX webhook_outbox_due ON webhook_outbox (status, next_attempt_at);
+      CREATE INDEX webhook_outbox_key ON webhook_outbox (key_id, created_at);
+
+      CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL REFERENCES webhook_outbox(id),
+        attempt INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        status INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+    `,
+  },
 ];

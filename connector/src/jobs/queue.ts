@@ -1,0 +1,227 @@
+/**
+ * The durable work queue's workers. Each loop leases one job or batch from the store (a lease
+ * expires, so work held by a dead process is taken again), renews the lease while it works, and
+ * finishes through the store's guarded transactions, so every accepted unit completes once.
+ *
+ * Job lifecycle: pending -> complete | failed, both final. A job is retried (released and leased
+ * again) when processing throws; after MAX_JOB_ATTEMPTS leases it fails with internal_error.
+ * Batch lifecycle: pending -> processing (first item done) -> complete (every item done).
+ */
+import crypto from 'node:crypto';
+import type { TErrorBody } from '../../../shared/errors.js';
+import type { TPolicy } from '../../../shared/policy.js';
+import { isCharged } from '../credits/charge.js';
+import type { Logger } from '../logger.js';
+import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
+import type { EngineDeps } from '../verify/engine.js';
+import { outboxEvent } from '../webhooks/events.js';
+import { verifyOne } from './verify-one.js';
+import { batchView, jobView } from './views.js';
+
+export const MAX_JOB_ATTEMPTS = 5;
+
+export interface QueueOptions {
+  workers: number;
+  batchConcurrency: number;
+  leaseMs: number;
+  pollMs: number;
+}
+
+export interface QueueDeps {
+  store: Store;
+  engine: EngineDeps;
+  logger: Logger;
+  now: () => Date;
+  /** Wakes the webhook outbox when a unit of work wrote an event. */
+  onEvent?: () => void;
+}
+
+const INTERNAL: TErrorBody = { error: 'internal_error', message: 'Processing failed repeatedly; nothing was charged.', code: 500 };
+
+function settlement(reserved: number, cost: number, ref: string): Settlement {
+  const charge = Math.min(reserved, cost);
+  return { charge, refund: reserved - charge, ref };
+}
+
+export class WorkQueue {
+  readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private wakers: (() => void)[] = [];
+  private keys = new Map<string, ApiKeyRecord | null>();
+
+  constructor(
+    private readonly deps: QueueDeps,
+    private readonly opts: QueueOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (let i = 0; i < this.opts.workers; i++) this.loops.push(this.loop());
+  }
+
+  /** Stops taking new work and waits for the units in hand to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.notify();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  notify(): void {
+    for (const wake of this.wakers.splice(0)) wake();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let worked = false;
+      try {
+        worked = await this.tick();
+      } catch (err) {
+        this.deps.logger.error({ err }, 'work queue tick failed');
+      }
+      if (!worked && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.opts.pollMs);
+          this.wakers.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+    }
+  }
+
+  /** Leases and processes one unit; false when there was nothing to do. */
+  async tick(): Promise<boolean> {
+    const now = this.deps.now();
+    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
+    const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until);
+    if (job) {
+      await this.withLease((u) => this.deps.store.jobs.renew(job.id, this.owner, u), () => this.processJob(job));
+      return true;
+    }
+    const batch = await this.deps.store.batches.lease(this.owner, now.toISOString(), until);
+    if (batch) {
+      await this.withLease((u) => this.deps.store.batches.renew(batch.id, this.owner, u), () => this.processBatch(batch));
+      return true;
+    }
+    return false;
+  }
+
+  private async withLease(renew: (until: string) => Promise<boolean>, work: () => Promise<void>): Promise<void> {
+    const timer = setInterval(() => {
+      void renew(new Date(this.deps.now().getTime() + this.opts.leaseMs).toISOString()).catch((err: unknown) => this.deps.logger.warn({ err }, 'lease renewal failed'));
+    }, Math.max(50, Math.floor(this.opts.leaseMs / 3)));
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async key(id: string): Promise<ApiKeyRecord | null> {
+    if (!this.keys.has(id)) this.keys.set(id, await this.deps.store.keys.get(id));
+    return this.keys.get(id) ?? null;
+  }
+
+  private async processJob(job: JobRecord): Promise<void> {
+    const at = () => this.deps.now().toISOString();
+    const key = await this.key(job.key_id);
+    const finishFailed = async (error: TErrorBody) => {
+      const done = at();
+      const failed: JobRecord = { ...job, status: 'failed', error: JSON.stringify(error), updated_at: done, completed_at: done };
+      await this.deps.store.jobs.finish({
+        id: job.id,
+        owner: this.owner,
+        status: 'failed',
+        result: null,
+        error: failed.error,
+        settlement: settlement(job.reserved, 0, `job:${job.id}`),
+        outbox: job.webhook_url ? outboxEvent('job.failed', job.key_id, job.webhook_url, job.id, jobView(failed), done) : null,
+        at: done,
+      });
+      this.deps.onEvent?.();
+    };
+    if (job.attempts > MAX_JOB_ATTEMPTS) return finishFailed(INTERNAL);
+    try {
+      const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
+      const outcome = await verifyOne(policy, key ? isCharged(key) : false, this.deps.engine);
+      if (!outcome.ok) return finishFailed(outcome.error);
+      const done = at();
+      const result = JSON.stringify(outcome.result);
+      const complete: JobRecord = { ...job, status: 'complete', result, updated_at: done, completed_at: done };
+      const finished = await this.deps.store.jobs.finish({
+        id: job.id,
+        owner: this.owner,
+        status: 'complete',
+        result,
+        error: null,
+        settlement: settlement(job.reserved, outcome.cost, `job:${job.id}`),
+        outbox: job.webhook_url ? outboxEvent('job.completed', job.key_id, job.webhook_url, job.id, jobView(complete), done) : null,
+        at: done,
+      });
+      if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
+      this.deps.onEvent?.();
+    } catch (err) {
+      this.deps.logger.error({ err, job_id: job.id, attempt: job.attempts }, 'job attempt failed; will retry');
+      const retryAt = new Date(this.deps.now().getTime() + 1000 * 2 ** Math.min(job.attempts, 6)).toISOString();
+      await this.deps.store.jobs.release(job.id, this.owner, retryAt);
+    }
+  }
+
+  private async processBatch(batch: BatchRecord): Promise<void> {
+    const key = await this.key(batch.key_id);
+    const charged = key ? isCharged(key) : false;
+    const pending = (await this.deps.store.batches.items(batch.id)).filter((i) => i.state === 'pending');
+    let next = 0;
+    let lost = false;
+    const worker = async () => {
+      while (!lost && next < pending.length) {
+        const item = pending[next++]!;
+        if (!(await this.processItem(batch, item, charged))) lost = true;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.opts.batchConcurrency, pending.length) }, worker));
+    if (lost) {
+      this.deps.logger.warn({ batch_id: batch.id }, 'batch lease lost; another worker continues it');
+      return;
+    }
+    const done = this.deps.now().toISOString();
+    const items = await this.deps.store.batches.items(batch.id);
+    const complete: BatchRecord = { ...batch, status: 'complete', completed_count: items.length, updated_at: done, completed_at: done };
+    const outbox = batch.webhook_url ? outboxEvent('batch.completed', batch.key_id, batch.webhook_url, batch.id, batchView(complete, items), done) : null;
+    await this.deps.store.batches.complete(batch.id, this.owner, outbox, done);
+    this.deps.onEvent?.();
+  }
+
+  /** False when the batch is no longer ours (lease lost), so the caller stops. */
+  private async processItem(batch: BatchRecord, item: BatchItemRecord, charged: boolean): Promise<boolean> {
+    const ref = `batch:${batch.id}:${item.idx}`;
+    let result: string | null = null;
+    let error: string | null = null;
+    let cost = 0;
+    try {
+      const outcome = await verifyOne(JSON.parse(item.input) as TPolicy, charged, this.deps.engine);
+      if (outcome.ok) {
+        result = JSON.stringify(outcome.result);
+        cost = outcome.cost;
+      } else {
+        error = JSON.stringify(outcome.error);
+      }
+    } catch (err) {
+      this.deps.logger.error({ err, batch_id: batch.id, index: item.idx }, 'batch item failed');
+      error = JSON.stringify({ error: 'internal_error', message: 'This item could not be processed; nothing was charged for it.', code: 500 } satisfies TErrorBody);
+    }
+    return this.deps.store.batches.finishItem({
+      batch_id: batch.id,
+      idx: item.idx,
+      owner: this.owner,
+      result,
+      error,
+      settlement: settlement(item.reserved, cost, ref),
+      at: this.deps.now().toISOString(),
+    });
+  }
+}

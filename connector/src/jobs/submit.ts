@@ -1,0 +1,101 @@
+/**
+ * Accepting async work: validate, reserve credits and store the job or batch in one transaction,
+ * then wake the workers. Nothing is acknowledged before it is committed.
+ *
+ * Credits: a live key reserves 1 credit per policy that passed validation; when the work
+ * finishes, the sync rule settles it (1 kept for verified or unverified, given back for
+ * inconclusive or an error), exactly once. Sandbox keys reserve nothing.
+ */
+import crypto from 'node:crypto';
+import type { TBatchAccepted } from '../../../shared/batch.js';
+import { MAX_BATCH_SIZE } from '../../../shared/batch.js';
+import type { TErrorBody, TErrorCode } from '../../../shared/errors.js';
+import { ERROR_STATUS } from '../../../shared/errors.js';
+import type { TJobAccepted } from '../../../shared/job.js';
+import { isCharged } from '../credits/charge.js';
+import { billingPeriod } from '../credits/period.js';
+import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
+import type { LookupAll } from '../webhooks/url-guard.js';
+import { checkDocument, checkPolicy, checkWebhook } from './validate.js';
+
+export interface SubmitDeps {
+  store: Pick<Store, 'jobs' | 'batches'>;
+  allowPrivateWebhooks: boolean;
+  lookup?: LookupAll;
+  now: () => Date;
+  /** Wakes the workers so new work starts without waiting for the next poll. */
+  notify: () => void;
+}
+
+export type Submitted<T> = { status: 202; body: T } | { status: number; body: TErrorBody };
+
+function refuse(error: TErrorCode, message: string): { status: number; body: TErrorBody } {
+  return { status: ERROR_STATUS[error], body: { error, message, code: ERROR_STATUS[error] } };
+}
+
+function outOfCredits(balance: number, needed: number, now: Date) {
+  return refuse('insufficient_credits', `This needs ${needed} credit${needed > 1 ? 's' : ''}; balance for billing period ${billingPeriod(now)} is ${balance}.`);
+}
+
+export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
+
+/** POST /api/v1/verify/async. */
+export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<Submitted<TJobAccepted>> {
+  const policy = checkPolicy(body, ['document', 'webhook_url']);
+  if (!policy.ok) return refuse(policy.error, policy.message);
+  const raw = body as Record<string, unknown>;
+  let document: Buffer | undefined;
+  if (raw.document !== undefined) {
+    const doc = checkDocument(raw.document);
+    if (!doc.ok) return refuse(doc.error, doc.message);
+    document = doc.value;
+  }
+  const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+  if (!webhook.ok) return refuse(webhook.error, webhook.message);
+
+  const now = deps.now();
+  const id = crypto.randomUUID();
+  const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
+  const outcome = await deps.store.jobs.create(
+    { id, key_id: key.id, kind: 'verification', payload: JSON.stringify({ policy: policy.value }), webhook_url: webhook.value, created_at: now.toISOString(), ...(document ? { document } : {}) },
+    reserve,
+  );
+  if (!outcome.ok) return outOfCredits(outcome.balance, 1, now);
+  deps.notify();
+  return { status: 202, body: { job_id: id, status: 'pending', poll_url: jobPollUrl(id) } };
+}
+
+/** POST /api/v1/verify/batch. */
+export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<Submitted<TBatchAccepted>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse('invalid_request', 'The request body must be a JSON object with a policies array.');
+  const raw = body as Record<string, unknown>;
+  const unknown = Object.keys(raw).filter((k) => k !== 'policies' && k !== 'webhook_url');
+  if (unknown.length > 0) return refuse('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: policies, webhook_url.`);
+  if (raw.policies === undefined) return refuse('missing_required_field', 'policies is required: an array of 1 to 100 policy objects.');
+  if (!Array.isArray(raw.policies)) return refuse('invalid_request', 'policies must be an array of policy objects.');
+  const n = raw.policies.length;
+  if (n === 0 || n > MAX_BATCH_SIZE) return refuse('invalid_request', `policies must hold 1 to ${MAX_BATCH_SIZE} policy objects; got ${n}.`);
+  const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+  if (!webhook.ok) return refuse(webhook.error, webhook.message);
+
+  const charged = isCharged(key);
+  const items: NewBatch['items'] = raw.policies.map((item, idx) => {
+    const checked = checkPolicy(item);
+    const number = typeof (item as { policy_number?: unknown })?.policy_number === 'string' ? ((item as { policy_number: string }).policy_number) : null;
+    if (!checked.ok) {
+      const error: TErrorBody = { error: checked.error, message: checked.message, code: ERROR_STATUS[checked.error] };
+      return { idx, policy_number: number, input: JSON.stringify(item ?? null), state: 'done' as const, result: null, error: JSON.stringify(error), reserved: 0 };
+    }
+    return { idx, policy_number: checked.value.policy_number, input: JSON.stringify(checked.value), state: 'pending' as const, result: null, error: null, reserved: charged ? 1 : 0 };
+  });
+  const toReserve = items.reduce((s, i) => s + i.reserved, 0);
+  const now = deps.now();
+  const id = crypto.randomUUID();
+  const outcome = await deps.store.batches.create(
+    { id, key_id: key.id, webhook_url: webhook.value, created_at: now.toISOString(), items },
+    toReserve > 0 ? { amount: toReserve, period: billingPeriod(now), ref: `batch:${id}` } : null,
+  );
+  if (!outcome.ok) return outOfCredits(outcome.balance, toReserve, now);
+  deps.notify();
+  return { status: 202, body: { batch_id: id, status: 'pending', total_count: n } };
+}

@@ -1,0 +1,115 @@
+/** Async verification, batches, job and batch status, webhook delivery log (spec 4.2, 4.3, 4.5, 4.6, 6). */
+import { MAX_DOCUMENT_BYTES } from '../../../shared/policy.js';
+import type { TDelivery, TDeliveryList } from '../../../shared/deliveries.js';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { currentKey, requireScope } from '../http/auth.js';
+import { submitAsyncVerification, submitBatch, type SubmitDeps } from '../jobs/submit.js';
+import { batchView, jobView } from '../jobs/views.js';
+import type { OutboxRecord } from '../store/types.js';
+import type { KeyedRoute } from './types.js';
+
+/** A 14 MB PDF is about 18.7 MB as base64; the async route takes that plus the policy fields. */
+export const ASYNC_BODY_LIMIT = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 64 * 1024;
+
+// Unknown and foreign ids get the same 404: whether an id exists is not revealed to other keys.
+const notFound = (what: 'job' | 'batch', id: string) => new AppError('not_found', `No ${what} ${id} for this API key.`);
+
+function deliveryView(d: OutboxRecord & { attempt_log: TDelivery['attempt_log'] }): TDelivery {
+  return {
+    webhook_id: d.id,
+    event_type: d.event_type as TDelivery['event_type'],
+    subject_id: d.subject_id,
+    url: d.url,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.status === 'pending' ? d.next_attempt_at : null,
+    created_at: d.created_at,
+    delivered_at: d.delivered_at,
+    attempt_log: d.attempt_log,
+  };
+}
+
+function pageParams(query: Record<string, unknown>): { limit: number; offset: number } {
+  const read = (name: string, dflt: number, max: number) => {
+    const raw = query[name];
+    if (raw === undefined) return dflt;
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > max) throw new AppError('invalid_request', `${name} must be a whole number from 0 to ${max}.`);
+    return Number(raw);
+  };
+  const limit = read('limit', 50, 200);
+  if (limit === 0) throw new AppError('invalid_request', 'limit must be a whole number from 1 to 200.');
+  return { limit, offset: read('offset', 0, 1_000_000) };
+}
+
+export function jobRoutes(ctx: AppContext): KeyedRoute[] {
+  const deps: SubmitDeps = {
+    store: ctx.store,
+    allowPrivateWebhooks: ctx.config.webhooks.allowPrivate,
+    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+    now: ctx.now,
+    notify: () => ctx.queue.notify(),
+  };
+  return [
+    {
+      method: 'post',
+      path: '/verify/async',
+      // A larger body limit than the other routes: it carries a base64 PDF.
+      bodyLimit: ASYNC_BODY_LIMIT,
+      handlers: [
+        requireScope('verify'),
+        async (req, res) => {
+          const out = await submitAsyncVerification(req.body, currentKey(res), deps);
+          res.status(out.status).json(out.body);
+        },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/verify/batch',
+      handlers: [
+        requireScope('verify'),
+        async (req, res) => {
+          const out = await submitBatch(req.body, currentKey(res), deps);
+          res.status(out.status).json(out.body);
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/jobs/:job_id',
+      handlers: [
+        async (req, res) => {
+          const id = String(req.params.job_id);
+          const job = await ctx.store.jobs.get(id);
+          if (!job || job.key_id !== currentKey(res).id) throw notFound('job', id);
+          res.json(jobView(job, job.webhook_url ? await ctx.store.outbox.forSubject(job.id) : undefined));
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/batches/:batch_id',
+      handlers: [
+        async (req, res) => {
+          const id = String(req.params.batch_id);
+          const batch = await ctx.store.batches.get(id);
+          if (!batch || batch.key_id !== currentKey(res).id) throw notFound('batch', id);
+          res.json(batchView(batch, await ctx.store.batches.items(id), batch.webhook_url ? await ctx.store.outbox.forSubject(id) : undefined));
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/webhooks/deliveries',
+      handlers: [
+        async (req, res) => {
+          const page = pageParams(req.query as Record<string, unknown>);
+          const { items, total } = await ctx.store.outbox.list(currentKey(res).id, page);
+          const body: TDeliveryList = { deliveries: items.map(deliveryView), total, ...page };
+          res.json(body);
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,287 @@
+/**
+ * Jobs, batches and the webhook outbox in SQLite. Every state change that matters to a customer
+ * (result, credit settlement, outbox row) happens in one immediate transaction guarded by the
+ * current state and lease owner, so work is finished once even if two workers raced for it.
+ */
+import type Database from 'better-sqlite3';
+import type {
+  AttemptRecord,
+  BatchItemRecord,
+  BatchRecord,
+  BatchStore,
+  JobRecord,
+  JobStore,
+  NewOutbox,
+  OutboxRecord,
+  OutboxStore,
+  Reservation,
+  Settlement,
+  SubmitOutcome,
+} from '../types.js';
+import type { CreditOps } from './credit-ops.js';
+
+type Row = Record<string, unknown>;
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function toJob(r: Row): JobRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    kind: r.kind as JobRecord['kind'],
+    status: r.status as JobRecord['status'],
+    payload: r.payload as string,
+    result: str(r.result),
+    error: str(r.error),
+    webhook_url: str(r.webhook_url),
+    reserved: r.reserved as number,
+    charged: r.charged as number,
+    attempts: r.attempts as number,
+    lease_owner: str(r.lease_owner),
+    lease_until: str(r.lease_until),
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    completed_at: str(r.completed_at),
+    document_bytes: (r.document_bytes as number | null) ?? null,
+  };
+}
+
+function toBatch(r: Row): BatchRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    status: r.status as BatchRecord['status'],
+    total_count: r.total_count as number,
+    completed_count: r.completed_count as number,
+    webhook_url: str(r.webhook_url),
+    attempts: r.attempts as number,
+    lease_owner: str(r.lease_owner),
+    lease_until: str(r.lease_until),
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    completed_at: str(r.completed_at),
+  };
+}
+
+function toItem(r: Row): BatchItemRecord {
+  return {
+    batch_id: r.batch_id as string,
+    idx: r.idx as number,
+    policy_number: str(r.policy_number),
+    input: r.input as string,
+    state: r.state as BatchItemRecord['state'],
+    result: str(r.result),
+    error: str(r.error),
+    reserved: r.reserved as number,
+    charged: r.charged as number,
+  };
+}
+
+function toOutbox(r: Row): OutboxRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    url: r.url as string,
+    event_type: r.event_type as string,
+    subject_id: r.subject_id as string,
+    body: r.body as string,
+    status: r.status as OutboxRecord['status'],
+    attempts: r.attempts as number,
+    next_attempt_at: r.next_attempt_at as string,
+    last_status: (r.last_status as number | null) ?? null,
+    last_error: str(r.last_error),
+    created_at: r.created_at as string,
+    delivered_at: str(r.delivered_at),
+  };
+}
+
+export function workStores(db: Database.Database, credits: CreditOps): { jobs: JobStore; batches: BatchStore; outbox: OutboxStore } {
+  const JOB_COLS = 'jobs.*, (SELECT length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
+  const q = {
+    jobInsert: db.prepare(`INSERT INTO jobs (id, key_id, kind, payload, webhook_url, reserved, created_at, updated_at)
+      VALUES (@id, @key_id, @kind, @payload, @webhook_url, @reserved, @created_at, @created_at)`),
+    docInsert: db.prepare('INSERT INTO job_documents (job_id, content) VALUES (?, ?)'),
+    docGet: db.prepare('SELECT content FROM job_documents WHERE job_id = ?'),
+    jobGet: db.prepare(`SELECT ${JOB_COLS} FROM jobs WHERE id = ?`),
+    jobLease: db.prepare(`UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
+      WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < @now) ORDER BY created_at, id LIMIT 1)
+      RETURNING id`),
+    jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
+    jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, lease_owner = NULL, lease_until = NULL,
+      updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
+    jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
+    batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, created_at, updated_at)
+      VALUES (@id, @key_id, @total, @done, @webhook_url, @created_at, @created_at)`),
+    itemInsert: db.prepare(`INSERT INTO batch_items (batch_id, idx, policy_number, input, state, result, error, reserved)
+      VALUES (@batch_id, @idx, @policy_number, @input, @state, @result, @error, @reserved)`),
+    batchGet: db.prepare('SELECT * FROM batches WHERE id = ?'),
+    itemsGet: db.prepare('SELECT * FROM batch_items WHERE batch_id = ? ORDER BY idx'),
+    batchLease: db.prepare(`UPDATE batches SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
+      WHERE id = (SELECT id FROM batches WHERE status != 'complete' AND (lease_until IS NULL OR lease_until < @now) ORDER BY created_at, id LIMIT 1)
+      RETURNING *`),
+    batchRenew: db.prepare("UPDATE batches SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status != 'complete'"),
+    batchOwned: db.prepare("SELECT key_id FROM batches WHERE id = ? AND lease_owner = ? AND status != 'complete'"),
+    itemFinish: db.prepare(`UPDATE batch_items SET state = 'done', result = @result, error = @error, charged = @charge
+      WHERE batch_id = @batch_id AND idx = @idx AND state = 'pending'`),
+    batchProgress: db.prepare(`UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = @at WHERE id = @id`),
+    batchComplete: db.prepare(`UPDATE batches SET status = 'complete', lease_owner = NULL, lease_until = NULL, updated_at = @at, completed_at = @at
+      WHERE id = @id AND lease_owner = @owner AND status != 'complete'
+        AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = @id AND state = 'pending')`),
+    batchRelease: db.prepare("UPDATE batches SET lease_owner = NULL, lease_until = @retry WHERE id = @id AND lease_owner = @owner AND status != 'complete'"),
+    outboxInsert: db.prepare(`INSERT INTO webhook_outbox (id, key_id, url, event_type, subject_id, body, next_attempt_at, created_at)
+      VALUES (@id, @key_id, @url, @event_type, @subject_id, @body, @created_at, @created_at)`),
+    outboxLease: db.prepare(`UPDATE webhook_outbox SET lease_until = @until
+      WHERE id = (SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+                  ORDER BY next_attempt_at, id LIMIT 1)
+      RETURNING *`),
+    outboxGet: db.prepare('SELECT * FROM webhook_outbox WHERE id = ?'),
+    outboxUpdate: db.prepare(`UPDATE webhook_outbox SET status = @status, attempts = @attempt, next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL,
+      last_status = @last_status, last_error = @last_error, delivered_at = CASE WHEN @status = 'delivered' THEN @at ELSE delivered_at END WHERE id = @id`),
+    attemptInsert: db.prepare('INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)'),
+    attemptsGet: db.prepare('SELECT attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    outboxList: db.prepare('SELECT * FROM webhook_outbox WHERE key_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?'),
+    outboxCount: db.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE key_id = ?'),
+    outboxForSubject: db.prepare('SELECT * FROM webhook_outbox WHERE subject_id = ? ORDER BY created_at, id'),
+  };
+
+  function reserve(keyId: string, r: Reservation | null, at: string): SubmitOutcome {
+    if (!r || r.amount === 0) return { ok: true };
+    const balance = credits.debit(keyId, r.amount, r.period, 'reserve', r.ref, at);
+    return balance === null ? { ok: false, balance: credits.balance(keyId) } : { ok: true };
+  }
+
+  function settle(keyId: string, s: Settlement, at: string): void {
+    credits.refund(keyId, s.refund, s.ref, at);
+  }
+
+  function enqueue(o: NewOutbox | null): void {
+    if (o) q.outboxInsert.run(o);
+  }
+
+  const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null): SubmitOutcome => {
+    const reserved = reserve(job.key_id, r, job.created_at);
+    if (!reserved.ok) return reserved;
+    q.jobInsert.run({ ...job, reserved: r?.amount ?? 0 });
+    if (job.document) q.docInsert.run(job.id, job.document);
+    return reserved;
+  });
+
+  const jobFinish = db.transaction((f: Parameters<JobStore['finish']>[0]): boolean => {
+    const row = q.jobFinish.get({ id: f.id, owner: f.owner, status: f.status, result: f.result, error: f.error, charge: f.settlement.charge, at: f.at }) as
+      | { key_id: string }
+      | undefined;
+    if (!row) return false;
+    settle(row.key_id, f.settlement, f.at);
+    enqueue(f.outbox);
+    return true;
+  });
+
+  const batchCreate = db.transaction((b: Parameters<BatchStore['create']>[0], r: Reservation | null): SubmitOutcome => {
+    const reserved = reserve(b.key_id, r, b.created_at);
+    if (!reserved.ok) return reserved;
+    const done = b.items.filter((i) => i.state === 'done').length;
+    q.batchInsert.run({ id: b.id, key_id: b.key_id, total: b.items.length, done, webhook_url: b.webhook_url, created_at: b.created_at });
+    for (const item of b.items) q.itemInsert.run({ ...item, batch_id: b.id });
+    return reserved;
+  });
+
+  const itemFinish = db.transaction((f: Parameters<BatchStore['finishItem']>[0]): boolean => {
+    const owned = q.batchOwned.get(f.batch_id, f.owner) as { key_id: string } | undefined;
+    if (!owned) return false;
+    const changed = q.itemFinish.run({ batch_id: f.batch_id, idx: f.idx, result: f.result, error: f.error, charge: f.settlement.charge }).changes;
+    if (changed === 0) return false;
+    q.batchProgress.run({ id: f.batch_id, at: f.at });
+    settle(owned.key_id, f.settlement, f.at);
+    return true;
+  });
+
+  const batchComplete = db.transaction((id: string, owner: string, outbox: NewOutbox | null, at: string): boolean => {
+    if (q.batchComplete.run({ id, owner, at }).changes === 0) return false;
+    enqueue(outbox);
+    return true;
+  });
+
+  const recordAttempt = db.transaction((id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
+    q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
+    q.outboxUpdate.run({ id, status: next.status, attempt: a.attempt, next: next.next_attempt_at, last_status: a.status, last_error: a.error, at: a.at });
+  });
+
+  return {
+    jobs: {
+      async create(job, r) {
+        return jobCreate.immediate(job, r);
+      },
+      async get(id) {
+        const r = q.jobGet.get(id) as Row | undefined;
+        return r ? toJob(r) : null;
+      },
+      async document(id) {
+        const r = q.docGet.get(id) as { content: Buffer } | undefined;
+        return r?.content ?? null;
+      },
+      async lease(owner, now, until) {
+        const r = db.transaction(() => q.jobLease.get({ owner, now, until }) as { id: string } | undefined).immediate();
+        return r ? toJob(q.jobGet.get(r.id) as Row) : null;
+      },
+      async renew(id, owner, until) {
+        return q.jobRenew.run(until, id, owner).changes > 0;
+      },
+      async finish(f) {
+        return jobFinish.immediate(f);
+      },
+      async release(id, owner, retry) {
+        q.jobRelease.run({ id, owner, retry });
+      },
+    },
+    batches: {
+      async create(b, r) {
+        return batchCreate.immediate(b, r);
+      },
+      async get(id) {
+        const r = q.batchGet.get(id) as Row | undefined;
+        return r ? toBatch(r) : null;
+      },
+      async items(id) {
+        return (q.itemsGet.all(id) as Row[]).map(toItem);
+      },
+      async lease(owner, now, until) {
+        const r = db.transaction(() => q.batchLease.get({ owner, now, until }) as Row | undefined).immediate();
+        return r ? toBatch(r) : null;
+      },
+      async renew(id, owner, until) {
+        return q.batchRenew.run(until, id, owner).changes > 0;
+      },
+      async finishItem(f) {
+        return itemFinish.immediate(f);
+      },
+      async complete(id, owner, outbox, at) {
+        return batchComplete.immediate(id, owner, outbox, at);
+      },
+      async release(id, owner, retry) {
+        q.batchRelease.run({ id, owner, retry });
+      },
+    },
+    outbox: {
+      async lease(now, until) {
+        const r = db.transaction(() => q.outboxLease.get({ now, until }) as Row | undefined).immediate();
+        return r ? toOutbox(r) : null;
+      },
+      async recordAttempt(id, attempt, next) {
+        recordAttempt.immediate(id, attempt, next);
+      },
+      async get(id) {
+        const r = q.outboxGet.get(id) as Row | undefined;
+        return r ? toOutbox(r) : null;
+      },
+      async list(keyId, page) {
+        const rows = (q.outboxList.all(keyId, page.limit, page.offset) as Row[]).map(toOutbox);
+        return {
+          items: rows.map((r) => ({ ...r, attempt_log: q.attemptsGet.all(r.id) as AttemptRecord[] })),
+          total: (q.outboxCount.get(keyId) as { n: number }).n,
+        };
+      },
+      async forSubject(subjectId) {
+        return (q.outboxForSubject.all(subjectId) as Row[]).map(toOutbox);
+      },
+    },
+  };
+}
