@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 
-export async function startTarget<T>(script: string, env: Record<string, string> = {}): Promise<{ info: T; stop: () => Promise<void> }> {
+export async function startTarget<T>(script: string, env: Record<string, string> = {}): Promise<{ info: T; stop: () => Promise<void>; signal: (s: NodeJS.Signals) => void }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const rl = readline.createInterface({ input: child.stdout! });
   const info = await new Promise<T>((resolve, reject) => {
@@ -12,6 +12,7 @@ export async function startTarget<T>(script: string, env: Record<string, string>
   });
   return {
     info,
+    signal: (s) => child.kill(s),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());
@@ -29,6 +30,8 @@ export interface Load {
   durationS?: number;
   /** Requests per second across all connections; omitted = as fast as possible. */
   overallRate?: number;
+  /** Stop after this many requests (duration then only bounds it). */
+  amount?: number;
 }
 
 export interface Measured {
@@ -49,6 +52,7 @@ export async function drive(load: Load): Promise<Measured> {
     connections: load.connections ?? 10,
     duration: load.durationS ?? 8,
     ...(load.overallRate ? { overallRate: load.overallRate } : {}),
+    ...(load.amount ? { amount: load.amount } : {}),
   });
   return {
     rps: result.requests.average,

@@ -1,10 +1,12 @@
 /** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
+import { benchBatch } from './batch.js';
 import { benchLayers } from './layers.js';
 import { benchVerify } from './verify.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   verify: () => benchVerify(),
   layers: () => benchLayers(),
+  batch: () => benchBatch(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

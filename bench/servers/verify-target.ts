@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig } from '../../connector/src/config.js';
-import { createContext } from '../../connector/src/context.js';
+import { createContext, startWorkers } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
@@ -28,9 +28,12 @@ const config = loadConfig({
 const store = await openStore({ databasePath: config.databasePath });
 await seedReferenceData(store, shippedDataDir(), new Date());
 const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')));
-const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 100_000_000 });
+const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 10_000_000 });
 const test = await createApiKey(store, { mode: 'test', name: 'bench test', scopes: ['verify'] });
 
+// bench/batch measures a pure drain: it submits first, then starts the workers with SIGUSR2.
+if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => startWorkers(ctx));
+else startWorkers(ctx);
 const connector = createApp(ctx).listen(0, '127.0.0.1');
 const bare = express();
 bare.get('/hello', (_req, res) => {

@@ -135,7 +135,8 @@ export const MIGRATIONS: Migration[] = [
         updated_at TEXT NOT NULL,
         completed_at TEXT
       );
-      CREATE INDEX jobs_due ON jobs (status, lease_until, created_at);
+      -- Open work only, oldest first: leasing walks it and skips rows leased by a live worker.
+      CREATE INDEX jobs_open ON jobs (created_at, id) WHERE status = 'pending';
 
       CREATE TABLE job_documents (
         job_id TEXT PRIMARY KEY REFERENCES jobs(id),
@@ -156,7 +157,7 @@ export const MIGRATIONS: Migration[] = [
         updated_at TEXT NOT NULL,
         completed_at TEXT
       );
-      CREATE INDEX batches_due ON batches (status, lease_until, created_at);
+      CREATE INDEX batches_open ON batches (created_at, id) WHERE status != 'complete';
 
       CREATE TABLE batch_items (
         batch_id TEXT NOT NULL REFERENCES batches(id),

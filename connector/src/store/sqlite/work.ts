@@ -200,6 +200,11 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     return true;
   });
 
+  // Lease statements run in immediate transactions so two processes can't claim the same row.
+  const jobLease = db.transaction((p: { owner: string; now: string; until: string }) => q.jobLease.get(p) as { id: string } | undefined);
+  const batchLease = db.transaction((p: { owner: string; now: string; until: string }) => q.batchLease.get(p) as Row | undefined);
+  const outboxLease = db.transaction((p: { now: string; until: string }) => q.outboxLease.get(p) as Row | undefined);
+
   const recordAttempt = db.transaction((id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
     q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
     q.outboxUpdate.run({ id, status: next.status, attempt: a.attempt, next: next.next_attempt_at, last_status: a.status, last_error: a.error, at: a.at });
@@ -219,7 +224,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
         return r?.content ?? null;
       },
       async lease(owner, now, until) {
-        const r = db.transaction(() => q.jobLease.get({ owner, now, until }) as { id: string } | undefined).immediate();
+        const r = jobLease.immediate({ owner, now, until });
         return r ? toJob(q.jobGet.get(r.id) as Row) : null;
       },
       async renew(id, owner, until) {
@@ -244,7 +249,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
         return (q.itemsGet.all(id) as Row[]).map(toItem);
       },
       async lease(owner, now, until) {
-        const r = db.transaction(() => q.batchLease.get({ owner, now, until }) as Row | undefined).immediate();
+        const r = batchLease.immediate({ owner, now, until });
         return r ? toBatch(r) : null;
       },
       async renew(id, owner, until) {
@@ -262,7 +267,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     },
     outbox: {
       async lease(now, until) {
-        const r = db.transaction(() => q.outboxLease.get({ now, until }) as Row | undefined).immediate();
+        const r = outboxLease.immediate({ now, until });
         return r ? toOutbox(r) : null;
       },
       async recordAttempt(id, attempt, next) {
