@@ -16,8 +16,13 @@ export const ZDatasetSchema = z
     unit: z.string(),
     first_date: z.string().nullable(),
     last_date: z.string().nullable(),
-    last_refreshed_at: z.string().nullable(),
+    last_refreshed_at: z.string().nullable().meta({ description: 'When the points were last loaded or refreshed.' }),
     point_count: z.number().int(),
+    licence: z.string().nullable(),
+    refresh: z
+      .object({ url: z.string(), last_attempt_at: z.string().nullable(), last_error: z.string().nullable() })
+      .nullable()
+      .meta({ description: 'The automatic refresh source and its last outcome, when the dataset has one.' }),
   })
   .meta({ id: 'Dataset' });
 export type TDataset = z.infer<typeof ZDatasetSchema>;
@@ -26,6 +31,41 @@ export const ZSeriesPointSchema = z
   .object({ date: z.string().meta({ description: 'YYYY-MM-DD' }), value: z.number() })
   .meta({ id: 'SeriesPoint' });
 export type TSeriesPoint = z.infer<typeof ZSeriesPointSchema>;
+
+/** Largest page of datasets and largest series read, documented limits. */
+export const MAX_DATASET_PAGE = 200;
+export const MAX_SERIES_POINTS = 5000;
+
+const intParam = (min: number, max: number, dflt: number, what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${what} must be a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `${what} must be a whole number from ${min} to ${max}`).max(max, `${what} must be a whole number from ${min} to ${max}`))
+    .optional()
+    .transform((v) => v ?? dflt);
+
+/** Query of GET /api/v1/datasets (strings in, typed out). Unknown parameters are refused. */
+export const ZDatasetListQuerySchema = z
+  .object({
+    q: z.string().trim().min(1).max(200).optional().meta({ description: 'Full-text search over title, description, category and source; words are ANDed, prefixes match.' }),
+    category: z.string().trim().min(1).max(100).optional().meta({ description: 'Exact category, case-insensitive.' }),
+    source: z.string().trim().min(1).max(200).optional().meta({ description: 'Exact publisher, case-insensitive.' }),
+    cadence: ZCadenceSchema.optional(),
+    limit: intParam(1, MAX_DATASET_PAGE, 50, 'limit').meta({ description: `1 to ${MAX_DATASET_PAGE}, default 50.` }),
+    offset: intParam(0, 100_000, 0, 'offset').meta({ description: '0 to 100000, default 0.' }),
+  })
+  .strict();
+export type TDatasetListQuery = z.output<typeof ZDatasetListQuerySchema>;
+
+/** Query of GET /api/v1/datasets/{slug}/series. */
+export const ZSeriesQuerySchema = z
+  .object({
+    limit: intParam(1, MAX_SERIES_POINTS, 100, 'limit').meta({ description: `1 to ${MAX_SERIES_POINTS}, default 100.` }),
+    direction: z.enum(['latest', 'earliest']).optional().transform((v) => v ?? 'latest').meta({ description: 'Which end of the series: latest (default) or earliest.' }),
+  })
+  .strict();
+export type TSeriesQuery = z.output<typeof ZSeriesQuerySchema>;
 
 export const ZDatasetListSchema = z
   .object({ datasets: z.array(ZDatasetSchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })
@@ -36,6 +76,6 @@ export const ZSeriesSchema = z
     slug: z.string(),
     direction: z.enum(['latest', 'earliest']),
     limit: z.number().int(),
-    points: z.array(ZSeriesPointSchema),
+    points: z.array(ZSeriesPointSchema).meta({ description: 'Always in ascending date order; direction chooses which end of the series they come from.' }),
   })
   .meta({ id: 'Series' });

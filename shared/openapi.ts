@@ -6,6 +6,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { ZAccountSchema, ZHealthSchema } from './account.js';
 import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from './batch.js';
+import { ZDatasetListSchema, ZDatasetSchema, ZSeriesSchema } from './dataset.js';
 import { ZDeliveryListSchema } from './deliveries.js';
 import { ZJobAcceptedSchema, ZJobSchema } from './job.js';
 import { ZWebhookEventSchema } from './webhooks.js';
@@ -158,6 +159,51 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       }),
     },
     responses: { 200: json(ZDeliveryListSchema, 'Deliveries'), ...errors(400, 401, 429, 500) },
+  });
+  const optionalSecurity = [{}, { [bearer.name]: [] }];
+  const datasetAuth =
+    'Public: no key needed, rate-limited per IP. A key may be sent to use its own budget; a key that is sent must be valid and hold the datasets scope.';
+  // Query schemas as documented (strings in); the route validates with the same contract schemas.
+  const listQuery = z.object({
+    q: z.string().optional().meta({ description: 'Full-text search over title, description, category and source; words ANDed, prefixes match, ranked by relevance (bm25).' }),
+    category: z.string().optional().meta({ description: 'Exact category, case-insensitive.' }),
+    source: z.string().optional().meta({ description: 'Exact publisher, case-insensitive.' }),
+    cadence: z.enum(['daily', 'weekly', 'monthly', 'quarterly']).optional(),
+    limit: z.string().optional().meta({ description: '1 to 200, default 50.' }),
+    offset: z.string().optional().meta({ description: '0 to 100000, default 0.' }),
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/datasets',
+    summary: 'Search and list the dataset catalogue',
+    description: `${datasetAuth} Without q, datasets are ordered by title.`,
+    security: optionalSecurity,
+    request: { query: listQuery },
+    responses: { 200: json(ZDatasetListSchema, 'A page of datasets and the total'), ...errors(400, 401, 403, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/datasets/{slug}',
+    summary: 'One dataset',
+    description: datasetAuth,
+    security: optionalSecurity,
+    request: { params: z.object({ slug: z.string() }) },
+    responses: { 200: json(ZDatasetSchema, 'The dataset'), ...errors(401, 403, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/datasets/{slug}/series',
+    summary: 'Points of a dataset',
+    description: `${datasetAuth} Points are always in ascending date order; direction picks which end of the series they come from.`,
+    security: optionalSecurity,
+    request: {
+      params: z.object({ slug: z.string() }),
+      query: z.object({
+        limit: z.string().optional().meta({ description: '1 to 5000, default 100.' }),
+        direction: z.enum(['latest', 'earliest']).optional().meta({ description: 'Default latest.' }),
+      }),
+    },
+    responses: { 200: json(ZSeriesSchema, 'The points'), ...errors(400, 401, 403, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'get',

@@ -8,6 +8,7 @@ import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { accountRoutes } from './routes/account.js';
+import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
 import { healthRoute, openApiRoute } from './routes/meta.js';
 import { verifyRoutes } from './routes/verify.js';
@@ -31,6 +32,8 @@ export function createApp(ctx: AppContext): express.Express {
     const keyed = [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), idem];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
+
+  for (const route of datasetRoutes(ctx, limits)) app.get(`/api/v1${route.path}`, ...route.handlers);
 
   app.use(notFound);
   app.use(errorHandler(ctx.logger));

@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(100).default(1),
   COVERCHECK_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
+  COVERCHECK_DATASET_REFRESH: bool.default(false),
+  COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
 });
 
 export interface Config {
@@ -60,6 +62,11 @@ export interface Config {
     allowPrivate: boolean;
     /** Extra trusted CA for webhook TLS (a private PKI, or a test's self-signed certificate). */
     caFile: string | undefined;
+  };
+  datasets: {
+    /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
+    refresh: boolean;
+    refreshIntervalMs: number;
   };
   registry: {
     timeoutMs: number;
@@ -115,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: e.COVERCHECK_WEBHOOK_ALLOW_PRIVATE,
       caFile: e.COVERCHECK_WEBHOOK_CA_FILE,
     },
+    datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
     registry: {
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,
       maxConcurrent: e.COVERCHECK_REGISTRY_MAX_CONCURRENT,

@@ -1,6 +1,7 @@
 /** Everything a request handler may use, built once at start and passed down (no globals). */
 import fs from 'node:fs';
 import type { Config } from './config.js';
+import { DatasetRefresher } from './datasets/refresh.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
 import type { LookupAll } from './webhooks/url-guard.js';
@@ -17,6 +18,7 @@ export interface AppContext {
   registry: RegistryChain;
   queue: WorkQueue;
   outbox: OutboxProcessor;
+  refresher: DatasetRefresher;
   /** DNS for webhook URL checks; tests inject one. */
   lookup?: LookupAll;
   now: () => Date;
@@ -46,17 +48,20 @@ export function createContext(config: Config, store: Store, logger: Logger, opts
     },
   );
   const queue = new WorkQueue({ store, engine: { reference, registry, now }, logger, now, onEvent: () => outbox.notify() }, config.queue);
-  return { config, store, logger, reference, registry, queue, outbox, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  return { config, store, logger, reference, registry, queue, outbox, refresher, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {
   ctx.queue.start();
   ctx.outbox.start();
+  if (ctx.config.datasets.refresh) ctx.refresher.start();
 }
 
 /** Stops taking work, lets units in hand finish, then stops upstream limiters. */
 export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.queue.stop();
   await ctx.outbox.stop();
+  await ctx.refresher.stop();
   await ctx.registry.stop();
 }

@@ -28,6 +28,18 @@ describe('rate limits', () => {
     const { key } = await srv.key({ mode: 'test' });
     expect((await call(srv.url, 'POST', '/api/v1/verify', { key, body: policy })).status).toBe(200);
   });
+  it('public dataset routes are limited per IP, not per key', async () => {
+    const fresh = await startTestServer({ workers: false, env: { COVERCHECK_RATE_LIMIT_IP_PER_MIN: '2' } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await call(fresh.url, 'GET', '/api/v1/datasets?limit=1')).status);
+      expect(statuses).toEqual([200, 200, 429]);
+      const { key } = await fresh.key({ scopes: ['datasets'] });
+      expect((await call(fresh.url, 'GET', '/api/v1/datasets?limit=1', { key })).status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
   it('per IP on unauthenticated routes and failed auth: 429 after the budget', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await call(srv.url, 'GET', '/api/v1/openapi.json')).status);

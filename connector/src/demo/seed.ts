@@ -1,5 +1,5 @@
 /**
- * Loads the shipped reference data (register, demo registry, demo sanctions) and, in demo mode,
+ * Loads the shipped reference data (register, demo registry, demo sanctions, dataset catalogue) and, in demo mode,
  * a sandbox key. Idempotent: safe on every start.
  */
 import fs from 'node:fs';
@@ -9,6 +9,7 @@ import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import { createApiKey } from '../auth/create-key.js';
 import { hashKey, parseKey } from '../auth/keys.js';
 import { billingPeriod } from '../credits/period.js';
+import { seedDatasets } from '../datasets/catalogue.js';
 import { seedRegister } from '../insurers/seed.js';
 import { loadSanctionsFile } from '../sanctions/index.js';
 import type { Store } from '../store/types.js';
@@ -16,14 +17,15 @@ import { parseRegistryCsv } from '../verify/registry/import.js';
 
 export const SANDBOX_KEY_NAME = 'sandbox (printed at start)';
 
-export async function seedReferenceData(store: Store, dataDir: string, now: Date): Promise<{ insurers: number; policies: number; sanctions: number }> {
+export async function seedReferenceData(store: Store, dataDir: string, now: Date): Promise<{ insurers: number; policies: number; sanctions: number; datasets: number }> {
   const at = now.toISOString();
   const register = await seedRegister(store, path.join(dataDir, 'register'), at);
   const registry = parseRegistryCsv(fs.readFileSync(path.join(dataDir, 'registry', 'demo_policies.csv'), 'utf8'), { source: 'demo', demo: true, now: at });
   await store.registry.upsertMany(registry.rows);
   await store.registry.setCoverage(registry.coverage);
   const sanctions = await loadSanctionsFile(store.sanctions, path.join(dataDir, 'sanctions', 'demo_sanctions.csv'), 'demo', true);
-  return { insurers: register.loaded, policies: registry.rows.length, sanctions };
+  const datasets = await seedDatasets(store, path.join(dataDir, 'datasets'), now);
+  return { insurers: register.loaded, policies: registry.rows.length, sanctions, datasets };
 }
 
 /**

@@ -21,8 +21,12 @@ export function requireKey(ctx: AppContext, limits: RateLimits): RequestHandler 
     const outcome = await authenticate(req.get('authorization'), ctx.store.keys);
     if (!outcome.ok) {
       // Failed attempts spend the caller's per-IP budget, which slows key guessing.
-      await limits.consumeIp(req);
-      throw new AppError(outcome.error, outcome.message);
+      try {
+        await limits.consumeIp(req);
+      } catch (err) {
+        return next(err);
+      }
+      return next(new AppError(outcome.error, outcome.message));
     }
     res.locals.apiKey = outcome.key;
     const now = ctx.now();
@@ -36,7 +40,7 @@ export function requireScope(scope: TScope): RequestHandler {
   return (_req, res, next) => {
     const key = currentKey(res);
     if (!key.scopes.includes(scope)) {
-      throw new AppError('insufficient_scope', `This API key lacks the "${scope}" scope needed for this operation.`);
+      return next(new AppError('insufficient_scope', `This API key lacks the "${scope}" scope needed for this operation.`));
     }
     next();
   };

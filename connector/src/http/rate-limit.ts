@@ -34,15 +34,20 @@ export function createRateLimits(config: Config): RateLimits {
   };
   return {
     consumeIp,
+    // Errors go to next() rather than being thrown, so these also work when called by hand.
     perIp: async (req, _res, next) => {
-      await consumeIp(req);
+      try {
+        await consumeIp(req);
+      } catch (err) {
+        return next(err);
+      }
       next();
     },
     perKey: async (_req, res, next) => {
       try {
         await keyLimiter.consume(currentKey(res).id);
       } catch (rej) {
-        throw tooMany(rej, 'API key');
+        return next(tooMany(rej, 'API key'));
       }
       next();
     },

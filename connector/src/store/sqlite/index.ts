@@ -18,6 +18,7 @@ import type {
   StoredResponse,
 } from '../types.js';
 import { creditOps } from './credit-ops.js';
+import { datasetStore } from './datasets.js';
 import { MIGRATIONS } from './migrations.js';
 import { workStores } from './work.js';
 
@@ -227,6 +228,7 @@ export function openSqliteStore(databasePath: string): Store {
   return {
     kind: 'sqlite',
     ...workStores(db, credits),
+    datasets: datasetStore(db),
     keys: {
       async create(key: NewApiKey) {
         q.keyInsert.run({ ...key, email: key.email ?? null, scopes: key.scopes.join(','), webhook_secret: key.webhook_secret ?? null });

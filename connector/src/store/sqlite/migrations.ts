@@ -202,4 +202,40 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 4,
+    name: 'datasets',
+    sql: `
+      CREATE TABLE datasets (
+        slug TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        description TEXT NOT NULL,
+        category TEXT NOT NULL,
+        source TEXT NOT NULL,
+        source_url TEXT NOT NULL,
+        licence TEXT,
+        cadence TEXT NOT NULL CHECK (cadence IN ('daily', 'weekly', 'monthly', 'quarterly')),
+        unit TEXT NOT NULL,
+        refresh TEXT,
+        first_date TEXT,
+        last_date TEXT,
+        point_count INTEGER NOT NULL DEFAULT 0,
+        last_refreshed_at TEXT,
+        last_refresh_attempt_at TEXT,
+        last_refresh_error TEXT,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX datasets_title ON datasets (title COLLATE NOCASE, slug);
+
+      -- Clustered by (slug, date): a latest-N read is one index range scan.
+      CREATE TABLE dataset_points (
+        slug TEXT NOT NULL,
+        date TEXT NOT NULL,
+        value REAL NOT NULL,
+        PRIMARY KEY (slug, date)
+      ) WITHOUT ROWID;
+
+      CREATE VIRTUAL TABLE datasets_fts USING fts5(slug UNINDEXED, title, description, category, source, tokenize = 'unicode61 remove_diacritics 2');
+    `,
+  },
 ];

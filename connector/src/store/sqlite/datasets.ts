@@ -1,0 +1,119 @@
+/** The dataset catalogue in SQLite: metadata, an FTS5 index over it, and clustered series points. */
+import type Database from 'better-sqlite3';
+import type { DatasetMeta, DatasetRecord, DatasetStore, SeriesPoint } from '../types.js';
+
+type Row = Record<string, unknown>;
+
+function toDataset(r: Row): DatasetRecord {
+  return {
+    slug: r.slug as string,
+    title: r.title as string,
+    description: r.description as string,
+    category: r.category as string,
+    source: r.source as string,
+    source_url: r.source_url as string,
+    licence: (r.licence as string | null) ?? null,
+    cadence: r.cadence as DatasetRecord['cadence'],
+    unit: r.unit as string,
+    refresh: r.refresh ? (JSON.parse(r.refresh as string) as DatasetRecord['refresh']) : null,
+    first_date: (r.first_date as string | null) ?? null,
+    last_date: (r.last_date as string | null) ?? null,
+    point_count: r.point_count as number,
+    last_refreshed_at: (r.last_refreshed_at as string | null) ?? null,
+    last_refresh_attempt_at: (r.last_refresh_attempt_at as string | null) ?? null,
+    last_refresh_error: (r.last_refresh_error as string | null) ?? null,
+    updated_at: r.updated_at as string,
+  };
+}
+
+export function datasetStore(db: Database.Database): DatasetStore {
+  const q = {
+    upsert: db.prepare(`INSERT INTO datasets (slug, title, description, category, source, source_url, licence, cadence, unit, refresh, updated_at)
+      VALUES (@slug, @title, @description, @category, @source, @source_url, @licence, @cadence, @unit, @refresh, @at)
+      ON CONFLICT (slug) DO UPDATE SET title = excluded.title, description = excluded.description, category = excluded.category,
+        source = excluded.source, source_url = excluded.source_url, licence = excluded.licence, cadence = excluded.cadence,
+        unit = excluded.unit, refresh = excluded.refresh, updated_at = excluded.updated_at`),
+    ftsDelete: db.prepare('DELETE FROM datasets_fts WHERE slug = ?'),
+    ftsInsert: db.prepare('INSERT INTO datasets_fts (slug, title, description, category, source) VALUES (?, ?, ?, ?, ?)'),
+    pointsDelete: db.prepare('DELETE FROM dataset_points WHERE slug = ?'),
+    pointUpsert: db.prepare('INSERT INTO dataset_points (slug, date, value) VALUES (?, ?, ?) ON CONFLICT (slug, date) DO UPDATE SET value = excluded.value'),
+    stats: db.prepare(`UPDATE datasets SET point_count = (SELECT count(*) FROM dataset_points WHERE slug = @slug),
+        first_date = (SELECT min(date) FROM dataset_points WHERE slug = @slug), last_date = (SELECT max(date) FROM dataset_points WHERE slug = @slug),
+        last_refreshed_at = @at, last_refresh_attempt_at = @at, last_refresh_error = NULL WHERE slug = @slug`),
+    failure: db.prepare('UPDATE datasets SET last_refresh_attempt_at = ?, last_refresh_error = ? WHERE slug = ?'),
+    get: db.prepare('SELECT * FROM datasets WHERE slug = ?'),
+    latest: db.prepare('SELECT date, value FROM dataset_points WHERE slug = ? ORDER BY date DESC LIMIT ?'),
+    earliest: db.prepare('SELECT date, value FROM dataset_points WHERE slug = ? ORDER BY date ASC LIMIT ?'),
+    refreshable: db.prepare('SELECT * FROM datasets WHERE refresh IS NOT NULL ORDER BY slug'),
+    count: db.prepare('SELECT count(*) AS n FROM datasets'),
+  };
+
+  const upsertTx = db.transaction((meta: DatasetMeta, at: string) => {
+    q.upsert.run({ ...meta, refresh: meta.refresh ? JSON.stringify(meta.refresh) : null, at });
+    q.ftsDelete.run(meta.slug);
+    q.ftsInsert.run(meta.slug, meta.title, meta.description, meta.category, meta.source);
+  });
+
+  const writeTx = db.transaction((slug: string, points: SeriesPoint[], mode: 'replace' | 'merge', at: string) => {
+    if (mode === 'replace') q.pointsDelete.run(slug);
+    for (const p of points) q.pointUpsert.run(slug, p.date, p.value);
+    q.stats.run({ slug, at });
+    return points.length;
+  });
+
+  // Statements for search differ by which filters are present; prepared once per shape.
+  const searchCache = new Map<string, { page: Database.Statement; total: Database.Statement }>();
+  function searchStatements(hasQ: boolean, filters: string[]) {
+    const key = `${hasQ}|${filters.join(',')}`;
+    let s = searchCache.get(key);
+    if (!s) {
+      const where = filters.map((f) => `d.${f} = @${f} COLLATE NOCASE`);
+      const from = hasQ ? 'datasets_fts f JOIN datasets d ON d.slug = f.slug' : 'datasets d';
+      if (hasQ) where.unshift('datasets_fts MATCH @q');
+      const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+      // bm25 weights: title counts most, then category and source, then description.
+      const order = hasQ ? 'ORDER BY bm25(datasets_fts, 0, 10.0, 2.0, 4.0, 4.0), d.slug' : 'ORDER BY d.title COLLATE NOCASE, d.slug';
+      s = {
+        page: db.prepare(`SELECT d.* FROM ${from} ${clause} ${order} LIMIT @limit OFFSET @offset`),
+        total: db.prepare(`SELECT count(*) AS n FROM ${from} ${clause}`),
+      };
+      searchCache.set(key, s);
+    }
+    return s;
+  }
+
+  return {
+    async upsert(meta, at) {
+      upsertTx.immediate(meta, at);
+    },
+    async writePoints(slug, points, mode, at) {
+      return writeTx.immediate(slug, points, mode, at);
+    },
+    async recordRefreshFailure(slug, error, at) {
+      q.failure.run(at, error, slug);
+    },
+    async get(slug) {
+      const r = q.get.get(slug) as Row | undefined;
+      return r ? toDataset(r) : null;
+    },
+    async search(query) {
+      const filters = (['category', 'source', 'cadence'] as const).filter((f) => query[f] !== undefined);
+      const s = searchStatements(Boolean(query.q), filters);
+      const params: Record<string, unknown> = { limit: query.limit, offset: query.offset };
+      if (query.q) params.q = query.q;
+      for (const f of filters) params[f] = query[f];
+      const { limit: _l, offset: _o, ...countParams } = params;
+      return { items: (s.page.all(params) as Row[]).map(toDataset), total: (s.total.get(countParams) as { n: number }).n };
+    },
+    async series(slug, limit, direction) {
+      const rows = (direction === 'latest' ? q.latest : q.earliest).all(slug, limit) as SeriesPoint[];
+      return direction === 'latest' ? rows.reverse() : rows;
+    },
+    async refreshable() {
+      return (q.refreshable.all() as Row[]).map(toDataset);
+    },
+    async count() {
+      return (q.count.get() as { n: number }).n;
+    },
+  };
+}
