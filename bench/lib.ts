@@ -67,3 +67,32 @@ export async function drive(load: Load): Promise<Measured> {
 export function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
+
+/**
+ * Latency of one request at a time over a kept-alive connection, timed with performance.now()
+ * (autocannon reports whole milliseconds, too coarse for sub-millisecond routes).
+ */
+export async function sequentialLatency(url: string, durationS: number): Promise<{ p50: number; p99: number; rps: number; failed: number }> {
+  const { default: http } = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  let failed = 0;
+  const end = performance.now() + durationS * 1000;
+  while (performance.now() < end) {
+    const t = performance.now();
+    const status = await new Promise<number>((resolve) => {
+      http
+        .get(url, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        })
+        .on('error', () => resolve(0));
+    });
+    times.push(performance.now() - t);
+    if (status < 200 || status >= 300) failed++;
+  }
+  agent.destroy();
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
+  return { p50: at(50), p99: at(99), rps: times.length / durationS, failed };
+}

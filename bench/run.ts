@@ -1,5 +1,6 @@
 /** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
 import { benchBatch } from './batch.js';
+import { benchDatasets } from './datasets.js';
 import { benchLayers } from './layers.js';
 import { benchVerify } from './verify.js';
 
@@ -7,6 +8,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   verify: () => benchVerify(),
   layers: () => benchLayers(),
   batch: () => benchBatch(),
+  datasets: () => benchDatasets(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -67,12 +67,35 @@ export function datasetStore(db: Database.Database): DatasetStore {
     const key = `${hasQ}|${filters.join(',')}`;
     let s = searchCache.get(key);
     if (!s) {
+      const rank = 'bm25(datasets_fts, 0, 10.0, 2.0, 4.0, 4.0)';
+      if (hasQ && filters.length === 0) {
+        // Without filters the ranking and the count need only the FTS table: rank there, then
+        // join just the page (about 3x cheaper than joining every match; measured in bench/datasets).
+        s = {
+          page: db.prepare(`SELECT d.* FROM (SELECT slug, ${rank} AS r FROM datasets_fts WHERE datasets_fts MATCH @q ORDER BY r, slug LIMIT @limit OFFSET @offset) s
+            JOIN datasets d ON d.slug = s.slug ORDER BY s.r, s.slug`),
+          total: db.prepare('SELECT count(*) AS n FROM datasets_fts WHERE datasets_fts MATCH @q'),
+        };
+        searchCache.set(key, s);
+        return s;
+      }
       const where = filters.map((f) => `d.${f} = @${f} COLLATE NOCASE`);
-      const from = hasQ ? 'datasets_fts f JOIN datasets d ON d.slug = f.slug' : 'datasets d';
-      if (hasQ) where.unshift('datasets_fts MATCH @q');
+      if (hasQ) {
+        // Filters need the datasets table: rank every match in the FTS table, filter in the join,
+        // and count in the same pass (the count query is only needed for a page past the end).
+        const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+        s = {
+          page: db.prepare(`SELECT d.*, count(*) OVER () AS total_rows FROM (SELECT slug, ${rank} AS r FROM datasets_fts WHERE datasets_fts MATCH @q) s
+            JOIN datasets d ON d.slug = s.slug ${clause} ORDER BY s.r, s.slug LIMIT @limit OFFSET @offset`),
+          total: db.prepare(`SELECT count(*) AS n FROM datasets_fts f JOIN datasets d ON d.slug = f.slug WHERE datasets_fts MATCH @q${where.length ? ` AND ${where.join(' AND ')}` : ''}`),
+        };
+        searchCache.set(key, s);
+        return s;
+      }
+      const from = 'datasets d';
       const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
       // bm25 weights: title counts most, then category and source, then description.
-      const order = hasQ ? 'ORDER BY bm25(datasets_fts, 0, 10.0, 2.0, 4.0, 4.0), d.slug' : 'ORDER BY d.title COLLATE NOCASE, d.slug';
+      const order = 'ORDER BY d.title COLLATE NOCASE, d.slug';
       s = {
         page: db.prepare(`SELECT d.* FROM ${from} ${clause} ${order} LIMIT @limit OFFSET @offset`),
         total: db.prepare(`SELECT count(*) AS n FROM ${from} ${clause}`),
@@ -102,8 +125,12 @@ export function datasetStore(db: Database.Database): DatasetStore {
       const params: Record<string, unknown> = { limit: query.limit, offset: query.offset };
       if (query.q) params.q = query.q;
       for (const f of filters) params[f] = query[f];
+      const rows = s.page.all(params) as Row[];
+      // Filtered searches carry their total on every row; otherwise (or past the end) count.
+      const windowTotal = rows[0]?.total_rows as number | undefined;
+      if (windowTotal !== undefined) return { items: rows.map(toDataset), total: windowTotal };
       const { limit: _l, offset: _o, ...countParams } = params;
-      return { items: (s.page.all(params) as Row[]).map(toDataset), total: (s.total.get(countParams) as { n: number }).n };
+      return { items: rows.map(toDataset), total: (s.total.get(countParams) as { n: number }).n };
     },
     async series(slug, limit, direction) {
       const rows = (direction === 'latest' ? q.latest : q.earliest).all(slug, limit) as SeriesPoint[];
