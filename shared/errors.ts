@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   /** Same Idempotency-Key reused with a different request body. */
   idempotency_key_reused: 422,
+  /** The PDF arrived but can't be read: corrupt, encrypted, no readable text, too many pages. */
+  unreadable_document: 422,
   /** A dependency (store) is down; retry later. */
   service_unavailable: 503,
 } as const;

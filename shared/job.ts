@@ -47,6 +47,11 @@ export const ZJobSchema = z
         bytes: z.number().int(),
         extraction: z.enum(['not_available', 'complete', 'failed']),
         detail: z.string(),
+        fields: ZExtractedFieldsSchema.optional().meta({ description: 'What was read from the document, when extraction completed.' }),
+        mismatches: z
+          .array(z.enum(['policy_number', 'insurer', 'insurance_type']))
+          .optional()
+          .meta({ description: 'Submitted fields the document contradicts; any mismatch adds the document_mismatch flag to the result.' }),
       })
       .optional()
       .meta({ description: 'For async verification with a document: what happened to it.' }),

@@ -114,6 +114,40 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
   });
   registry.registerPath({
     method: 'post',
+    path: '/api/v1/documents/extract',
+    summary: 'Upload a policy PDF for field extraction',
+    description:
+      'multipart/form-data with file (a PDF, at most 14 MB) and optional webhook_url (HTTPS). Answers 202 with job_id; the job carries the ' +
+      'extracted fields (policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration, each with a confidence) when ' +
+      'complete, or unreadable_document when the PDF is corrupt, encrypted or has no readable text. A live key reserves 1 credit, kept on ' +
+      'completion and refunded on failure. With too many documents waiting, 503 with Retry-After.',
+    security,
+    request: {
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: z.object({
+              file: z.string().meta({ format: 'binary', description: 'The PDF.' }),
+              webhook_url: z.string().optional().meta({ description: 'HTTPS URL for job.completed / job.failed.' }),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      202: json(ZJobAcceptedSchema, 'Accepted'),
+      400: json(ZErrorBodySchema, 'missing_required_field (no file), invalid_document (empty or not a PDF), invalid_webhook_url, invalid_request'),
+      402: json(ZErrorBodySchema, 'insufficient_credits'),
+      413: json(ZErrorBodySchema, 'file larger than 14 MB'),
+      415: json(ZErrorBodySchema, 'not multipart/form-data'),
+      503: { ...json(ZErrorBodySchema, 'too many documents waiting; see Retry-After'), headers: rateLimitHeaders },
+      ...errors(401, 403, 500),
+      429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
+    },
+  });
+  registry.registerPath({
+    method: 'post',
     path: '/api/v1/verify/batch',
     summary: 'Submit 1 to 100 policies for verification',
     description:

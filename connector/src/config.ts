@@ -1,4 +1,5 @@
 /** Reads the environment once into a typed, validated config; nothing else reads process.env. */
+import os from 'node:os';
 import { z } from 'zod';
 import { COUNTRIES } from '../../shared/policy.js';
 
@@ -36,6 +37,8 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(100).default(1),
   COVERCHECK_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
+  COVERCHECK_EXTRACT_THREADS: int(0, 64).optional(),
+  COVERCHECK_EXTRACT_MAX_PENDING: int(1, 100_000).default(50),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
 });
@@ -62,6 +65,12 @@ export interface Config {
     allowPrivate: boolean;
     /** Extra trusted CA for webhook TLS (a private PKI, or a test's self-signed certificate). */
     caFile: string | undefined;
+  };
+  extraction: {
+    /** Worker threads for PDF parsing and OCR; 0 turns extraction off. Default: cores - 1, at least 1. */
+    threads: number;
+    /** Pending extraction jobs above which uploads get 503 with Retry-After. */
+    maxPending: number;
   };
   datasets: {
     /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
@@ -122,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: e.COVERCHECK_WEBHOOK_ALLOW_PRIVATE,
       caFile: e.COVERCHECK_WEBHOOK_CA_FILE,
     },
+    extraction: { threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1), maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
     registry: {
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,

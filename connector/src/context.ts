@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import type { Config } from './config.js';
 import { DatasetRefresher } from './datasets/refresh.js';
+import type { Extractor } from './jobs/extractor.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
 import type { LookupAll } from './webhooks/url-guard.js';
@@ -25,7 +26,12 @@ export interface AppContext {
 }
 
 /** Builds the context; workers are created stopped (`startWorkers` runs them). */
-export function createContext(config: Config, store: Store, logger: Logger, opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll } = {}): AppContext {
+export function createContext(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll; extractor?: Extractor } = {},
+): AppContext {
   const now = opts.now ?? (() => new Date());
   const reference = new ReferenceDataCache(store);
   const registry = buildRegistryChain(
@@ -47,7 +53,10 @@ export function createContext(config: Config, store: Store, logger: Logger, opts
       ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
     },
   );
-  const queue = new WorkQueue({ store, engine: { reference, registry, now }, logger, now, onEvent: () => outbox.notify() }, config.queue);
+  const queue = new WorkQueue(
+    { store, engine: { reference, registry, now }, logger, now, onEvent: () => outbox.notify(), ...(opts.extractor ? { extractor: opts.extractor } : {}) },
+    config.queue,
+  );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   return { config, store, logger, reference, registry, queue, outbox, refresher, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }

@@ -15,8 +15,10 @@ import type { Logger } from '../logger.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
+import { crossCheck } from './cross-check.js';
+import type { Extractor } from './extractor.js';
 import { verifyOne } from './verify-one.js';
-import { batchView, jobView } from './views.js';
+import { batchView, DOCUMENT_NOT_EXTRACTED, jobView, type DocumentOutcome } from './views.js';
 
 export const MAX_JOB_ATTEMPTS = 5;
 
@@ -34,7 +36,12 @@ export interface QueueDeps {
   now: () => Date;
   /** Wakes the webhook outbox when a unit of work wrote an event. */
   onEvent?: () => void;
+  /** PDF extraction; without it, extraction jobs fail and documents are kept unread. */
+  extractor?: Extractor;
 }
+
+/** When the extraction pool is saturated, a job is given back and tried again this much later. */
+const BUSY_RETRY_MS = 500;
 
 const INTERNAL: TErrorBody = { error: 'internal_error', message: 'Processing failed repeatedly; nothing was charged.', code: 500 };
 
@@ -129,41 +136,66 @@ export class WorkQueue {
   private async processJob(job: JobRecord): Promise<void> {
     const at = () => this.deps.now().toISOString();
     const key = await this.key(job.key_id);
-    const finishFailed = async (error: TErrorBody) => {
+    const finish = async (status: 'complete' | 'failed', payload: { result?: unknown; error?: TErrorBody }, cost: number, documentOutcome: DocumentOutcome | null) => {
       const done = at();
-      const failed: JobRecord = { ...job, status: 'failed', error: JSON.stringify(error), updated_at: done, completed_at: done };
-      await this.deps.store.jobs.finish({
-        id: job.id,
-        owner: this.owner,
-        status: 'failed',
-        result: null,
-        error: failed.error,
-        settlement: settlement(job.reserved, 0, `job:${job.id}`),
-        outbox: job.webhook_url ? outboxEvent('job.failed', job.key_id, job.webhook_url, job.id, jobView(failed), done) : null,
-        at: done,
-      });
-      this.deps.onEvent?.();
-    };
-    if (job.attempts > MAX_JOB_ATTEMPTS) return finishFailed(INTERNAL);
-    try {
-      const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
-      const outcome = await verifyOne(policy, key ? isCharged(key) : false, this.deps.engine);
-      if (!outcome.ok) return finishFailed(outcome.error);
-      const done = at();
-      const result = JSON.stringify(outcome.result);
-      const complete: JobRecord = { ...job, status: 'complete', result, updated_at: done, completed_at: done };
+      const result = payload.result === undefined ? null : JSON.stringify(payload.result);
+      const error = payload.error ? JSON.stringify(payload.error) : null;
+      const outcome = documentOutcome ? JSON.stringify(documentOutcome) : null;
+      const record: JobRecord = { ...job, status, result, error, document_outcome: outcome, updated_at: done, completed_at: done };
+      const type = status === 'complete' ? 'job.completed' : 'job.failed';
       const finished = await this.deps.store.jobs.finish({
         id: job.id,
         owner: this.owner,
-        status: 'complete',
+        status,
         result,
-        error: null,
-        settlement: settlement(job.reserved, outcome.cost, `job:${job.id}`),
-        outbox: job.webhook_url ? outboxEvent('job.completed', job.key_id, job.webhook_url, job.id, jobView(complete), done) : null,
+        error,
+        document_outcome: outcome,
+        settlement: settlement(job.reserved, cost, `job:${job.id}`),
+        outbox: job.webhook_url ? outboxEvent(type, job.key_id, job.webhook_url, job.id, jobView(record), done) : null,
         at: done,
       });
       if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
       this.deps.onEvent?.();
+    };
+    if (job.attempts > MAX_JOB_ATTEMPTS) return finish('failed', { error: INTERNAL }, 0, null);
+    const extractor = this.deps.extractor;
+    if ((job.kind === 'extraction' || job.document_bytes !== null) && extractor?.busy()) {
+      await this.deps.store.jobs.release(job.id, this.owner, new Date(this.deps.now().getTime() + BUSY_RETRY_MS).toISOString());
+      return;
+    }
+    try {
+      if (job.kind === 'extraction') {
+        if (!extractor) return finish('failed', { error: { error: 'service_unavailable', message: 'PDF extraction is not available on this server.', code: 503 } }, 0, null);
+        const doc = await this.deps.store.jobs.document(job.id);
+        const out = await extractor.extract(doc ?? Buffer.alloc(0));
+        if (!out.ok) return finish('failed', { error: { error: 'unreadable_document', message: out.message, code: 422 } }, 0, null);
+        return finish('complete', { result: out.fields }, key && isCharged(key) ? 1 : 0, null);
+      }
+      const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
+      const outcome = await verifyOne(policy, key ? isCharged(key) : false, this.deps.engine);
+      if (!outcome.ok) return finish('failed', { error: outcome.error }, 0, null);
+      let documentOutcome: DocumentOutcome | null = null;
+      if (job.document_bytes !== null) {
+        if (!extractor) {
+          documentOutcome = { bytes: job.document_bytes, extraction: 'not_available', detail: DOCUMENT_NOT_EXTRACTED };
+        } else {
+          const read = await extractor.extract((await this.deps.store.jobs.document(job.id)) ?? Buffer.alloc(0));
+          if (!read.ok) {
+            documentOutcome = { bytes: job.document_bytes, extraction: 'failed', detail: read.message };
+          } else {
+            const mismatches = crossCheck(policy, outcome.result, read.fields);
+            if (mismatches.length > 0 && !outcome.result.flags.includes('document_mismatch')) outcome.result.flags.push('document_mismatch');
+            documentOutcome = {
+              bytes: job.document_bytes,
+              extraction: 'complete',
+              detail: mismatches.length ? `The document disagrees on ${mismatches.join(', ')}.` : 'The document agrees with the submitted fields it states.',
+              fields: read.fields,
+              mismatches,
+            };
+          }
+        }
+      }
+      return finish('complete', { result: outcome.result }, outcome.cost, documentOutcome);
     } catch (err) {
       this.deps.logger.error({ err, job_id: job.id, attempt: job.attempts }, 'job attempt failed; will retry');
       const retryAt = new Date(this.deps.now().getTime() + 1000 * 2 ** Math.min(job.attempts, 6)).toISOString();

@@ -20,6 +20,8 @@ import { checkDocument, checkPolicy, checkWebhook } from './validate.js';
 
 export interface SubmitDeps {
   store: Pick<Store, 'jobs' | 'batches'>;
+  /** Pending extraction jobs above which uploads are refused with 503 and Retry-After. */
+  maxPendingExtractions?: number;
   allowPrivateWebhooks: boolean;
   lookup?: LookupAll;
   now: () => Date;
@@ -58,6 +60,41 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
   const outcome = await deps.store.jobs.create(
     { id, key_id: key.id, kind: 'verification', payload: JSON.stringify({ policy: policy.value }), webhook_url: webhook.value, created_at: now.toISOString(), ...(document ? { document } : {}) },
+    reserve,
+  );
+  if (!outcome.ok) return outOfCredits(outcome.balance, 1, now);
+  deps.notify();
+  return { status: 202, body: { job_id: id, status: 'pending', poll_url: jobPollUrl(id) } };
+}
+
+const PDF_MAGIC = Buffer.from('%PDF-');
+
+/**
+ * POST /api/v1/documents/extract, after the multipart body is read. Reserves 1 credit on a live
+ * key: kept when extraction completes, refunded when the document turns out unreadable.
+ * Back-pressure: with too many extractions pending, answers 503 with Retry-After instead of
+ * queueing without bound.
+ */
+export async function submitExtraction(
+  file: Buffer | null,
+  webhookUrl: string | undefined,
+  key: ApiKeyRecord,
+  deps: SubmitDeps,
+): Promise<Submitted<TJobAccepted> & { retryAfter?: number }> {
+  if (!file) return refuse('missing_required_field', 'file is required: the policy PDF as a multipart/form-data file field.');
+  if (file.length === 0) return refuse('invalid_document', 'The uploaded file is empty.');
+  if (!file.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) return refuse('invalid_document', 'The uploaded file is not a PDF (it does not start with %PDF-).');
+  const webhook = await checkWebhook(webhookUrl, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+  if (!webhook.ok) return refuse(webhook.error, webhook.message);
+  const max = deps.maxPendingExtractions ?? Infinity;
+  if ((await deps.store.jobs.pendingCount('extraction')) >= max) {
+    return { ...refuse('service_unavailable', `Too many documents are waiting for extraction (${max}); retry shortly.`), retryAfter: 10 };
+  }
+  const now = deps.now();
+  const id = crypto.randomUUID();
+  const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
+  const outcome = await deps.store.jobs.create(
+    { id, key_id: key.id, kind: 'extraction', payload: '{}', webhook_url: webhook.value, created_at: now.toISOString(), document: file },
     reserve,
   );
   if (!outcome.ok) return outOfCredits(outcome.balance, 1, now);

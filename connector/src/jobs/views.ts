@@ -5,7 +5,9 @@ import type { TJob } from '../../../shared/job.js';
 import type { BatchItemRecord, BatchRecord, JobRecord, OutboxRecord } from '../store/types.js';
 import { jobPollUrl } from './submit.js';
 
-export const DOCUMENT_NOT_EXTRACTED = 'PDF extraction is not available in this version: the document is stored with the job, no fields were extracted or cross-checked.';
+export const DOCUMENT_NOT_EXTRACTED = 'PDF extraction is not available on this server: the document is stored with the job, no fields were extracted or cross-checked.';
+
+export type DocumentOutcome = NonNullable<TJob['document']>;
 
 function webhookView(url: string | null, deliveries: OutboxRecord[] | undefined) {
   if (!url) return undefined;
@@ -25,7 +27,8 @@ export function jobView(job: JobRecord, deliveries?: OutboxRecord[]): TJob {
   };
   if (job.status === 'complete' && job.result) view.result = JSON.parse(job.result) as TJob['result'];
   if (job.status === 'failed' && job.error) view.error = JSON.parse(job.error) as TErrorBody;
-  if (job.document_bytes !== null) view.document = { bytes: job.document_bytes, extraction: 'not_available', detail: DOCUMENT_NOT_EXTRACTED };
+  if (job.document_outcome) view.document = JSON.parse(job.document_outcome) as DocumentOutcome;
+  else if (job.document_bytes !== null && job.status !== 'pending') view.document = { bytes: job.document_bytes, extraction: 'not_available', detail: DOCUMENT_NOT_EXTRACTED };
   const webhook = webhookView(job.webhook_url, deliveries);
   if (webhook) view.webhook = webhook;
   return view;

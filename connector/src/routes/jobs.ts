@@ -4,7 +4,8 @@ import type { TDelivery, TDeliveryList } from '../../../shared/deliveries.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
-import { submitAsyncVerification, submitBatch, type SubmitDeps } from '../jobs/submit.js';
+import { readUpload } from '../http/multipart.js';
+import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
 import { batchView, jobView } from '../jobs/views.js';
 import type { OutboxRecord } from '../store/types.js';
 import type { KeyedRoute } from './types.js';
@@ -49,8 +50,23 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     now: ctx.now,
     notify: () => ctx.queue.notify(),
+    maxPendingExtractions: ctx.config.extraction.maxPending,
   };
   return [
+    {
+      method: 'post',
+      path: '/documents/extract',
+      multipart: true,
+      handlers: [
+        requireScope('extract'),
+        async (req, res) => {
+          const upload = await readUpload(req, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES, textFields: ['webhook_url'] });
+          const out = await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps);
+          if (out.retryAfter) res.set('Retry-After', String(out.retryAfter));
+          res.status(out.status).json(out.retryAfter ? { ...out.body, retry_after: out.retryAfter } : out.body);
+        },
+      ],
+    },
     {
       method: 'post',
       path: '/verify/async',

@@ -7,4 +7,6 @@ export interface KeyedRoute {
   handlers: RequestHandler[];
   /** JSON body limit for this route when it differs from COVERCHECK_JSON_LIMIT_KB. */
   bodyLimit?: number;
+  /** The route reads a multipart body itself (no JSON parser, no idempotency replay of a stream). */
+  multipart?: boolean;
 }

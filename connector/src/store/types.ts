@@ -222,6 +222,8 @@ export interface JobRecord {
   completed_at: string | null;
   /** Size of the stored document, when the job came with one. */
   document_bytes: number | null;
+  /** JSON text: what extraction made of the document (async verification with a document). */
+  document_outcome: string | null;
 }
 
 export interface NewJob {
@@ -269,9 +271,12 @@ export interface FinishJob {
   settlement: Settlement;
   outbox: NewOutbox | null;
   at: string;
+  document_outcome?: string | null;
 }
 
 export interface JobStore {
+  /** Pending jobs of a kind, for back-pressure on uploads. */
+  pendingCount(kind: JobKind): Promise<number>;
   /** Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it. */
   create(job: NewJob, reserve: Reservation | null): Promise<SubmitOutcome>;
   get(id: string): Promise<JobRecord | null>;

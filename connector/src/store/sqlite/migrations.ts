@@ -126,6 +126,7 @@ export const MIGRATIONS: Migration[] = [
         result TEXT,
         error TEXT,
         webhook_url TEXT,
+        document_outcome TEXT,
         reserved INTEGER NOT NULL DEFAULT 0,
         charged INTEGER NOT NULL DEFAULT 0,
         attempts INTEGER NOT NULL DEFAULT 0,

@@ -42,6 +42,7 @@ function toJob(r: Row): JobRecord {
     updated_at: r.updated_at as string,
     completed_at: str(r.completed_at),
     document_bytes: (r.document_bytes as number | null) ?? null,
+    document_outcome: str(r.document_outcome),
   };
 }
 
@@ -106,7 +107,8 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
       WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < @now) ORDER BY created_at, id LIMIT 1)
       RETURNING id`),
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
-    jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, lease_owner = NULL, lease_until = NULL,
+    jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
+    jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
       updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
     jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
     batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, created_at, updated_at)
@@ -166,7 +168,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
   });
 
   const jobFinish = db.transaction((f: Parameters<JobStore['finish']>[0]): boolean => {
-    const row = q.jobFinish.get({ id: f.id, owner: f.owner, status: f.status, result: f.result, error: f.error, charge: f.settlement.charge, at: f.at }) as
+    const row = q.jobFinish.get({ id: f.id, owner: f.owner, status: f.status, result: f.result, error: f.error, charge: f.settlement.charge, document_outcome: f.document_outcome ?? null, at: f.at }) as
       | { key_id: string }
       | undefined;
     if (!row) return false;
@@ -212,6 +214,9 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
 
   return {
     jobs: {
+      async pendingCount(kind) {
+        return (q.jobPending.get(kind) as { n: number }).n;
+      },
       async create(job, r) {
         return jobCreate.immediate(job, r);
       },

@@ -1,0 +1,62 @@
+/**
+ * Reads a multipart/form-data upload with busboy, never holding more than `maxFileBytes` of the
+ * file: a larger file is cut off at the limit and refused with 413. One file field, a few small
+ * text fields; anything else is refused.
+ */
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { AppError } from '../errors.js';
+
+export interface Upload {
+  file: { field: string; filename: string; mimeType: string; content: Buffer } | null;
+  fields: Record<string, string>;
+}
+
+export function readUpload(req: Request, opts: { fileField: string; maxFileBytes: number; textFields: readonly string[] }): Promise<Upload> {
+  if (!req.is('multipart/form-data')) {
+    return Promise.reject(new AppError('unsupported_media_type', `Send the document as multipart/form-data with a "${opts.fileField}" field.`));
+  }
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers,
+        // busboy signals a limit when it is reached, not exceeded: one spare part, and unknown
+        // field names are refused by name anyway.
+        limits: { files: 1, fileSize: opts.maxFileBytes, fields: opts.textFields.length + 1, fieldSize: 4096, parts: opts.textFields.length + 2 },
+      });
+    } catch (err) {
+      reject(new AppError('invalid_request', `Malformed multipart request: ${(err as Error).message}`));
+      return;
+    }
+    const upload: Upload = { file: null, fields: {} };
+    let failure: AppError | null = null;
+    const fail = (e: AppError) => {
+      failure ??= e;
+    };
+    bb.on('file', (field, stream, info) => {
+      if (field !== opts.fileField) {
+        fail(new AppError('invalid_request', `Unexpected file field "${field}"; send the PDF as "${opts.fileField}".`));
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('limit', () => fail(new AppError('payload_too_large', `The file is larger than ${Math.round(opts.maxFileBytes / 1048576)} MB.`)));
+      stream.on('close', () => {
+        upload.file = { field, filename: info.filename ?? '', mimeType: info.mimeType, content: Buffer.concat(chunks) };
+      });
+    });
+    bb.on('field', (name, value, info) => {
+      if (!opts.textFields.includes(name)) fail(new AppError('invalid_request', `Unknown field "${name}". Accepted: ${[opts.fileField, ...opts.textFields].join(', ')}.`));
+      else if (info.valueTruncated) fail(new AppError('invalid_request', `Field "${name}" is too long.`));
+      else upload.fields[name] = value;
+    });
+    for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
+      bb.on(event, () => fail(new AppError('invalid_request', `Too many parts: send one "${opts.fileField}" file and at most ${opts.textFields.join(', ')}.`)));
+    }
+    bb.on('error', (err: Error) => reject(new AppError('invalid_request', `Malformed multipart request: ${err.message}`)));
+    bb.on('close', () => (failure ? reject(failure) : resolve(upload)));
+    req.pipe(bb);
+  });
+}
