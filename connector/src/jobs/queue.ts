@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
+import { PollingLoops } from './polling.js';
 import { crossCheck } from './cross-check.js';
 import type { Extractor } from './extractor.js';
 import { verifyOne } from './verify-one.js';
@@ -52,52 +53,27 @@ function settlement(reserved: number, cost: number, ref: string): Settlement {
 
 export class WorkQueue {
   readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
-  private running = false;
-  private loops: Promise<void>[] = [];
-  private wakers: (() => void)[] = [];
   private keys = new Map<string, ApiKeyRecord | null>();
+  private readonly loops: PollingLoops;
 
   constructor(
     private readonly deps: QueueDeps,
     private readonly opts: QueueOptions,
-  ) {}
+  ) {
+    this.loops = new PollingLoops('work queue', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    for (let i = 0; i < this.opts.workers; i++) this.loops.push(this.loop());
+    this.loops.start(this.opts.workers);
   }
 
   /** Stops taking new work and waits for the units in hand to finish. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.notify();
-    await Promise.all(this.loops);
-    this.loops = [];
+  stop(): Promise<void> {
+    return this.loops.stop();
   }
 
   notify(): void {
-    for (const wake of this.wakers.splice(0)) wake();
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        worked = await this.tick();
-      } catch (err) {
-        this.deps.logger.error({ err }, 'work queue tick failed');
-      }
-      if (!worked && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.opts.pollMs);
-          this.wakers.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    }
+    this.loops.notify();
   }
 
   /** Leases and processes one unit; false when there was nothing to do. */

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import type { OutboxRecord, Store } from '../store/types.js';
 import { nextRetryDelayMs } from './backoff.js';
 import { deliverWebhook, type DeliverOptions } from './deliver.js';
+import { PollingLoops } from '../jobs/polling.js';
 
 export interface OutboxOptions {
   /** Deliveries in flight at once, across hosts. */
@@ -32,54 +33,28 @@ export interface OutboxDeps {
 }
 
 export class OutboxProcessor {
-  private running = false;
-  private loops: Promise<void>[] = [];
-  private wakers: (() => void)[] = [];
   private readonly hosts: Bottleneck.Group;
+  private readonly loops: PollingLoops;
 
   constructor(
     private readonly deps: OutboxDeps,
     private readonly opts: OutboxOptions,
   ) {
     this.hosts = new Bottleneck.Group({ maxConcurrent: opts.perHostConcurrency, minTime: opts.perHostMinTimeMs });
+    this.loops = new PollingLoops('webhook outbox', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    for (let i = 0; i < this.opts.concurrency; i++) this.loops.push(this.loop());
+    this.loops.start(this.opts.concurrency);
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.notify();
-    await Promise.all(this.loops);
-    this.loops = [];
+    await this.loops.stop();
     await Promise.all(this.hosts.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false })));
   }
 
   notify(): void {
-    for (const wake of this.wakers.splice(0)) wake();
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        worked = await this.tick();
-      } catch (err) {
-        this.deps.logger.error({ err }, 'webhook outbox tick failed');
-      }
-      if (!worked && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.opts.pollMs);
-          this.wakers.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    }
+    this.loops.notify();
   }
 
   /** Attempts one due delivery; false when none was due. */
