@@ -1,0 +1,9 @@
+/** Policy-document extraction: PDF text layer or OCR -> ExtractedFields, in-process or on a worker pool. */
+export { extractFields, type ExtractDeps, type ExtractOptions, type ExtractResult } from './pipeline.js';
+export { ExtractError, EXTRACT_ERROR_MESSAGES, isExtractError, type ExtractErrorCode } from './errors.js';
+export { createOcr, type Ocr, type OcrOptions, type OcrResult } from './ocr.js';
+export { extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher, type FieldsResult, type Language } from './fields.js';
+export { matcherFromIndex, matcherFromRows, loadShippedRegisterRows } from './matcher.js';
+export { createExtractionPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './pool.js';
+export { MAX_PAGES } from './pdf.js';
+export { OCR_TEXT_THRESHOLD, OCR_DPI } from './render.js';

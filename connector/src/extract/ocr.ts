@@ -1,0 +1,130 @@
+/** OCR with tesseract.js: a bounded set of workers created once, language data read only from the @tesseract.js-data npm packages. */
+import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { createScheduler, createWorker, OEM, PSM } from 'tesseract.js';
+import { linesFromBoxes, type Line, type WordBox } from './lines.js';
+
+/** What the pipeline needs from OCR; tests may pass a fake. */
+export interface Ocr {
+  /** Reads an image (PNG/JPEG bytes) into reading-order lines. */
+  recognize(image: Buffer): Promise<OcrResult>;
+  terminate(): Promise<void>;
+}
+
+export interface OcrResult {
+  lines: Line[];
+  /** Mean word confidence of the kept words, 0..1. */
+  confidence: number;
+}
+
+export interface OcrOptions {
+  /** Tesseract workers (each a WASM instance, ~100-150 MB with three languages). Default: cores - 1, at least 1. */
+  workers?: number;
+  /** Tesseract language string. 'eng+deu+fra' reads umlauts and accents; 'eng' alone is faster. */
+  languages?: string;
+  /**
+   * Folder that will hold links to the traineddata files. Tesseract loads every language of a worker
+   * from one folder and the npm packages keep each language in its own, so multi-language workers
+   * need this. Default: a folder under os.tmpdir().
+   */
+  langDir?: string;
+}
+
+/** Words tesseract itself rates below this are mostly scanner noise read as letters. */
+const MIN_WORD_CONFIDENCE = 20;
+
+const require = createRequire(import.meta.url);
+
+/** The gzipped LSTM-only ("best_int") model of a language, shipped by @tesseract.js-data/<lang>. */
+export function traineddataPath(lang: string): string {
+  const pkg = path.dirname(require.resolve(`@tesseract.js-data/${lang}/package.json`));
+  return path.join(pkg, '4.0.0_best_int', `${lang}.traineddata.gz`);
+}
+
+/** Makes `dir` hold `<lang>.traineddata.gz` for every language, as links to (or copies of) the package files. */
+export function prepareLangDir(languages: string[], dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const lang of languages) {
+    const source = traineddataPath(lang);
+    if (!existsSync(source)) throw new Error(`OCR language data missing: ${source} (install @tesseract.js-data/${lang})`);
+    const target = path.join(dir, `${lang}.traineddata.gz`);
+    if (existsSync(target)) continue;
+    try {
+      symlinkSync(source, target);
+    } catch (err) {
+      // Another thread may have linked it first; copying onto that link would truncate the package file.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      copyFileSync(source, target);
+    }
+  }
+  return dir;
+}
+
+interface TessLine {
+  bbox: { x0: number; y0: number; x1: number; y1: number };
+  baseline?: { x0: number; y0: number; x1: number; y1: number };
+}
+
+/** Median baseline slope of the page's longer lines: the scan's rotation, as dy/dx. */
+function pageSkew(lines: TessLine[]): number {
+  const slopes = lines
+    .filter((l) => l.baseline && l.baseline.x1 - l.baseline.x0 > 150)
+    .map((l) => (l.baseline!.y1 - l.baseline!.y0) / (l.baseline!.x1 - l.baseline!.x0))
+    .sort((a, b) => a - b);
+  return slopes.length ? (slopes[Math.floor(slopes.length / 2)] as number) : 0;
+}
+
+/**
+ * Creates `workers` tesseract workers behind one scheduler; jobs queue until a worker is free.
+ * The language data never comes from the network: langPath is a local folder (tesseract.js only
+ * downloads when langPath is unset or a URL) and cacheMethod 'none' stops it writing copies into
+ * the working directory. Worker and core scripts resolve from node_modules in Node.
+ */
+export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
+  const languages = options.languages ?? 'eng+deu+fra';
+  const langs = languages.split('+');
+  const count = Math.max(1, options.workers ?? Math.max(1, os.availableParallelism() - 1));
+  const langPath =
+    langs.length === 1
+      ? path.dirname(traineddataPath(langs[0] as string))
+      : prepareLangDir(langs, options.langDir ?? path.join(os.tmpdir(), `covercheck-tessdata-${langs.join('-')}`));
+
+  const scheduler = createScheduler();
+  const created = await Promise.all(
+    Array.from({ length: count }, () => createWorker(languages, OEM.LSTM_ONLY, { langPath, gzip: true, cacheMethod: 'none' })),
+  );
+  for (const w of created) {
+    // Auto page segmentation copes with letterheads, columns and tables; keep spaces so columns stay apart.
+    await w.setParameters({ tessedit_pageseg_mode: PSM.AUTO, preserve_interword_spaces: '1', user_defined_dpi: '200', debug_file: '/dev/null' });
+    scheduler.addWorker(w);
+  }
+
+  return {
+    async recognize(image: Buffer): Promise<OcrResult> {
+      const result = await scheduler.addJob('recognize', image, {}, { blocks: true, text: false });
+      const tessLines = (result.data.blocks ?? []).flatMap((b) => b.paragraphs.flatMap((p) => p.lines));
+      const skew = pageSkew(tessLines);
+      const boxes: WordBox[] = [];
+      let confSum = 0;
+      for (const line of tessLines) {
+        const height = Math.max(1, line.rowAttributes?.rowHeight || line.bbox.y1 - line.bbox.y0);
+        const { x0, y0, x1, y1 } = line.baseline ?? { x0: line.bbox.x0, y0: line.bbox.y1, x1: line.bbox.x1, y1: line.bbox.y1 };
+        const slope = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+        for (const word of line.words) {
+          if (word.confidence < MIN_WORD_CONFIDENCE || !word.text.trim()) continue;
+          confSum += word.confidence;
+          // Baseline under the word, then undo the page's skew so label and value columns of a
+          // slightly rotated scan land on one line.
+          const y = y0 + (word.bbox.x0 - x0) * slope - skew * word.bbox.x0;
+          boxes.push({ text: word.text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
+        }
+      }
+      return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0 };
+    },
+    async terminate(): Promise<void> {
+      await scheduler.terminate();
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { findDates, monthNumber } from '../../connector/src/extract/dates.js';
+import { extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields.js';
+import { findPlates } from '../../connector/src/extract/plates.js';
+import { readPolicyNumber } from '../../connector/src/extract/policy-number.js';
+import { ZExtractedFieldsSchema } from '../../shared/job.js';
+import { lines, shippedMatcher } from './helpers.js';
+
+let matcher: InsurerMatcher;
+beforeAll(async () => {
+  matcher = await shippedMatcher();
+});
+const extract = (...texts: string[]) => extractFieldsFromLines({ lines: lines(...texts) }, matcher);
+
+describe('dates', () => {
+  it.each([
+    ['01/03/2026', '2026-03-01'],
+    ['01.03.2026', '2026-03-01'],
+    ['01.03.26', '2026-03-01'],
+    ['2026-03-01', '2026-03-01'],
+    ['1 March 2026', '2026-03-01'],
+    ['1st March 2026', '2026-03-01'],
+    ['1 Mar 2026', '2026-03-01'],
+    ['March 1, 2026', '2026-03-01'],
+    ['1. März 2026', '2026-03-01'],
+    ['1. Maerz 2026', '2026-03-01'],
+    ['1er mars 2026', '2026-03-01'],
+    ['15 février 2026', '2026-02-15'],
+    ['3 août 2025', '2025-08-03'],
+    ['12. Dezember 2025', '2025-12-12'],
+    ['23, August 2025', '2025-08-23'],
+  ])('reads %s as %s', (text, iso) => {
+    expect(findDates(`Beginn: ${text} Uhr`).map((d) => d.iso)).toEqual([iso]);
+  });
+
+  it('reads OCR-mangled month names only when one month is that close', () => {
+    expect(monthNumber('Septernber')?.month).toBe(9);
+    expect(monthNumber('Fevrler')?.month).toBe(2);
+    expect(monthNumber('Jnu')).toBeNull();
+  });
+
+  it('repairs look-alike letters inside numeric dates but not lone letters', () => {
+    expect(findDates('Start: O1.03.2O26').map((d) => d.iso)).toEqual(['2026-03-01']);
+    expect(findDates('6. September 2025 - 5. September 2026').map((d) => d.iso)).toEqual(['2025-09-06', '2026-09-05']);
+  });
+
+  it('rejects impossible dates and phone-number digit groups', () => {
+    expect(findDates('31.02.2026')).toEqual([]);
+    expect(findDates('Tel. 0800 12 34 56')).toEqual([]);
+  });
+});
+
+describe('labels per language', () => {
+  it.each([
+    ['Policy number: AB12345678', 'UK'],
+    ['Policy No.   AB12345678', 'UK'],
+    ['Certificate number: AB12345678', 'UK'],
+    ['Versicherungsschein-Nr.: AB12345678', 'DE'],
+    ['Versicherungsnummer   AB12345678', 'DE'],
+    ['Vertragsnummer: AB12345678', 'DE'],
+    ['Numéro de police : AB12345678', 'FR'],
+    ['N° de contrat   AB12345678', 'FR'],
+    ["Numéro d'adhérent: AB12345678", 'FR'],
+  ])('finds the policy number after "%s"', (text) => {
+    expect(extract('Title', text, 'Customer number: 99887766').fields.policy_number).toBe('AB12345678');
+  });
+
+  it('takes the value from the cell under a table header', () => {
+    const r = extract('Motor Insurance', 'Policy No.   Registration', 'PN-2026-884213   AB12 CDE');
+    expect(r.fields.policy_number).toBe('PN-2026-884213');
+    expect(r.fields.vehicle_registration).toBe('AB12 CDE');
+  });
+
+  it('reads start and end from separate labels, a period, and prose', () => {
+    expect(extract('Versicherungsbeginn: 01.03.2026', 'Ablauf: 28.02.2027').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
+    expect(extract('Période de validité : du 1er mars 2026 au 28 février 2027').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
+    expect(extract("Date d'effet : 01/03/2026", "Date d'échéance : 28/02/2027").fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
+    expect(extract('Your cover runs from 1 March 2026 to 28 February 2027.').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
+  });
+
+  it('does not take an issue date or a birth date for the period', () => {
+    const r = extract('Date of birth: 01/02/1980', 'Date of issue: 15/02/2026');
+    expect(r.fields.start_date).toBeUndefined();
+    expect(r.fields.end_date).toBeUndefined();
+  });
+
+  it('maps the insurer to the register name, by label and by letterhead', () => {
+    expect(extract('Motor', 'Versicherer: HUK-COBURG-Allgemeine Versicherung AG').fields.insurer).toBe('HUK-COBURG-Allgemeine Versicherung AG');
+    expect(extract('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").fields.insurer).toBe('AXA FRANCE I.A.R.D.');
+    expect(extract('Assureur : GMF ASSURANCES').fields.insurer).toBe('GMF ASSURANCES');
+  });
+
+  it('does not take a title for an insurer name', () => {
+    expect(extract('Some Broker Ltd', 'Welcome', 'Mutuelle santé - Certificat').fields.insurer).toBeUndefined();
+  });
+});
+
+describe('plates', () => {
+  it.each([
+    ['AB12 CDE', 'UK', 'AB12 CDE'],
+    ['M-AB 1234', 'DE', 'M-AB 1234'],
+    ['HH AB 1234', 'DE', 'HH-AB 1234'],
+    ['AB-123-CD', 'FR', 'AB-123-CD'],
+  ] as const)('reads %s (%s)', (text, country, plate) => {
+    expect(findPlates(`Reg: ${text}`, [country])[0]?.plate).toBe(plate);
+  });
+
+  it('repairs OCR look-alikes by position', () => {
+    expect(findPlates('VH2Z HJH', ['UK'])[0]?.plate).toBe('VH22 HJH');
+    expect(findPlates('A8-1O3-CD', ['FR'])[0]?.plate).toBe('AB-103-CD');
+    expect(findPlates('M-AB 12B4', ['DE'])[0]?.plate).toBe('M-AB 1284');
+  });
+});
+
+describe('policy numbers', () => {
+  it('repairs look-alikes in the digit region and keeps the prefix', () => {
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor')?.value).toBe('KH-4711-238905');
+    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false });
+  });
+
+  it('refuses numbers that fail the format table', () => {
+    expect(readPolicyNumber('1234', 'UK', 'motor')).toBeNull();
+    expect(readPolicyNumber('Mr Owen Price', 'UK', 'motor')).toBeNull();
+  });
+
+  it('falls back to an unlabelled number but not a customer number or phone', () => {
+    const r = extract('Tel. 0800 123456', 'Customer number: 77665544', 'Reiseversicherung', 'RV-8683-8086219', 'Beginn: 2025-07-01');
+    expect(r.fields.policy_number).toBe('RV-8683-8086219');
+    expect(r.fields.confidence.policy_number).toBeLessThan(0.7);
+  });
+});
+
+describe('type, language, missing fields', () => {
+  it.each([
+    ['Certificate of Motor Insurance', 'motor'],
+    ['Versicherungsschein Kfz-Versicherung', 'motor'],
+    ["Attestation d'assurance automobile", 'motor'],
+    ['Travel Insurance Schedule', 'travel'],
+    ['Versicherungsschein Auslandsreise-Krankenversicherung', 'travel'],
+    ["Certificat d'assurance voyage", 'travel'],
+    ['Private Health Insurance Certificate', 'health'],
+    ['Versicherungsschein Krankenversicherung', 'health'],
+    ['Attestation de complémentaire santé', 'health'],
+  ])('infers the type of "%s"', (title, type) => {
+    expect(inferType(lines(title))?.type).toBe(type);
+  });
+
+  it('guesses the language', () => {
+    expect(guessLanguage('Ihre Versicherung beginnt am und endet')).toBe('de');
+    expect(guessLanguage('Votre contrat est valable du')).toBe('fr');
+    expect(guessLanguage('Your policy number is')).toBe('en');
+  });
+
+  it('leaves out what it did not find, with a confidence per present field only', () => {
+    const r = extract('Travel Insurance Schedule', 'Policy number: PTR-938935');
+    expect(r.fields.vehicle_registration).toBeUndefined();
+    expect(r.fields.start_date).toBeUndefined();
+    expect(r.fields.insurer).toBeUndefined();
+    expect(Object.keys(r.fields.confidence).sort()).toEqual(['insurance_type', 'policy_number']);
+    expect(ZExtractedFieldsSchema.parse(r.fields)).toEqual(r.fields);
+  });
+
+  it('returns nothing but an empty confidence record for unrelated text', () => {
+    expect(extract('Hello world').fields).toEqual({ confidence: {} });
+  });
+});

@@ -1,0 +1,34 @@
+/** Test helpers for the extractor: text lines from strings, the shipped-register matcher, corpus files. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CELL_GAP, type Line } from '../../connector/src/extract/lines.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../../connector/src/extract/matcher.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
+import type { InsurerRecord } from '../../connector/src/store/types.js';
+
+export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/policies/', import.meta.url));
+export const REGISTER_DIR = fileURLToPath(new URL('../../connector/data/register/', import.meta.url));
+
+/** One Line per string; three spaces separate cells, each cell 200 units to the right of the previous. */
+export function lines(...texts: string[]): Line[] {
+  return texts.map((t) => {
+    const cells = t.split(CELL_GAP).map((text, i) => ({ x: 60 + 200 * i, text: text.trim() }));
+    return { text: cells.map((c) => c.text).join(CELL_GAP), cells };
+  });
+}
+
+let rows: Promise<InsurerRecord[]> | null = null;
+/** The shipped register rows, parsed once per test file. */
+export function registerRows(): Promise<InsurerRecord[]> {
+  return (rows ??= loadShippedRegisterRows(REGISTER_DIR, '2026-03-01T00:00:00.000Z'));
+}
+export async function shippedMatcher(): Promise<InsurerMatcher> {
+  return matcherFromRows(await registerRows());
+}
+
+export function corpusPdf(id: string): Buffer {
+  return readFileSync(`${CORPUS_DIR}${id}.pdf`);
+}
+export function corpusTruth(id: string): Record<string, string> {
+  return JSON.parse(readFileSync(`${CORPUS_DIR}${id}.json`, 'utf8')) as Record<string, string>;
+}

@@ -1,0 +1,115 @@
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExtractError } from '../../connector/src/extract/errors.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
+import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
+import { extractFields } from '../../connector/src/extract/pipeline.js';
+import { normalisePolicyNumber } from '../../connector/src/verify/normalise.js';
+import { ZExtractedFieldsSchema } from '../../shared/job.js';
+import { corpusPdf, corpusTruth, shippedMatcher } from './helpers.js';
+
+let matcher: InsurerMatcher;
+let ocr: Ocr;
+/** OCR must not run for text PDFs; this one fails the test if it is called. */
+const noOcr: Ocr = {
+  recognize: () => Promise.reject(new Error('OCR called for a text PDF')),
+  terminate: () => Promise.resolve(),
+};
+
+beforeAll(async () => {
+  matcher = await shippedMatcher();
+  ocr = await createOcr({ workers: 1 });
+});
+afterAll(async () => {
+  await ocr.terminate();
+});
+
+const FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
+function expectTruth(id: string, fields: Record<string, unknown>): void {
+  const truth = corpusTruth(id);
+  for (const f of FIELDS) {
+    const want = truth[f];
+    const got = fields[f] as string | undefined;
+    if (f === 'policy_number') expect(got && normalisePolicyNumber(got), `${id} ${f}`).toBe(want && normalisePolicyNumber(want));
+    else expect(got, `${id} ${f}`).toBe(want);
+  }
+}
+
+async function expectCode(pdf: Uint8Array, code: string, deps = { ocr: noOcr, matcher }): Promise<void> {
+  const err = await extractFields(pdf, deps).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ExtractError);
+  expect((err as ExtractError).code).toBe(code);
+}
+
+describe('extractFields on text PDFs', () => {
+  it.each(['002', '004', '003', '006', '012'])('reads every field of %s from the text layer', async (id) => {
+    const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher });
+    expect(r.pages).toBe(1);
+    expect(r.ocrPages).toBe(0);
+    expectTruth(id, r.fields);
+    expect(ZExtractedFieldsSchema.parse(r.fields)).toEqual(r.fields);
+    expect(r.language).toBe(corpusTruth(id).language);
+  });
+});
+
+describe('extractFields on a scan', () => {
+  it('OCRs an image-only page and reads every field', async () => {
+    const r = await extractFields(corpusPdf('015'), { ocr, matcher });
+    expect(r.ocrPages).toBe(1);
+    expectTruth('015', r.fields);
+    // OCR'd fields carry less confidence than text-layer ones.
+    expect(Math.max(...Object.values(r.fields.confidence))).toBeLessThan(1);
+  });
+});
+
+describe('extractFields errors', () => {
+  it('refuses a truncated PDF as corrupt_pdf', async () => {
+    const pdf = corpusPdf('002');
+    await expectCode(pdf.subarray(0, 400), 'corrupt_pdf');
+  });
+
+  it('refuses a PNG renamed .pdf as corrupt_pdf', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b3c1e50000000049454e44ae426082', 'hex');
+    await expectCode(png, 'corrupt_pdf');
+  });
+
+  it('refuses a password-protected PDF as encrypted_pdf', async () => {
+    // Hand-made: a Standard security handler whose /U does not match the empty user password.
+    const hex32 = 'a1'.repeat(32);
+    const pdf = Buffer.from(
+      [
+        '%PDF-1.4',
+        '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+        '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+        '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
+        `4 0 obj << /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >> endobj`,
+        'trailer << /Root 1 0 R /Size 5 /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>',
+        '%%EOF',
+      ].join('\n'),
+      'latin1',
+    );
+    await expectCode(pdf, 'encrypted_pdf');
+  });
+
+  it('refuses an image-only PDF with a blank page as no_readable_text', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([595, 842]);
+    await expectCode(await doc.save(), 'no_readable_text', { ocr, matcher });
+  });
+
+  it('refuses more pages than the cap as too_many_pages', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 21; i++) doc.addPage([200, 200]);
+    await expectCode(await doc.save(), 'too_many_pages');
+  });
+
+  it('leaves the caller buffer intact', async () => {
+    const pdf = corpusPdf('002');
+    const copy = Buffer.from(pdf);
+    await extractFields(pdf, { ocr: noOcr, matcher });
+    expect(pdf.equals(copy)).toBe(true);
+  });
+});
