@@ -2,7 +2,9 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: { 'connector/main': 'connector/src/main.ts' },
+  // The extraction worker is its own entry: piscina loads it by path (dist/connector/worker.js,
+  // next to main.js, where extract/pool.ts looks for it).
+  entryPoints: { 'connector/main': 'connector/src/main.ts', 'connector/worker': 'connector/src/extract/worker.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

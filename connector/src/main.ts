@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createContext, startWorkers, stopWorkers } from './context.js';
 import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
+import { createConnectorExtraction } from './extract/as-extractor.js';
 import { createLogger } from './logger.js';
 import { shippedDataDir } from './paths.js';
 import { openStore } from './store/index.js';
@@ -21,7 +22,9 @@ async function main(): Promise<void> {
   const now = new Date();
   const seeded = await seedReferenceData(store, shippedDataDir(), now);
   logger.info({ ...seeded, db: config.databasePath }, 'reference data loaded');
-  const ctx = createContext(config, store, logger);
+  // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
+  const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
+  const ctx = createContext(config, store, logger, extraction ? { extractor: extraction.extractor } : {});
   const app = createApp(ctx);
   // Workers start before the server: work accepted by an earlier run (even one that crashed) resumes.
   startWorkers(ctx);
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     server.close(() => {
       void stopWorkers(ctx)
+        .then(() => extraction?.pool.destroy())
         .then(() => store.close())
         .then(() => process.exit(0));
     });

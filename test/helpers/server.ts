@@ -9,6 +9,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig, type Config } from '../../connector/src/config.js';
 import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -31,13 +32,25 @@ export function tempDbPath(label = 'test'): string {
 }
 
 export async function startTestServer(
-  opts: { env?: Record<string, string>; config?: Partial<Config>; now?: () => Date; fetch?: typeof fetch; seed?: boolean; workers?: boolean; lookup?: AppContext['lookup'] } = {},
+  opts: {
+    env?: Record<string, string>;
+    config?: Partial<Config>;
+    now?: () => Date;
+    fetch?: typeof fetch;
+    seed?: boolean;
+    workers?: boolean;
+    lookup?: AppContext['lookup'];
+    /** Run PDF extraction (a real worker-thread pool with OCR); off by default to keep suites light. */
+    extraction?: boolean;
+  } = {},
 ): Promise<TestServer> {
   const dbPath = tempDbPath();
   const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
   const store = await openStore({ databasePath: dbPath });
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
+  const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
   const ctx = createContext(config, store, createLogger('silent'), {
+    ...(extraction ? { extractor: extraction.extractor } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
@@ -64,6 +77,7 @@ export async function startTestServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await stopWorkers(ctx);
+      await extraction?.pool.destroy();
       await store.close();
       fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
     },

@@ -7,3 +7,4 @@ export { matcherFromIndex, matcherFromRows, loadShippedRegisterRows } from './ma
 export { createExtractionPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './pool.js';
 export { MAX_PAGES } from './pdf.js';
 export { OCR_TEXT_THRESHOLD, OCR_DPI } from './render.js';
+export { poolExtractor, createConnectorExtraction } from './as-extractor.js';

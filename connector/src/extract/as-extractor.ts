@@ -1,0 +1,30 @@
+/** Adapts the worker-thread pool to the job queue's Extractor: unreadable documents become outcomes, not throws. */
+import type { Extractor } from '../jobs/extractor.js';
+import { COUNTRIES } from '../../../shared/policy.js';
+import type { InsurerRecord, Store } from '../store/types.js';
+import { isExtractError } from './errors.js';
+import { createExtractionPool, type ExtractionPool } from './pool.js';
+
+export function poolExtractor(pool: ExtractionPool): Extractor {
+  return {
+    busy: () => pool.queueFull(),
+    async extract(pdf) {
+      try {
+        const r = await pool.run(pdf);
+        return { ok: true, fields: r.fields, pages: r.pages, ocrPages: r.ocrPages };
+      } catch (err) {
+        // A full queue or a crashed thread is not the document's fault: it propagates and the job is retried.
+        if (isExtractError(err)) return { ok: false, code: err.code, message: err.publicMessage };
+        throw err;
+      }
+    },
+  };
+}
+
+/** The pool the connector runs, matching insurer names against the register as the store holds it now. */
+export async function createConnectorExtraction(store: Pick<Store, 'insurers'>, opts: { threads: number; maxQueue?: number }): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
+  const rows: InsurerRecord[] = [];
+  for (const c of COUNTRIES) rows.push(...(await store.insurers.listByCountry(c)));
+  const pool = createExtractionPool({ rows, threads: opts.threads, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}) });
+  return { pool, extractor: poolExtractor(pool) };
+}

@@ -1,0 +1,91 @@
+/**
+ * Extraction through the whole connector: upload -> durable job -> worker-thread pool (pdf.js and
+ * tesseract OCR) -> job result. Corpus PDFs from test/fixtures/policies with their ground truth.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZJobSchema } from '../../shared/job.js';
+import { corpusPdf, corpusTruth } from '../extract/helpers.js';
+import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
+
+let srv: TestServer;
+
+beforeAll(async () => {
+  srv = await startTestServer({ extraction: true });
+});
+afterAll(async () => srv.close());
+
+async function upload(data: Buffer, key: string) {
+  const form = new FormData();
+  form.append('file', new Blob([data], { type: 'application/pdf' }), 'policy.pdf');
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  return { status: res.status, body: (await res.json()) as any };
+}
+const done = (b: any) => b.status !== 'pending';
+const FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
+
+const encrypted = () => {
+  const hex32 = 'a1'.repeat(32);
+  return Buffer.from(
+    [
+      '%PDF-1.4',
+      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
+      `4 0 obj << /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >> endobj`,
+      'trailer << /Root 1 0 R /Size 5 /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>',
+      '%%EOF',
+    ].join('\n'),
+    'latin1',
+  );
+};
+
+describe('document extraction end to end', () => {
+  it('a text PDF: the job completes with every field of its ground truth and a confidence per field; 1 credit kept', async () => {
+    const { key, id } = await srv.key({ mode: 'live', credits: 5 });
+    const r = await upload(corpusPdf('002'), key);
+    expect(r.status).toBe(202);
+    const job = ZJobSchema.parse(await pollUntil(srv.url, r.body.poll_url, key, done, 30_000));
+    expect(job).toMatchObject({ status: 'complete', kind: 'extraction' });
+    const truth = corpusTruth('002');
+    const result = job.result as Record<string, unknown> & { confidence: Record<string, number> };
+    for (const f of FIELDS) if (truth[f]) expect(String(result[f]).replace(/\s/g, ''), f).toBe(String(truth[f]).replace(/\s/g, ''));
+    expect(Object.keys(result.confidence).sort()).toEqual(FIELDS.filter((f) => result[f] !== undefined).sort());
+    expect((await srv.store.keys.get(id))!.balance).toBe(4);
+  });
+
+  it('a scanned PDF goes through OCR and yields the insurer and type', async () => {
+    const { key } = await srv.key({ mode: 'test' });
+    const r = await upload(corpusPdf('001'), key);
+    const job = await pollUntil(srv.url, r.body.poll_url, key, done, 60_000);
+    expect(job.status).toBe('complete');
+    expect(job.result).toMatchObject({ insurer: 'Northgate Demo Mutual Insurance Society Limited', insurance_type: 'motor' });
+  });
+
+  for (const [name, data, mention] of [
+    ['a truncated PDF', corpusPdf('002').subarray(0, 400), 'not a readable PDF'],
+    ['a password-protected PDF', encrypted(), 'password'],
+  ] as const) {
+    it(`${name}: the job fails with unreadable_document and the credit comes back`, async () => {
+      const { key, id } = await srv.key({ mode: 'live', credits: 5 });
+      const r = await upload(Buffer.from(data), key);
+      expect(r.status).toBe(202);
+      const job = await pollUntil(srv.url, r.body.poll_url, key, done, 30_000);
+      expect(job).toMatchObject({ status: 'failed', error: { error: 'unreadable_document', code: 422, message: expect.stringContaining(mention) } });
+      expect((await srv.store.keys.get(id))!.balance).toBe(5);
+    });
+  }
+
+  it('async verification with a document cross-checks it: agreement, then a mismatch flagged', async () => {
+    const { key } = await srv.key({ mode: 'test' });
+    const doc = corpusPdf('002').toString('base64');
+    const truth = corpusTruth('002');
+    const agree = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: truth.policy_number, country: 'DE', insurance_type: 'motor', document: doc } });
+    const agreed = await pollUntil(srv.url, agree.body.poll_url, key, done, 30_000);
+    expect(agreed.document).toMatchObject({ extraction: 'complete', mismatches: [], fields: { policy_number: truth.policy_number } });
+    expect(agreed.result.flags).not.toContain('document_mismatch');
+    const differ = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', document: doc } });
+    const differed = await pollUntil(srv.url, differ.body.poll_url, key, done, 30_000);
+    expect(differed.document.mismatches).toContain('policy_number');
+    expect(differed.result.flags).toContain('document_mismatch');
+  });
+});
