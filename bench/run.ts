@@ -1,6 +1,7 @@
 /** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
 import { benchBatch } from './batch.js';
 import { benchDatasets } from './datasets.js';
+import { benchExtract } from './extract.js';
 import { benchLayers } from './layers.js';
 import { benchVerify } from './verify.js';
 
@@ -9,6 +10,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   layers: () => benchLayers(),
   batch: () => benchBatch(),
   datasets: () => benchDatasets(),
+  extract: () => benchExtract(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
