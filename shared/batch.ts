@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ZErrorBodySchema } from './errors.js';
 import { ZVerifyRequestSchema } from './policy.js';
 import { ZVerificationResultSchema } from './verification.js';
+import { ZSheetTargetSchema, ZSheetWritebackSchema } from './sheets.js';
 
 export const MAX_BATCH_SIZE = 100;
 
@@ -12,6 +13,7 @@ export const ZBatchRequestSchema = z
       description: '1 to 100 policy objects. Each is validated on its own: a bad item gets its own error in the results and does not sink the batch.',
     }),
     webhook_url: z.string().optional().meta({ description: 'HTTPS URL called with batch.completed when every item has a result or an error (our extension).' }),
+    sheet_target: ZSheetTargetSchema.optional().meta({ description: 'Write the results into a Google Sheet when the batch completes (our extension).' }),
   })
   .meta({ id: 'BatchRequest' });
 export type TBatchRequest = z.infer<typeof ZBatchRequestSchema>;
@@ -43,6 +45,7 @@ export const ZBatchSchema = z
       .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
       .optional()
       .meta({ description: 'The callback, when one was given: its delivery state (null until the batch completes).' }),
+    sheet_writeback: ZSheetWritebackSchema.nullable().optional().meta({ description: 'When a sheet_target was given: null until the batch completes, then the write-back state.' }),
   })
   .meta({ id: 'Batch' });
 export type TBatch = z.infer<typeof ZBatchSchema>;

@@ -11,3 +11,4 @@ export * from './batch.js';
 export * from './dataset.js';
 export * from './account.js';
 export * from './deliveries.js';
+export * from './sheets.js';

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ZErrorBodySchema } from './errors.js';
 import { ZVerificationResultSchema } from './verification.js';
+import { ZSheetWritebackSchema } from './sheets.js';
 
 export const ZJobStatusSchema = z.enum(['pending', 'complete', 'failed']).meta({
   id: 'JobStatus',
@@ -59,6 +60,7 @@ export const ZJobSchema = z
       .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
       .optional()
       .meta({ description: 'The callback, when one was given: its delivery state (null until the job finishes).' }),
+    sheet_writeback: ZSheetWritebackSchema.nullable().optional().meta({ description: 'When a sheet_target was given: null until the job finishes, then the write-back state.' }),
   })
   .meta({ id: 'Job' });
 export type TJob = z.infer<typeof ZJobSchema>;

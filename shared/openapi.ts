@@ -8,6 +8,7 @@ import { ZAccountSchema, ZHealthSchema } from './account.js';
 import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from './batch.js';
 import { ZDatasetListSchema, ZDatasetSchema, ZSeriesSchema } from './dataset.js';
 import { ZDeliveryListSchema } from './deliveries.js';
+import { ZScheduleListSchema, ZScheduleRequestSchema, ZScheduleSchema, ZServiceAccountSchema } from './sheets.js';
 import { ZJobAcceptedSchema, ZJobSchema } from './job.js';
 import { ZWebhookEventSchema } from './webhooks.js';
 import { ZErrorBodySchema, ZSyncErrorBodySchema } from './errors.js';
@@ -238,6 +239,47 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       }),
     },
     responses: { 200: json(ZSeriesSchema, 'The points'), ...errors(400, 401, 403, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/sheets/service-account',
+    summary: 'The Google service account that writes into sheets: share target sheets with it',
+    security,
+    responses: { 200: json(ZServiceAccountSchema, 'The address'), 503: json(ZErrorBodySchema, 'Sheets not configured on this connector'), ...errors(401, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/sheets/schedules',
+    summary: 'Schedule a dataset refresh into a sheet',
+    description:
+      'The sheet (which must exist and be shared with the service account) is cleared and rewritten with the latest points on the cadence; the ' +
+      'first run is immediate. A run missed while the connector was down runs once when it is back, not once per missed period.',
+    security,
+    request: { body: { required: true, content: { 'application/json': { schema: ZScheduleRequestSchema } } } },
+    responses: { 201: json(ZScheduleSchema, 'Created'), 404: json(ZErrorBodySchema, 'No such dataset'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(400, 401, 403, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/sheets/schedules',
+    summary: "The calling key's schedules with their latest runs",
+    security,
+    responses: { 200: json(ZScheduleListSchema, 'Schedules'), ...errors(401, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/sheets/schedules/{schedule_id}',
+    summary: 'One schedule with its run history',
+    security,
+    request: { params: z.object({ schedule_id: z.string() }) },
+    responses: { 200: json(ZScheduleSchema, 'The schedule'), ...errors(401, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/v1/sheets/schedules/{schedule_id}',
+    summary: 'Remove a schedule',
+    security,
+    request: { params: z.object({ schedule_id: z.string() }) },
+    responses: { 204: { description: 'Removed' }, ...errors(401, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'get',

@@ -1,5 +1,6 @@
 /** Policy object (spec 2.1) and the rules that turn a raw request body into one. */
 import { z } from 'zod';
+import { ZSheetTargetSchema } from './sheets.js';
 
 export const COUNTRIES = ['UK', 'DE', 'FR'] as const;
 export const INSURANCE_TYPES = ['motor', 'travel', 'health'] as const;
@@ -51,6 +52,7 @@ export const MAX_DOCUMENT_BYTES = 14 * 1024 * 1024;
 export const ZAsyncVerifyRequestSchema = ZVerifyRequestSchema.extend({
   document: z.string().optional().meta({ description: 'Base64-encoded PDF, at most 14 MB decoded (larger: 413).' }),
   webhook_url: z.string().optional().meta({ description: 'HTTPS URL called when the job finishes (Standard Webhooks signature).' }),
+  sheet_target: ZSheetTargetSchema.optional().meta({ description: 'Write the result into a Google Sheet when the job finishes (our extension).' }),
 }).meta({ id: 'AsyncVerifyRequest' });
 export type TAsyncVerifyRequest = z.infer<typeof ZAsyncVerifyRequestSchema>;
 

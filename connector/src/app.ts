@@ -11,6 +11,7 @@ import { accountRoutes } from './routes/account.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
 import { healthRoute, openApiRoute } from './routes/meta.js';
+import { sheetRoutes } from './routes/sheets.js';
 import { verifyRoutes } from './routes/verify.js';
 
 export function createApp(ctx: AppContext): express.Express {
@@ -28,7 +29,7 @@ export function createApp(ctx: AppContext): express.Express {
   // because each router level costs path matching on every request.
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
-  for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...accountRoutes(ctx)]) {
+  for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
     const keyed = route.multipart ? [auth, limits.perKey] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), idem];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }

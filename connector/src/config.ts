@@ -39,6 +39,13 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
   COVERCHECK_EXTRACT_THREADS: int(0, 64).optional(),
   COVERCHECK_EXTRACT_MAX_PENDING: int(1, 100_000).default(50),
+  GOOGLE_APPLICATION_CREDENTIALS: z.string().min(1).optional(),
+  COVERCHECK_SHEETS_ROOT_URL: z.url().optional(),
+  COVERCHECK_SHEETS_PER_MIN: int(1, 100_000).default(50),
+  COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: int(1, 100_000).default(20),
+  COVERCHECK_SHEETS_WINDOW_MS: int(100, 3_600_000).default(60_000),
+  COVERCHECK_SHEETS_RETRY_MS: int(10, 3_600_000).default(5_000),
+  COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
 });
@@ -71,6 +78,15 @@ export interface Config {
     threads: number;
     /** Pending extraction jobs above which uploads get 503 with Retry-After. */
     maxPending: number;
+  };
+  sheets: {
+    /** Service-account key file; without it sheet targets and schedules are refused. */
+    credentialsFile: string | undefined;
+    /** Sheets API base URL (tests point it at a local server). */
+    rootUrl: string | undefined;
+    limits: { perProject: number; perSpreadsheet: number; windowMs: number };
+    retryBaseMs: number;
+    scheduleLeaseMs: number;
   };
   datasets: {
     /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
@@ -132,6 +148,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       caFile: e.COVERCHECK_WEBHOOK_CA_FILE,
     },
     extraction: { threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1), maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING },
+    sheets: {
+      credentialsFile: e.GOOGLE_APPLICATION_CREDENTIALS,
+      rootUrl: e.COVERCHECK_SHEETS_ROOT_URL,
+      limits: { perProject: e.COVERCHECK_SHEETS_PER_MIN, perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN, windowMs: e.COVERCHECK_SHEETS_WINDOW_MS },
+      retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
+      scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
+    },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
     registry: {
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,

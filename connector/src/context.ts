@@ -5,6 +5,7 @@ import { DatasetRefresher } from './datasets/refresh.js';
 import type { Extractor } from './jobs/extractor.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
+import { createSheets, type SheetsIntegration } from './sheets/index.js';
 import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   queue: WorkQueue;
   outbox: OutboxProcessor;
   refresher: DatasetRefresher;
+  /** Null when no Google service account is configured. */
+  sheets: SheetsIntegration | null;
   /** DNS for webhook URL checks; tests inject one. */
   lookup?: LookupAll;
   now: () => Date;
@@ -53,18 +56,22 @@ export function createContext(
       ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
     },
   );
-  const queue = new WorkQueue(
-    { store, engine: { reference, registry, now }, logger, now, onEvent: () => outbox.notify(), ...(opts.extractor ? { extractor: opts.extractor } : {}) },
-    config.queue,
-  );
+  const sheets = createSheets(config, store, logger, now);
+  const onEvent = () => {
+    outbox.notify();
+    sheets?.writebacks.notify();
+  };
+  const queue = new WorkQueue({ store, engine: { reference, registry, now }, logger, now, onEvent, ...(opts.extractor ? { extractor: opts.extractor } : {}) }, config.queue);
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  return { config, store, logger, reference, registry, queue, outbox, refresher, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return { config, store, logger, reference, registry, queue, outbox, refresher, sheets, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {
   ctx.queue.start();
   ctx.outbox.start();
   if (ctx.config.datasets.refresh) ctx.refresher.start();
+  ctx.sheets?.writebacks.start();
+  ctx.sheets?.schedules.start();
 }
 
 /** Stops taking work, lets units in hand finish, then stops upstream limiters. */
@@ -72,5 +79,8 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.queue.stop();
   await ctx.outbox.stop();
   await ctx.refresher.stop();
+  await ctx.sheets?.writebacks.stop();
+  await ctx.sheets?.schedules.stop();
+  await ctx.sheets?.limiter.stop();
   await ctx.registry.stop();
 }

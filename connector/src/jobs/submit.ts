@@ -12,6 +12,7 @@ import { MAX_BATCH_SIZE } from '../../../shared/batch.js';
 import type { TErrorBody, TErrorCode } from '../../../shared/errors.js';
 import { ERROR_STATUS } from '../../../shared/errors.js';
 import type { TJobAccepted } from '../../../shared/job.js';
+import { EXTRACTION_COLUMNS, VERIFICATION_COLUMNS, ZSheetTargetSchema } from '../../../shared/sheets.js';
 import { isCharged } from '../credits/charge.js';
 import { billingPeriod } from '../credits/period.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
@@ -20,6 +21,8 @@ import { checkDocument, checkPolicy, checkWebhook } from './validate.js';
 
 export interface SubmitDeps {
   store: Pick<Store, 'jobs' | 'batches'>;
+  /** False when no Google service account is configured: sheet targets are then refused. */
+  sheetsEnabled?: boolean;
   /** Pending extraction jobs above which uploads are refused with 503 and Retry-After. */
   maxPendingExtractions?: number;
   allowPrivateWebhooks: boolean;
@@ -41,9 +44,23 @@ function outOfCredits(balance: number, needed: number, now: Date) {
 
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
 
+/** An optional sheet_target: validated against the contract, refused when Sheets is not configured. */
+function checkSheetTarget(raw: unknown, deps: SubmitDeps, allowed: readonly string[]): { ok: true; value: string | null } | { ok: false; refusal: { status: number; body: TErrorBody } } {
+  if (raw === undefined || raw === null) return { ok: true, value: null };
+  if (!deps.sheetsEnabled) return { ok: false, refusal: refuse('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.') };
+  const parsed = ZSheetTargetSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, refusal: refuse('invalid_request', `sheet_target.${issue.path.join('.')}: ${issue.message}`) };
+  }
+  const unknown = Object.keys(parsed.data.columns).filter((f) => !allowed.includes(f));
+  if (unknown.length) return { ok: false, refusal: refuse('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use ${allowed.join(', ')}.`) };
+  return { ok: true, value: JSON.stringify(parsed.data) };
+}
+
 /** POST /api/v1/verify/async. */
 export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<Submitted<TJobAccepted>> {
-  const policy = checkPolicy(body, ['document', 'webhook_url']);
+  const policy = checkPolicy(body, ['document', 'webhook_url', 'sheet_target']);
   if (!policy.ok) return refuse(policy.error, policy.message);
   const raw = body as Record<string, unknown>;
   let document: Buffer | undefined;
@@ -54,12 +71,23 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   }
   const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
+  const sheet = checkSheetTarget(raw.sheet_target, deps, VERIFICATION_COLUMNS);
+  if (!sheet.ok) return sheet.refusal;
 
   const now = deps.now();
   const id = crypto.randomUUID();
   const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
   const outcome = await deps.store.jobs.create(
-    { id, key_id: key.id, kind: 'verification', payload: JSON.stringify({ policy: policy.value }), webhook_url: webhook.value, created_at: now.toISOString(), ...(document ? { document } : {}) },
+    {
+      id,
+      key_id: key.id,
+      kind: 'verification',
+      payload: JSON.stringify({ policy: policy.value }),
+      webhook_url: webhook.value,
+      sheet_target: sheet.value,
+      created_at: now.toISOString(),
+      ...(document ? { document } : {}),
+    },
     reserve,
   );
   if (!outcome.ok) return outOfCredits(outcome.balance, 1, now);
@@ -80,12 +108,23 @@ export async function submitExtraction(
   webhookUrl: string | undefined,
   key: ApiKeyRecord,
   deps: SubmitDeps,
+  sheetTargetJson?: string,
 ): Promise<Submitted<TJobAccepted> & { retryAfter?: number }> {
   if (!file) return refuse('missing_required_field', 'file is required: the policy PDF as a multipart/form-data file field.');
   if (file.length === 0) return refuse('invalid_document', 'The uploaded file is empty.');
   if (!file.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) return refuse('invalid_document', 'The uploaded file is not a PDF (it does not start with %PDF-).');
   const webhook = await checkWebhook(webhookUrl, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
+  let sheetRaw: unknown;
+  if (sheetTargetJson !== undefined) {
+    try {
+      sheetRaw = JSON.parse(sheetTargetJson);
+    } catch {
+      return refuse('invalid_request', 'sheet_target must be a JSON object (as text in the multipart field).');
+    }
+  }
+  const sheet = checkSheetTarget(sheetRaw, deps, EXTRACTION_COLUMNS);
+  if (!sheet.ok) return sheet.refusal;
   const max = deps.maxPendingExtractions ?? Infinity;
   if ((await deps.store.jobs.pendingCount('extraction')) >= max) {
     return { ...refuse('service_unavailable', `Too many documents are waiting for extraction (${max}); retry shortly.`), retryAfter: 10 };
@@ -94,7 +133,7 @@ export async function submitExtraction(
   const id = crypto.randomUUID();
   const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
   const outcome = await deps.store.jobs.create(
-    { id, key_id: key.id, kind: 'extraction', payload: '{}', webhook_url: webhook.value, created_at: now.toISOString(), document: file },
+    { id, key_id: key.id, kind: 'extraction', payload: '{}', webhook_url: webhook.value, sheet_target: sheet.value, created_at: now.toISOString(), document: file },
     reserve,
   );
   if (!outcome.ok) return outOfCredits(outcome.balance, 1, now);
@@ -106,14 +145,16 @@ export async function submitExtraction(
 export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<Submitted<TBatchAccepted>> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse('invalid_request', 'The request body must be a JSON object with a policies array.');
   const raw = body as Record<string, unknown>;
-  const unknown = Object.keys(raw).filter((k) => k !== 'policies' && k !== 'webhook_url');
-  if (unknown.length > 0) return refuse('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: policies, webhook_url.`);
+  const unknown = Object.keys(raw).filter((k) => !['policies', 'webhook_url', 'sheet_target'].includes(k));
+  if (unknown.length > 0) return refuse('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: policies, webhook_url, sheet_target.`);
   if (raw.policies === undefined) return refuse('missing_required_field', 'policies is required: an array of 1 to 100 policy objects.');
   if (!Array.isArray(raw.policies)) return refuse('invalid_request', 'policies must be an array of policy objects.');
   const n = raw.policies.length;
   if (n === 0 || n > MAX_BATCH_SIZE) return refuse('invalid_request', `policies must hold 1 to ${MAX_BATCH_SIZE} policy objects; got ${n}.`);
   const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
+  const sheet = checkSheetTarget(raw.sheet_target, deps, VERIFICATION_COLUMNS);
+  if (!sheet.ok) return sheet.refusal;
 
   const charged = isCharged(key);
   const items: NewBatch['items'] = raw.policies.map((item, idx) => {
@@ -129,7 +170,7 @@ export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: Submit
   const now = deps.now();
   const id = crypto.randomUUID();
   const outcome = await deps.store.batches.create(
-    { id, key_id: key.id, webhook_url: webhook.value, created_at: now.toISOString(), items },
+    { id, key_id: key.id, webhook_url: webhook.value, sheet_target: sheet.value, created_at: now.toISOString(), items },
     toReserve > 0 ? { amount: toReserve, period: billingPeriod(now), ref: `batch:${id}` } : null,
   );
   if (!outcome.ok) return outOfCredits(outcome.balance, toReserve, now);

@@ -7,7 +7,8 @@ import { currentKey, requireScope } from '../http/auth.js';
 import { readUpload } from '../http/multipart.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
 import { batchView, jobView } from '../jobs/views.js';
-import type { OutboxRecord } from '../store/types.js';
+import type { OutboxRecord, WritebackRecord } from '../store/types.js';
+import type { TSheetWriteback } from '../../../shared/sheets.js';
 import type { KeyedRoute } from './types.js';
 
 /** A 14 MB PDF is about 18.7 MB as base64; the async route takes that plus the policy fields. */
@@ -31,6 +32,20 @@ function deliveryView(d: OutboxRecord & { attempt_log: TDelivery['attempt_log'] 
   };
 }
 
+function writebackView(wb: WritebackRecord): TSheetWriteback {
+  const target = JSON.parse(wb.target) as { sheet_name: string };
+  return {
+    status: wb.status,
+    spreadsheet_id: wb.spreadsheet_id,
+    sheet_name: target.sheet_name,
+    written: wb.written,
+    missing: wb.missing,
+    error: wb.last_error,
+    attempts: wb.attempts,
+    updated_at: wb.updated_at,
+  };
+}
+
 function pageParams(query: Record<string, unknown>): { limit: number; offset: number } {
   const read = (name: string, dflt: number, max: number) => {
     const raw = query[name];
@@ -51,6 +66,12 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     now: ctx.now,
     notify: () => ctx.queue.notify(),
     maxPendingExtractions: ctx.config.extraction.maxPending,
+    sheetsEnabled: ctx.sheets !== null,
+  };
+  const withWriteback = async <T extends object>(view: T, subjectId: string, hasTarget: boolean): Promise<T> => {
+    if (!hasTarget) return view;
+    const wb = await ctx.store.writebacks.forSubject(subjectId);
+    return { ...view, sheet_writeback: wb ? writebackView(wb) : null };
   };
   return [
     {
@@ -60,8 +81,8 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         requireScope('extract'),
         async (req, res) => {
-          const upload = await readUpload(req, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES, textFields: ['webhook_url'] });
-          const out = await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps);
+          const upload = await readUpload(req, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES, textFields: ['webhook_url', 'sheet_target'] });
+          const out = await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps, upload.fields.sheet_target);
           if (out.retryAfter) res.set('Retry-After', String(out.retryAfter));
           res.status(out.status).json(out.retryAfter ? { ...out.body, retry_after: out.retryAfter } : out.body);
         },
@@ -99,7 +120,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
           const id = String(req.params.job_id);
           const job = await ctx.store.jobs.get(id);
           if (!job || job.key_id !== currentKey(res).id) throw notFound('job', id);
-          res.json(jobView(job, job.webhook_url ? await ctx.store.outbox.forSubject(job.id) : undefined));
+          res.json(await withWriteback(jobView(job, job.webhook_url ? await ctx.store.outbox.forSubject(job.id) : undefined), job.id, job.sheet_target !== null));
         },
       ],
     },
@@ -111,7 +132,8 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
           const id = String(req.params.batch_id);
           const batch = await ctx.store.batches.get(id);
           if (!batch || batch.key_id !== currentKey(res).id) throw notFound('batch', id);
-          res.json(batchView(batch, await ctx.store.batches.items(id), batch.webhook_url ? await ctx.store.outbox.forSubject(id) : undefined));
+          const view = batchView(batch, await ctx.store.batches.items(id), batch.webhook_url ? await ctx.store.outbox.forSubject(id) : undefined);
+          res.json(await withWriteback(view, id, batch.sheet_target !== null));
         },
       ],
     },

@@ -224,6 +224,7 @@ export interface JobRecord {
   document_bytes: number | null;
   /** JSON text: what extraction made of the document (async verification with a document). */
   document_outcome: string | null;
+  sheet_target: string | null;
 }
 
 export interface NewJob {
@@ -234,6 +235,8 @@ export interface NewJob {
   webhook_url: string | null;
   created_at: string;
   document?: Buffer;
+  /** JSON text of the TSheetTarget, when results go to a sheet. */
+  sheet_target?: string | null;
 }
 
 /** Credits to reserve with a submission, in the same transaction as the insert. */
@@ -272,6 +275,8 @@ export interface FinishJob {
   outbox: NewOutbox | null;
   at: string;
   document_outcome?: string | null;
+  /** Sheet write-back to queue with the result (same transaction). */
+  writeback?: NewWriteback | null;
 }
 
 export interface JobStore {
@@ -302,6 +307,7 @@ export interface BatchRecord {
   total_count: number;
   completed_count: number;
   webhook_url: string | null;
+  sheet_target: string | null;
   attempts: number;
   lease_owner: string | null;
   lease_until: string | null;
@@ -328,6 +334,7 @@ export interface NewBatch {
   key_id: string;
   webhook_url: string | null;
   created_at: string;
+  sheet_target?: string | null;
   /** Items refused at submission are stored done with their error and nothing reserved. */
   items: Omit<BatchItemRecord, 'batch_id' | 'charged'>[];
 }
@@ -351,7 +358,7 @@ export interface BatchStore {
   /** One item's result and credit settlement, once; the batch moves to processing. */
   finishItem(f: FinishBatchItem): Promise<boolean>;
   /** Marks the batch complete (every item done) with its outbox row, once. */
-  complete(id: string, owner: string, outbox: NewOutbox | null, at: string): Promise<boolean>;
+  complete(id: string, owner: string, outbox: NewOutbox | null, at: string, writeback?: NewWriteback | null): Promise<boolean>;
   release(id: string, owner: string, retryAt: string): Promise<void>;
 }
 
@@ -461,8 +468,87 @@ export interface DatasetStore {
   count(): Promise<number>;
 }
 
+// ---- Sheets write-back and schedules --------------------------------------------------------
+
+/** One result to place: the policy number that identifies its row, and cell values by column letter. */
+export interface WritebackRow {
+  policy_number: string;
+  cells: Record<string, string | number>;
+  /** Extraction results may add a row when their policy number is not in the sheet yet. */
+  append_if_missing: boolean;
+}
+
+export interface NewWriteback {
+  id: string;
+  key_id: string;
+  subject_type: 'job' | 'batch';
+  subject_id: string;
+  kind: 'verification' | 'extraction';
+  spreadsheet_id: string;
+  /** JSON text of the TSheetTarget. */
+  target: string;
+  /** JSON text of WritebackRow[]. */
+  rows: string;
+  created_at: string;
+}
+
+export interface WritebackRecord extends NewWriteback {
+  status: 'pending' | 'written' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  written: number;
+  missing: string[];
+  last_error: string | null;
+  updated_at: string;
+}
+
+export interface WritebackStore {
+  /** Claims every due pending write-back of the spreadsheet whose write-back is due first. */
+  leaseSpreadsheet(now: string, until: string): Promise<WritebackRecord[]>;
+  finish(id: string, outcome: { status: WritebackRecord['status']; written: number; missing: string[]; error: string | null; next_attempt_at: string | null }, at: string): Promise<void>;
+  forSubject(subjectId: string): Promise<WritebackRecord | null>;
+}
+
+export interface ScheduleRecord {
+  id: string;
+  key_id: string;
+  dataset: string;
+  spreadsheet_id: string;
+  sheet_name: string;
+  cadence: 'hourly' | 'daily' | 'weekly';
+  point_limit: number;
+  next_run_at: string;
+  running_until: string | null;
+  created_at: string;
+}
+
+export interface ScheduleRunRecord {
+  started_at: string;
+  finished_at: string | null;
+  status: 'running' | 'ok' | 'failed';
+  rows: number | null;
+  error: string | null;
+}
+
+export interface ScheduleStore {
+  create(s: Omit<ScheduleRecord, 'running_until'>): Promise<void>;
+  get(id: string): Promise<ScheduleRecord | null>;
+  list(keyId: string): Promise<ScheduleRecord[]>;
+  delete(id: string, keyId: string): Promise<boolean>;
+  /**
+   * Claims one due schedule not already running (a run holds it until `until`), recording the
+   * run as started. A schedule is never claimed twice at once.
+   */
+  leaseDue(now: string, until: string): Promise<ScheduleRecord | null>;
+  /** Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods are not replayed). */
+  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<void>;
+  runs(id: string, limit: number): Promise<ScheduleRunRecord[]>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
+  writebacks: WritebackStore;
+  schedules: ScheduleStore;
   datasets: DatasetStore;
   jobs: JobStore;
   batches: BatchStore;

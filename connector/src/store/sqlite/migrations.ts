@@ -127,6 +127,7 @@ export const MIGRATIONS: Migration[] = [
         error TEXT,
         webhook_url TEXT,
         document_outcome TEXT,
+        sheet_target TEXT,
         reserved INTEGER NOT NULL DEFAULT 0,
         charged INTEGER NOT NULL DEFAULT 0,
         attempts INTEGER NOT NULL DEFAULT 0,
@@ -151,6 +152,7 @@ export const MIGRATIONS: Migration[] = [
         total_count INTEGER NOT NULL,
         completed_count INTEGER NOT NULL DEFAULT 0,
         webhook_url TEXT,
+        sheet_target TEXT,
         attempts INTEGER NOT NULL DEFAULT 0,
         lease_owner TEXT,
         lease_until TEXT,
@@ -238,6 +240,57 @@ export const MIGRATIONS: Migration[] = [
 
       -- Every search term is a prefix query ("clai" finds claims): prefix indexes keep those cheap.
       CREATE VIRTUAL TABLE datasets_fts USING fts5(slug UNINDEXED, title, description, category, source, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4');
+    `,
+  },
+  {
+    id: 5,
+    name: 'sheets-writeback-and-schedules',
+    sql: `
+      CREATE TABLE sheet_writebacks (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        subject_type TEXT NOT NULL CHECK (subject_type IN ('job', 'batch')),
+        subject_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('verification', 'extraction')),
+        spreadsheet_id TEXT NOT NULL,
+        target TEXT NOT NULL,
+        rows TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'written', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        written INTEGER NOT NULL DEFAULT 0,
+        missing TEXT NOT NULL DEFAULT '[]',
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX sheet_writebacks_open ON sheet_writebacks (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX sheet_writebacks_subject ON sheet_writebacks (subject_id);
+
+      CREATE TABLE sheet_schedules (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        dataset TEXT NOT NULL,
+        spreadsheet_id TEXT NOT NULL,
+        sheet_name TEXT NOT NULL,
+        cadence TEXT NOT NULL CHECK (cadence IN ('hourly', 'daily', 'weekly')),
+        point_limit INTEGER NOT NULL,
+        next_run_at TEXT NOT NULL,
+        running_until TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX sheet_schedules_due ON sheet_schedules (next_run_at);
+
+      CREATE TABLE sheet_schedule_runs (
+        schedule_id TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL,
+        rows INTEGER,
+        error TEXT
+      );
+      CREATE INDEX sheet_schedule_runs_schedule ON sheet_schedule_runs (schedule_id, started_at);
     `,
   },
 ];

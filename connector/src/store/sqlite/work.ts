@@ -12,6 +12,7 @@ import type {
   JobRecord,
   JobStore,
   NewOutbox,
+  NewWriteback,
   OutboxRecord,
   OutboxStore,
   Reservation,
@@ -43,6 +44,7 @@ function toJob(r: Row): JobRecord {
     completed_at: str(r.completed_at),
     document_bytes: (r.document_bytes as number | null) ?? null,
     document_outcome: str(r.document_outcome),
+    sheet_target: str(r.sheet_target),
   };
 }
 
@@ -54,6 +56,7 @@ function toBatch(r: Row): BatchRecord {
     total_count: r.total_count as number,
     completed_count: r.completed_count as number,
     webhook_url: str(r.webhook_url),
+    sheet_target: str(r.sheet_target),
     attempts: r.attempts as number,
     lease_owner: str(r.lease_owner),
     lease_until: str(r.lease_until),
@@ -98,8 +101,8 @@ function toOutbox(r: Row): OutboxRecord {
 export function workStores(db: Database.Database, credits: CreditOps): { jobs: JobStore; batches: BatchStore; outbox: OutboxStore } {
   const JOB_COLS = 'jobs.*, (SELECT length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
   const q = {
-    jobInsert: db.prepare(`INSERT INTO jobs (id, key_id, kind, payload, webhook_url, reserved, created_at, updated_at)
-      VALUES (@id, @key_id, @kind, @payload, @webhook_url, @reserved, @created_at, @created_at)`),
+    jobInsert: db.prepare(`INSERT INTO jobs (id, key_id, kind, payload, webhook_url, sheet_target, reserved, created_at, updated_at)
+      VALUES (@id, @key_id, @kind, @payload, @webhook_url, @sheet_target, @reserved, @created_at, @created_at)`),
     docInsert: db.prepare('INSERT INTO job_documents (job_id, content) VALUES (?, ?)'),
     docGet: db.prepare('SELECT content FROM job_documents WHERE job_id = ?'),
     jobGet: db.prepare(`SELECT ${JOB_COLS} FROM jobs WHERE id = ?`),
@@ -111,8 +114,10 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
       updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
     jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
-    batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, created_at, updated_at)
-      VALUES (@id, @key_id, @total, @done, @webhook_url, @created_at, @created_at)`),
+    batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at)
+      VALUES (@id, @key_id, @total, @done, @webhook_url, @sheet_target, @created_at, @created_at)`),
+    writebackInsert: db.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+      VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`),
     itemInsert: db.prepare(`INSERT INTO batch_items (batch_id, idx, policy_number, input, state, result, error, reserved)
       VALUES (@batch_id, @idx, @policy_number, @input, @state, @result, @error, @reserved)`),
     batchGet: db.prepare('SELECT * FROM batches WHERE id = ?'),
@@ -162,7 +167,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
   const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null): SubmitOutcome => {
     const reserved = reserve(job.key_id, r, job.created_at);
     if (!reserved.ok) return reserved;
-    q.jobInsert.run({ ...job, reserved: r?.amount ?? 0 });
+    q.jobInsert.run({ ...job, sheet_target: job.sheet_target ?? null, reserved: r?.amount ?? 0 });
     if (job.document) q.docInsert.run(job.id, job.document);
     return reserved;
   });
@@ -174,6 +179,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     if (!row) return false;
     settle(row.key_id, f.settlement, f.at);
     enqueue(f.outbox);
+    if (f.writeback) q.writebackInsert.run(f.writeback);
     return true;
   });
 
@@ -181,7 +187,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     const reserved = reserve(b.key_id, r, b.created_at);
     if (!reserved.ok) return reserved;
     const done = b.items.filter((i) => i.state === 'done').length;
-    q.batchInsert.run({ id: b.id, key_id: b.key_id, total: b.items.length, done, webhook_url: b.webhook_url, created_at: b.created_at });
+    q.batchInsert.run({ id: b.id, key_id: b.key_id, total: b.items.length, done, webhook_url: b.webhook_url, sheet_target: b.sheet_target ?? null, created_at: b.created_at });
     for (const item of b.items) q.itemInsert.run({ ...item, batch_id: b.id });
     return reserved;
   });
@@ -196,9 +202,10 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     return true;
   });
 
-  const batchComplete = db.transaction((id: string, owner: string, outbox: NewOutbox | null, at: string): boolean => {
+  const batchComplete = db.transaction((id: string, owner: string, outbox: NewOutbox | null, at: string, writeback: NewWriteback | null): boolean => {
     if (q.batchComplete.run({ id, owner, at }).changes === 0) return false;
     enqueue(outbox);
+    if (writeback) q.writebackInsert.run(writeback);
     return true;
   });
 
@@ -263,8 +270,8 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
       async finishItem(f) {
         return itemFinish.immediate(f);
       },
-      async complete(id, owner, outbox, at) {
-        return batchComplete.immediate(id, owner, outbox, at);
+      async complete(id, owner, outbox, at, writeback) {
+        return batchComplete.immediate(id, owner, outbox, at, writeback ?? null);
       },
       async release(id, owner, retry) {
         q.batchRelease.run({ id, owner, retry });

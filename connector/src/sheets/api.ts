@@ -1,0 +1,105 @@
+/**
+ * The Sheets API as Covercheck uses it: read a column, write many ranges in one call, clear, write
+ * a block, list sheet titles. Each call is limited (SheetsLimiter) and retried on 429 and 5xx with
+ * backoff, honouring Retry-After; other failures become a SheetsError with advice a user can act on.
+ */
+import { google, type sheets_v4 } from 'googleapis';
+import { a1 } from './a1.js';
+import type { SheetsLimiter } from './limiter.js';
+
+export class SheetsError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    /** True when trying again later may work (quota, outage); false for permission or not-found. */
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'SheetsError';
+  }
+}
+
+export interface SheetsApiOptions {
+  auth: InstanceType<typeof google.auth.JWT>;
+  rootUrl?: string;
+  limiter: SheetsLimiter;
+  /** Attempts per call on 429/5xx. */
+  maxAttempts?: number;
+  /** Base backoff when no Retry-After is given. */
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export type CellValue = string | number | null;
+
+export class SheetsApi {
+  private readonly sheets: sheets_v4.Sheets;
+
+  constructor(
+    private readonly opts: SheetsApiOptions,
+    serviceEmail: string,
+  ) {
+    this.sheets = google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false });
+    this.serviceEmail = serviceEmail;
+  }
+
+  readonly serviceEmail: string;
+
+  private async call<T>(spreadsheetId: string, what: string, fn: () => Promise<{ data: T }>): Promise<T> {
+    const max = this.opts.maxAttempts ?? 5;
+    const sleep = this.opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.opts.limiter.schedule(spreadsheetId, fn)).data;
+      } catch (err) {
+        const e = err as { status?: number; response?: { status?: number; headers?: unknown }; message?: string };
+        const status = e.response?.status ?? e.status ?? null;
+        const transient = status === null || status === 429 || status >= 500;
+        if (!transient || attempt >= max) throw this.explain(what, spreadsheetId, status, e.message ?? String(err), transient);
+        // Headers may come from another realm than this one's global Headers: read it by shape.
+        const headers = e.response?.headers as { get?: (n: string) => string | null } | Record<string, string> | undefined;
+        const retryAfter = Number(typeof headers?.get === 'function' ? headers.get('retry-after') : (headers as Record<string, string> | undefined)?.['retry-after']);
+        const base = this.opts.backoffMs ?? 1000;
+        await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : base * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4));
+      }
+    }
+  }
+
+  private explain(what: string, spreadsheetId: string, status: number | null, message: string, transient: boolean): SheetsError {
+    if (status === 403) return new SheetsError(`${what}: permission denied. Share the spreadsheet with ${this.serviceEmail} as an editor.`, status, false);
+    if (status === 404) return new SheetsError(`${what}: spreadsheet ${spreadsheetId} not found. Check the id in the sheet's URL.`, status, false);
+    if (status === 400) return new SheetsError(`${what}: the Sheets API refused the request (${message}). Check the sheet name and columns.`, status, false);
+    return new SheetsError(`${what}: ${status ? `HTTP ${status}` : 'no answer'} from the Sheets API (${message}).`, status, transient);
+  }
+
+  async sheetTitles(spreadsheetId: string): Promise<string[]> {
+    const data = await this.call(spreadsheetId, 'Reading the spreadsheet', () =>
+      this.sheets.spreadsheets.get({ spreadsheetId, fields: 'sheets.properties.title' }),
+    );
+    return (data.sheets ?? []).map((s) => s.properties?.title ?? '').filter(Boolean);
+  }
+
+  /** The column's values from the top, as text (empty cells as ''). */
+  async readColumn(spreadsheetId: string, sheet: string, column: string): Promise<string[]> {
+    const data = await this.call(spreadsheetId, `Reading column ${column} of ${sheet}`, () =>
+      this.sheets.spreadsheets.values.get({ spreadsheetId, range: a1(sheet, `${column}:${column}`), majorDimension: 'COLUMNS', valueRenderOption: 'FORMATTED_VALUE' }),
+    );
+    return ((data.values?.[0] ?? []) as unknown[]).map((v) => (v === null || v === undefined ? '' : String(v)));
+  }
+
+  /** Many ranges in one values.batchUpdate call; null cells are left as they are. */
+  async writeRanges(spreadsheetId: string, data: { range: string; values: CellValue[][] }[]): Promise<number> {
+    const res = await this.call(spreadsheetId, 'Writing results', () =>
+      this.sheets.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data } }),
+    );
+    return res.totalUpdatedCells ?? 0;
+  }
+
+  async clear(spreadsheetId: string, range: string): Promise<void> {
+    await this.call(spreadsheetId, `Clearing ${range}`, () => this.sheets.spreadsheets.values.clear({ spreadsheetId, range }));
+  }
+
+  async update(spreadsheetId: string, range: string, values: CellValue[][]): Promise<void> {
+    await this.call(spreadsheetId, `Writing ${range}`, () => this.sheets.spreadsheets.values.update({ spreadsheetId, range, valueInputOption: 'RAW', requestBody: { values } }));
+  }
+}

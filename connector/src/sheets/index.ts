@@ -1,0 +1,37 @@
+/** The Sheets integration, built from config when a service account is configured. */
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/types.js';
+import { SheetsApi } from './api.js';
+import { readServiceAccount, serviceAccountAuth } from './auth.js';
+import { SheetsLimiter } from './limiter.js';
+import { WritebackProcessor } from './processor.js';
+import { ScheduleRunner } from './scheduler.js';
+
+export { SheetsApi, SheetsError } from './api.js';
+export { SheetsLimiter } from './limiter.js';
+export { applyWritebacks, newWriteback, verificationCells, extractionCells } from './writeback.js';
+export { WritebackProcessor } from './processor.js';
+export { ScheduleRunner, runSchedule, SCHEDULE_PERIOD_MS } from './scheduler.js';
+
+export interface SheetsIntegration {
+  serviceEmail: string;
+  api: SheetsApi;
+  limiter: SheetsLimiter;
+  writebacks: WritebackProcessor;
+  schedules: ScheduleRunner;
+}
+
+export function createSheets(config: Config, store: Store, logger: Logger, now: () => Date): SheetsIntegration | null {
+  if (!config.sheets.credentialsFile) return null;
+  const account = readServiceAccount(config.sheets.credentialsFile);
+  const limiter = new SheetsLimiter(config.sheets.limits);
+  const api = new SheetsApi({ auth: serviceAccountAuth(account), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs }, account.client_email);
+  return {
+    serviceEmail: account.client_email,
+    api,
+    limiter,
+    writebacks: new WritebackProcessor({ store, api, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000 }),
+    schedules: new ScheduleRunner({ store, api, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2 }),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once),
+ * its sheet cleared and rewritten with the series, the run recorded, and the next run set from
+ * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
+ */
+import type { Logger } from '../logger.js';
+import { PollingLoops } from '../jobs/polling.js';
+import type { ScheduleRecord, Store } from '../store/types.js';
+import { a1 } from './a1.js';
+import type { SheetsApi } from './api.js';
+
+export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { hourly: 3600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
+/** After a failed run, try again this soon (or at the cadence, if sooner). */
+export const SCHEDULE_RETRY_MS = 15 * 60_000;
+
+export async function runSchedule(api: SheetsApi, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
+  const dataset = await store.datasets.get(s.dataset);
+  if (!dataset) throw new Error(`dataset ${s.dataset} no longer exists`);
+  const titles = await api.sheetTitles(s.spreadsheet_id);
+  if (!titles.includes(s.sheet_name)) throw new Error(`the spreadsheet has no sheet named "${s.sheet_name}" (it has: ${titles.join(', ')})`);
+  const points = await store.datasets.series(s.dataset, s.point_limit, 'latest');
+  await api.clear(s.spreadsheet_id, a1(s.sheet_name, 'A:B'));
+  await api.update(s.spreadsheet_id, a1(s.sheet_name, 'A1'), [['date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])]);
+  return points.length;
+}
+
+export class ScheduleRunner {
+  private readonly loops: PollingLoops;
+
+  constructor(
+    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets'>; api: SheetsApi; logger: Logger; now: () => Date },
+    private readonly opts: { pollMs: number; leaseMs: number; concurrency: number },
+  ) {
+    this.loops = new PollingLoops('sheet schedules', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+  }
+
+  start(): void {
+    this.loops.start(this.opts.concurrency);
+  }
+
+  stop(): Promise<void> {
+    return this.loops.stop();
+  }
+
+  notify(): void {
+    this.loops.notify();
+  }
+
+  async tick(): Promise<boolean> {
+    const started = this.deps.now();
+    const s = await this.deps.store.schedules.leaseDue(started.toISOString(), new Date(started.getTime() + this.opts.leaseMs).toISOString());
+    if (!s) return false;
+    const period = SCHEDULE_PERIOD_MS[s.cadence];
+    try {
+      const rows = await runSchedule(this.deps.api, this.deps.store, s);
+      const done = this.deps.now();
+      await this.deps.store.schedules.finishRun(s.id, started.toISOString(), { finished_at: done.toISOString(), status: 'ok', rows, error: null }, new Date(done.getTime() + period).toISOString());
+    } catch (err) {
+      const done = this.deps.now();
+      const message = (err as Error).message;
+      await this.deps.store.schedules.finishRun(
+        s.id,
+        started.toISOString(),
+        { finished_at: done.toISOString(), status: 'failed', rows: null, error: message },
+        new Date(done.getTime() + Math.min(period, SCHEDULE_RETRY_MS)).toISOString(),
+      );
+      this.deps.logger.warn({ schedule_id: s.id, error: message }, 'scheduled sheet refresh failed');
+    }
+    return true;
+  }
+}

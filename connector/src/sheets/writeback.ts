@@ -1,0 +1,118 @@
+/**
+ * Puts job and batch results into their sheets. For one spreadsheet at a time: read each target's
+ * key column once, find the row that still holds each policy number (sorting or editing the
+ * sheet meanwhile moves the result with its row), then write every result of every pending
+ * write-back in as few values.batchUpdate calls as possible. Numbers no longer in the sheet are
+ * reported as missing; extraction results may append a row instead.
+ */
+import crypto from 'node:crypto';
+import type { TSheetTarget } from '../../../shared/sheets.js';
+import type { TExtractedFields } from '../../../shared/job.js';
+import type { TVerificationResult } from '../../../shared/verification.js';
+import type { NewWriteback, WritebackRecord, WritebackRow } from '../store/types.js';
+import { normalisePolicyNumber } from '../verify/normalise.js';
+import { a1, columnIndex, columnLetters } from './a1.js';
+import type { CellValue, SheetsApi } from './api.js';
+
+/** Ranges per values.batchUpdate call: well under the API's request size limit for result rows. */
+export const RANGES_PER_CALL = 1000;
+
+export function verificationCells(target: TSheetTarget, result: TVerificationResult | undefined, error: { error: string } | undefined, checkedAt: string): Record<string, string | number> {
+  const values: Record<string, string | number> = {
+    status: result ? result.status : `error: ${error?.error ?? 'unknown'}`,
+    confidence_score: result ? result.confidence_score : '',
+    insurer: result?.insurer?.name ?? '',
+    flags: result ? result.flags.join(', ') : '',
+    checked_at: checkedAt,
+  };
+  return mapCells(target, values);
+}
+
+export function extractionCells(target: TSheetTarget, fields: TExtractedFields): Record<string, string | number> {
+  const { confidence: _c, ...values } = fields;
+  return mapCells(target, values as Record<string, string>);
+}
+
+function mapCells(target: TSheetTarget, values: Record<string, string | number | undefined>): Record<string, string | number> {
+  const cells: Record<string, string | number> = {};
+  for (const [field, column] of Object.entries(target.columns)) {
+    const v = values[field];
+    if (v !== undefined) cells[column] = v;
+  }
+  return cells;
+}
+
+export function newWriteback(kind: 'verification' | 'extraction', subject: { type: 'job' | 'batch'; id: string; key_id: string }, target: TSheetTarget, rows: WritebackRow[], at: string): NewWriteback {
+  return {
+    id: `wb_${crypto.randomUUID().replace(/-/g, '')}`,
+    key_id: subject.key_id,
+    subject_type: subject.type,
+    subject_id: subject.id,
+    kind,
+    spreadsheet_id: target.spreadsheet_id,
+    target: JSON.stringify(target),
+    rows: JSON.stringify(rows),
+    created_at: at,
+  };
+}
+
+export interface WritebackOutcome {
+  written: number;
+  missing: string[];
+}
+
+/** Writes every record (all of one spreadsheet) and returns what happened to each; throws SheetsError if the spreadsheet can't be written. */
+export async function applyWritebacks(api: SheetsApi, spreadsheetId: string, records: WritebackRecord[]): Promise<Map<string, WritebackOutcome>> {
+  const outcomes = new Map<string, WritebackOutcome>(records.map((r) => [r.id, { written: 0, missing: [] }]));
+  const data: { range: string; values: CellValue[][] }[] = [];
+  const groups = new Map<string, { target: TSheetTarget; records: WritebackRecord[] }>();
+  for (const r of records) {
+    const target = JSON.parse(r.target) as TSheetTarget;
+    const k = `${target.sheet_name}\u0000${target.key_column}\u0000${target.header_rows}`;
+    const g = groups.get(k) ?? { target, records: [] };
+    g.records.push(r);
+    groups.set(k, g);
+  }
+  for (const { target, records: group } of groups.values()) {
+    const column = await api.readColumn(spreadsheetId, target.sheet_name, target.key_column);
+    const rowsByNumber = new Map<string, number[]>();
+    column.forEach((value, i) => {
+      const row = i + 1;
+      if (row <= target.header_rows || !value.trim()) return;
+      const key = normalisePolicyNumber(value);
+      rowsByNumber.set(key, [...(rowsByNumber.get(key) ?? []), row]);
+    });
+    let nextFree = Math.max(column.length, target.header_rows) + 1;
+    for (const record of group) {
+      const outcome = outcomes.get(record.id)!;
+      for (const item of JSON.parse(record.rows) as WritebackRow[]) {
+        const key = normalisePolicyNumber(item.policy_number);
+        let rows = rowsByNumber.get(key);
+        const cells = { ...item.cells };
+        if (!rows && item.append_if_missing && key) {
+          rows = [nextFree++];
+          rowsByNumber.set(key, rows);
+          cells[target.key_column] = item.policy_number;
+        }
+        if (!rows) {
+          outcome.missing.push(item.policy_number);
+          continue;
+        }
+        for (const row of rows) data.push(rowRange(target.sheet_name, row, cells));
+        outcome.written++;
+      }
+    }
+  }
+  for (let i = 0; i < data.length; i += RANGES_PER_CALL) await api.writeRanges(spreadsheetId, data.slice(i, i + RANGES_PER_CALL));
+  return outcomes;
+}
+
+/** One range per row from its first to its last written column; cells in between stay as they are (null). */
+function rowRange(sheet: string, row: number, cells: Record<string, string | number>): { range: string; values: CellValue[][] } {
+  const indexes = Object.keys(cells).map(columnIndex);
+  const first = Math.min(...indexes);
+  const last = Math.max(...indexes);
+  const values: CellValue[] = Array.from({ length: last - first + 1 }, () => null);
+  for (const [col, v] of Object.entries(cells)) values[columnIndex(col) - first] = v;
+  return { range: a1(sheet, `${columnLetters(first)}${row}:${columnLetters(last)}${row}`), values: [values] };
+}

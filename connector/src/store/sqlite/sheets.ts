@@ -1,0 +1,109 @@
+/** Sheet write-backs and dataset refresh schedules in SQLite. */
+import type Database from 'better-sqlite3';
+import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackRecord, WritebackStore } from '../types.js';
+
+type Row = Record<string, unknown>;
+
+function toWriteback(r: Row): WritebackRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    subject_type: r.subject_type as WritebackRecord['subject_type'],
+    subject_id: r.subject_id as string,
+    kind: r.kind as WritebackRecord['kind'],
+    spreadsheet_id: r.spreadsheet_id as string,
+    target: r.target as string,
+    rows: r.rows as string,
+    status: r.status as WritebackRecord['status'],
+    attempts: r.attempts as number,
+    next_attempt_at: r.next_attempt_at as string,
+    written: r.written as number,
+    missing: JSON.parse(r.missing as string) as string[],
+    last_error: (r.last_error as string | null) ?? null,
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+  };
+}
+
+export function sheetStores(db: Database.Database): { writebacks: WritebackStore; schedules: ScheduleStore } {
+  const q = {
+    firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+      ORDER BY next_attempt_at, id LIMIT 1`),
+    leaseSheet: db.prepare(`UPDATE sheet_writebacks SET lease_until = @until, attempts = attempts + 1
+      WHERE spreadsheet_id = @sid AND status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now) RETURNING *`),
+    finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
+      next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL, updated_at = @at WHERE id = @id`),
+    forSubject: db.prepare('SELECT * FROM sheet_writebacks WHERE subject_id = ? ORDER BY created_at DESC LIMIT 1'),
+    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at)
+      VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @next_run_at, @created_at)`),
+    schedGet: db.prepare('SELECT * FROM sheet_schedules WHERE id = ?'),
+    schedList: db.prepare('SELECT * FROM sheet_schedules WHERE key_id = ? ORDER BY created_at, id'),
+    schedDelete: db.prepare('DELETE FROM sheet_schedules WHERE id = ? AND key_id = ?'),
+    schedLease: db.prepare(`UPDATE sheet_schedules SET running_until = @until
+      WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= @now AND (running_until IS NULL OR running_until < @now) ORDER BY next_run_at, id LIMIT 1)
+      RETURNING *`),
+    runInsert: db.prepare("INSERT INTO sheet_schedule_runs (schedule_id, started_at, status) VALUES (?, ?, 'running')"),
+    runsInterrupted: db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
+      WHERE schedule_id = ? AND status = 'running'`),
+    runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
+    schedNext: db.prepare('UPDATE sheet_schedules SET next_run_at = ?, running_until = NULL WHERE id = ?'),
+    runs: db.prepare('SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?'),
+  };
+
+  const leaseSheet = db.transaction((now: string, until: string) => {
+    const first = q.firstDue.get({ now }) as { spreadsheet_id: string } | undefined;
+    if (!first) return [];
+    return (q.leaseSheet.all({ sid: first.spreadsheet_id, now, until }) as Row[]).map(toWriteback);
+  });
+  const leaseSchedule = db.transaction((now: string, until: string) => {
+    const r = q.schedLease.get({ now, until }) as ScheduleRecord | undefined;
+    if (r) {
+      // A run still marked running was cut off (its lease expired): say so in the history.
+      q.runsInterrupted.run(now, r.id);
+      q.runInsert.run(r.id, now);
+    }
+    return r ?? null;
+  });
+  const finishRun = db.transaction((id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, next: string) => {
+    q.runFinish.run({ id, started_at: startedAt, ...run });
+    q.schedNext.run(next, id);
+  });
+
+  return {
+    writebacks: {
+      async leaseSpreadsheet(now, until) {
+        return leaseSheet.immediate(now, until);
+      },
+      async finish(id, o, at) {
+        q.finish.run({ id, status: o.status, written: o.written, missing: JSON.stringify(o.missing), error: o.error, next: o.next_attempt_at, at });
+      },
+      async forSubject(subjectId) {
+        const r = q.forSubject.get(subjectId) as Row | undefined;
+        return r ? toWriteback(r) : null;
+      },
+    },
+    schedules: {
+      async create(s) {
+        q.schedInsert.run(s);
+      },
+      async get(id) {
+        return (q.schedGet.get(id) as ScheduleRecord | undefined) ?? null;
+      },
+      async list(keyId) {
+        return q.schedList.all(keyId) as ScheduleRecord[];
+      },
+      async delete(id, keyId) {
+        return q.schedDelete.run(id, keyId).changes > 0;
+      },
+      async leaseDue(now, until) {
+        return leaseSchedule.immediate(now, until);
+      },
+      async finishRun(id, startedAt, run, next) {
+        finishRun.immediate(id, startedAt, run, next);
+      },
+      async runs(id, limit) {
+        return q.runs.all(id, limit) as ScheduleRunRecord[];
+      },
+    },
+  };
+}

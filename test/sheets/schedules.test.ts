@@ -1,0 +1,190 @@
+/** Scheduled dataset refreshes into sheets, and sheet targets end to end through the connector. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../connector/src/logger.js';
+import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';
+import { FakeGoogle } from '../helpers/fake-google.js';
+import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
+
+const google = new FakeGoogle();
+let srv: TestServer;
+/** Same store and Sheets setup but no background workers: the runner tests drive the runners themselves. */
+let quiet: TestServer;
+let key: string;
+let keyId: string;
+let quietKeyId: string;
+const SID = 'schedule-sheet-000000001';
+
+beforeAll(async () => {
+  await google.start();
+  srv = await startTestServer({
+    env: {
+      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+      COVERCHECK_SHEETS_PER_MIN: '6000',
+      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+    },
+  });
+  ({ key, id: keyId } = await srv.key({ mode: 'test' }));
+  quiet = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
+  quietKeyId = (await quiet.key({ mode: 'test' })).id;
+});
+afterAll(async () => {
+  await quiet.close();
+  await srv.close();
+  await google.stop();
+});
+
+function runner() {
+  return new ScheduleRunner({ store: quiet.store, api: quiet.ctx.sheets!.api, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2 });
+}
+
+async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {
+  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, next_run_at: nextRunAt, created_at: nextRunAt });
+}
+
+describe('GET /api/v1/sheets/service-account', () => {
+  it('names the address to share sheets with', async () => {
+    const r = await call(srv.url, 'GET', '/api/v1/sheets/service-account', { key });
+    expect(r.body).toEqual({ email: google.serviceEmail, note: expect.stringContaining(google.serviceEmail) });
+  });
+});
+
+describe('schedules API', () => {
+  it('POST runs at once and writes header + latest points; GET shows the run; DELETE removes it', async () => {
+    google.sheet(SID, 'GDP', [['old', 'data'], ['x', 'y']]);
+    const r = await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily', limit: 3 } });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ schedule_id: expect.stringMatching(/^sch_/), dataset: 'uk-gdp-abmi', cadence: 'daily', limit: 3 });
+    const s = await pollUntil(srv.url, `/api/v1/sheets/schedules/${r.body.schedule_id}`, key, (b: any) => b.runs.length > 0 && b.runs[0].status !== 'running');
+    expect(s.runs[0]).toMatchObject({ status: 'ok', rows: 3, error: null });
+    expect(Date.parse(s.next_run_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    const grid = google.grid(SID, 'GDP');
+    expect(grid[0]).toEqual(['date', expect.stringContaining('UK GDP')]);
+    expect(grid.slice(1, 4).map((row) => row[0])).toEqual(['2024-01-01', '2024-04-01', '2024-07-01']);
+    expect(grid.slice(4).every((row) => row.every((c) => c === ''))).toBe(true);
+    expect((await call(srv.url, 'GET', '/api/v1/sheets/schedules', { key })).body.schedules.map((x: any) => x.schedule_id)).toContain(r.body.schedule_id);
+    expect((await call(srv.url, 'DELETE', `/api/v1/sheets/schedules/${r.body.schedule_id}`, { key })).status).toBe(204);
+    expect((await call(srv.url, 'GET', `/api/v1/sheets/schedules/${r.body.schedule_id}`, { key })).status).toBe(404);
+  });
+  it('refuses bad bodies and unknown datasets; schedules are per key', async () => {
+    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'monthly' } })).status).toBe(400);
+    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'nope', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' } })).status).toBe(404);
+    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: 'x', sheet_name: 'GDP', cadence: 'daily' } })).status).toBe(400);
+    const other = await srv.key({ mode: 'test' });
+    expect((await call(srv.url, 'GET', '/api/v1/sheets/schedules', { key: other.key })).body).toEqual({ schedules: [] });
+  });
+});
+
+describe('schedule runner', () => {
+  it('a schedule missed for ten days runs once on start, not once per missed period', async () => {
+    google.sheet(SID, 'Missed', []);
+    await makeSchedule('sch_missed', 'Missed', new Date(Date.now() - 10 * 86_400_000).toISOString());
+    const r = runner();
+    let ran = 0;
+    while (await r.tick()) ran++;
+    expect(ran).toBe(1);
+    expect(await quiet.store.schedules.runs('sch_missed', 20)).toHaveLength(1);
+    expect(Date.parse((await quiet.store.schedules.get('sch_missed'))!.next_run_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
+
+  it('restart mid-run: the schedule waits for the dead run lease, then runs once; the cut-off run is marked interrupted', async () => {
+    google.sheet(SID, 'Restart', []);
+    await makeSchedule('sch_restart', 'Restart', new Date(Date.now() - 1000).toISOString());
+    // A process leases it and dies before finishing.
+    expect(await quiet.store.schedules.leaseDue(new Date().toISOString(), new Date(Date.now() + 300).toISOString())).toMatchObject({ id: 'sch_restart' });
+    const r = runner();
+    expect(await r.tick()).toBe(false);
+    await new Promise((res) => setTimeout(res, 350));
+    expect(await r.tick()).toBe(true);
+    const runs = await quiet.store.schedules.runs('sch_restart', 20);
+    expect(runs.map((x) => x.status)).toEqual(['ok', 'failed']);
+    expect(runs[1]!.error).toContain('interrupted');
+    expect(google.grid(SID, 'Restart')).toHaveLength(11);
+  });
+
+  it('two due schedules, two runners racing (two processes): each schedule runs exactly once', async () => {
+    google.sheet(SID, 'One', []);
+    google.sheet(SID, 'Two', []);
+    await makeSchedule('sch_one', 'One', new Date(Date.now() - 1000).toISOString(), 'hourly');
+    await makeSchedule('sch_two', 'Two', new Date(Date.now() - 1000).toISOString(), 'hourly');
+    const a = runner();
+    const b = runner();
+    await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+    while ((await a.tick()) || (await b.tick()));
+    expect(await quiet.store.schedules.runs('sch_one', 20)).toHaveLength(1);
+    expect(await quiet.store.schedules.runs('sch_two', 20)).toHaveLength(1);
+    expect(google.grid(SID, 'One')[0]![0]).toBe('date');
+    expect(google.grid(SID, 'Two')[0]![0]).toBe('date');
+  });
+
+  it('a sheet that does not exist fails the run with the sheets it has, and retries within 15 minutes', async () => {
+    await makeSchedule('sch_missing_sheet', 'Nope', new Date(Date.now() - 1000).toISOString(), 'weekly');
+    await runner().tick();
+    const runs = await quiet.store.schedules.runs('sch_missing_sheet', 20);
+    expect(runs[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('no sheet named "Nope"') });
+    expect(Date.parse((await quiet.store.schedules.get('sch_missing_sheet'))!.next_run_at)).toBeLessThanOrEqual(Date.now() + 15 * 60_000);
+  });
+});
+
+describe('sheet_target end to end', () => {
+  it('a batch with a sheet_target writes each result into the row of its policy number', async () => {
+    const SHEET = 'batch-target-sheet-01';
+    google.sheet(SHEET, 'Book', [['Policy', 'Country', 'Status', 'Confidence'], ['UKM-9999-9999', 'UK'], ['UKM-1000-0001', 'UK'], ['UKM-1000-0002', 'UK']]);
+    const policies = ['UKM-1000-0001', 'UKM-1000-0002', 'UKM-9999-9999', 'UKM-1234-5678'].map((p) => ({ policy_number: p, country: 'UK', insurance_type: 'motor' }));
+    const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
+      key,
+      body: { policies, sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Book', key_column: 'A', columns: { status: 'C', confidence_score: 'D' } } },
+    });
+    expect(r.status).toBe(202);
+    const batch = await pollUntil(srv.url, `/api/v1/batches/${r.body.batch_id}`, key, (b: any) => b.sheet_writeback?.status === 'written');
+    expect(batch.sheet_writeback).toMatchObject({ status: 'written', written: 3, missing: ['UKM-1234-5678'], spreadsheet_id: SHEET, sheet_name: 'Book' });
+    const grid = google.grid(SHEET, 'Book');
+    expect(grid.slice(1).map((row) => [row[0], row[2]])).toEqual([
+      ['UKM-9999-9999', 'unverified'],
+      ['UKM-1000-0001', 'verified'],
+      ['UKM-1000-0002', 'unverified'],
+    ]);
+  });
+  it('an async job with a sheet_target shows its write-back state', async () => {
+    const SHEET = 'job-target-sheet-0001';
+    google.sheet(SHEET, 'Jobs', [['Policy', 'Status'], ['KFZ-5096-000001']]);
+    const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key,
+      body: { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Jobs', key_column: 'A', columns: { status: 'B', insurer: 'C', checked_at: 'D' } } },
+    });
+    const job = await pollUntil(srv.url, r.body.poll_url, key, (b: any) => b.sheet_writeback?.status === 'written');
+    expect(job.sheet_writeback).toMatchObject({ written: 1, missing: [] });
+    expect(google.grid(SHEET, 'Jobs')[1]!.slice(1, 3)).toEqual(['verified', 'HDI Global SE']);
+    expect(google.grid(SHEET, 'Jobs')[1]![3]).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+  it('bad sheet targets are refused at submission', async () => {
+    const bad = [
+      [{ spreadsheet_id: SID, sheet_name: 'S', key_column: 'a1', columns: { status: 'B' } }, 'key_column'],
+      [{ spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: {} }, 'columns'],
+      [{ spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { colour: 'B' } }, 'unknown field colour'],
+      [{ spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { status: 'B' }, extra: 1 }, 'sheet_target'],
+    ] as const;
+    for (const [target, mention] of bad) {
+      const res = await call(srv.url, 'POST', '/api/v1/verify/batch', { key, body: { policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }], sheet_target: target } });
+      expect(res.status, mention).toBe(400);
+      expect(res.body.message, mention).toContain(mention);
+    }
+  });
+});
+
+describe('without a service account', () => {
+  it('sheet targets and schedules are refused with a clear message', async () => {
+    const plain = await startTestServer({ workers: false });
+    try {
+      const { key: k } = await plain.key({ mode: 'test' });
+      const r = await call(plain.url, 'POST', '/api/v1/verify/async', {
+        key: k,
+        body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: { spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { status: 'B' } } },
+      });
+      expect(r.body).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('no Google service account') });
+      expect((await call(plain.url, 'GET', '/api/v1/sheets/service-account', { key: k })).status).toBe(503);
+    } finally {
+      await plain.close();
+    }
+  });
+});

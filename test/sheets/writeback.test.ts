@@ -1,0 +1,147 @@
+/** Write-back through the real googleapis client against the local Sheets stand-in. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../connector/src/logger.js';
+import { SheetsApi } from '../../connector/src/sheets/api.js';
+import { readServiceAccount, serviceAccountAuth } from '../../connector/src/sheets/auth.js';
+import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
+import { WritebackProcessor } from '../../connector/src/sheets/processor.js';
+import { newWriteback } from '../../connector/src/sheets/writeback.js';
+import { openStore } from '../../connector/src/store/index.js';
+import type { Store } from '../../connector/src/store/types.js';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import type { TSheetTarget } from '../../shared/sheets.js';
+import { FakeGoogle } from '../helpers/fake-google.js';
+import { tempDbPath } from '../helpers/server.js';
+
+const google = new FakeGoogle();
+let store: Store;
+let db: string;
+let keyId: string;
+const SID = 'sheet-writeback-test-0001';
+const target: TSheetTarget = { spreadsheet_id: SID, sheet_name: 'Policies 2026', key_column: 'A', header_rows: 1, columns: { status: 'C', confidence_score: 'D', flags: 'F' } };
+
+beforeAll(async () => {
+  await google.start();
+});
+afterAll(async () => google.stop());
+beforeEach(async () => {
+  db = tempDbPath('sheets');
+  store = await openStore({ databasePath: db });
+  keyId = (await createApiKey(store, { mode: 'test', name: 'k', scopes: ['verify'] })).record.id;
+  google.calls.length = 0;
+  google.failures.length = 0;
+});
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(path.dirname(db), { recursive: true, force: true });
+});
+
+function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }) {
+  const limiter = new SheetsLimiter(limits);
+  const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, backoffMs: 20 }, google.serviceEmail);
+  return { limiter, api, proc: new WritebackProcessor({ store, api, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, retryBaseMs: 10, leaseMs: 60_000 }) };
+}
+
+const number = (i: number) => `UKM-7777-${String(i).padStart(4, '0')}`;
+
+async function queueBatches(batches: number, perBatch: number, t: TSheetTarget = target) {
+  for (let b = 0; b < batches; b++) {
+    const rows = Array.from({ length: perBatch }, (_, i) => ({ policy_number: number(b * perBatch + i), cells: { C: 'verified', D: 0.85, F: `batch ${b}` }, append_if_missing: false }));
+    const wb = newWriteback('verification', { type: 'batch', id: `batch-${b}`, key_id: keyId }, t, rows, new Date().toISOString());
+    // Written as the queue does: in the transaction that completes the batch (here, straight into the store).
+    await insert(wb);
+  }
+}
+
+async function insert(wb: ReturnType<typeof newWriteback>) {
+  const Database = (await import('better-sqlite3')).default;
+  const raw = new Database(db);
+  raw.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+    VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`).run(wb);
+  raw.close();
+}
+
+describe('sheet write-back', () => {
+  it('1,000 results of 10 batches: one key-column read and one batchUpdate, every row right', async () => {
+    google.sheet(SID, 'Policies 2026', [['Policy', 'Holder', 'Status'], ...Array.from({ length: 1000 }, (_, i) => [number(i), `Holder ${i}`])]);
+    await queueBatches(10, 100);
+    const { proc, limiter } = processor();
+    expect(await proc.tick()).toBe(true);
+    await limiter.stop();
+    expect(google.count('values.get', SID)).toBe(1);
+    expect(google.count('values.batchUpdate', SID)).toBe(1);
+    expect(google.count('token')).toBe(1);
+    const grid = google.grid(SID, 'Policies 2026');
+    for (let i = 0; i < 1000; i++) {
+      expect(grid[i + 1]![0]).toBe(number(i));
+      expect(grid[i + 1]!.slice(2, 6)).toEqual(['verified', '0.85', '', `batch ${Math.floor(i / 100)}`]);
+    }
+    expect(grid[0]).toEqual(['Policy', 'Holder', 'Status']);
+    for (let b = 0; b < 10; b++) expect(await store.writebacks.forSubject(`batch-${b}`)).toMatchObject({ status: 'written', written: 100, missing: [] });
+  });
+
+  it('a sheet sorted and edited meanwhile still gets every result in the right row; vanished rows are reported', async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => [number(i), `Holder ${i}`]);
+    google.sheet(SID, 'Policies 2026', [['Policy', 'Holder'], ...rows]);
+    await queueBatches(1, 50);
+    // After the batch completed, someone sorts the sheet descending and deletes two rows.
+    const grid = google.grid(SID, 'Policies 2026');
+    const body = grid.splice(1).sort((a, b) => (a[0]! < b[0]! ? 1 : -1)).filter((r) => r[0] !== number(7) && r[0] !== number(31));
+    grid.push(...body);
+    const { proc, limiter } = processor();
+    await proc.tick();
+    await limiter.stop();
+    for (const row of grid.slice(1)) expect(row[2], row[0]).toBe('verified');
+    expect(grid.slice(1).map((r) => r[1])).toEqual(body.map((r) => r[1]));
+    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written', written: 48, missing: [number(7), number(31)] });
+  });
+
+  it('429 with Retry-After, then success: retried after the wait, written once', async () => {
+    google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)], [number(1)]]);
+    await queueBatches(1, 2);
+    google.failures.push({ kind: 'values.batchUpdate', status: 429, retryAfter: 1 });
+    const { proc, limiter } = processor();
+    const started = Date.now();
+    await proc.tick();
+    await limiter.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(google.count('values.batchUpdate', SID)).toBe(2);
+    expect(google.grid(SID, 'Policies 2026')[1]![2]).toBe('verified');
+    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written' });
+  });
+
+  it('a spreadsheet the service account cannot see fails at once with advice; 5xx is retried later', async () => {
+    await queueBatches(1, 1, { ...target, spreadsheet_id: 'no-such-spreadsheet-01' });
+    const { proc, limiter } = processor();
+    await proc.tick();
+    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'failed', last_error: expect.stringContaining('not found. Check the id') });
+    google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)]]);
+    const later = newWriteback('verification', { type: 'job', id: 'job-5xx', key_id: keyId }, target, [{ policy_number: number(0), cells: { C: 'unverified' }, append_if_missing: false }], new Date().toISOString());
+    await insert(later);
+    for (let i = 0; i < 5; i++) google.failures.push({ kind: 'values.get', status: 503 });
+    await proc.tick();
+    expect(await store.writebacks.forSubject('job-5xx')).toMatchObject({ status: 'pending', last_error: expect.stringContaining('HTTP 503') });
+    await new Promise((r) => setTimeout(r, 50));
+    await proc.tick();
+    await limiter.stop();
+    expect(await store.writebacks.forSubject('job-5xx')).toMatchObject({ status: 'written', written: 1 });
+  });
+
+  it('never calls the API faster than the configured limits (per spreadsheet and per project)', async () => {
+    const ids = ['rate-sheet-aaaaaaaaa1', 'rate-sheet-aaaaaaaaa2', 'rate-sheet-aaaaaaaaa3'];
+    for (const id of ids) google.sheet(id, 'S', [['Policy'], [number(0)]]);
+    const limiter = new SheetsLimiter({ perProject: 12, perSpreadsheet: 5, windowMs: 1000 });
+    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter }, google.serviceEmail);
+    await api.readColumn(ids[0]!, 'S', 'A'); // token fetched before the timed part
+    google.calls.length = 0;
+    await Promise.all(ids.flatMap((id) => Array.from({ length: 8 }, () => api.readColumn(id, 'S', 'A'))));
+    await limiter.stop();
+    const maxInWindow = (times: number[]) => Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
+    const sheetCalls = google.calls.filter((c) => c.kind === 'values.get');
+    expect(sheetCalls).toHaveLength(24);
+    for (const id of ids) expect(maxInWindow(sheetCalls.filter((c) => c.spreadsheetId === id).map((c) => c.at))).toBeLessThanOrEqual(5);
+    expect(maxInWindow(sheetCalls.map((c) => c.at))).toBeLessThanOrEqual(12);
+  });
+});
