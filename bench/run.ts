@@ -1,4 +1,5 @@
 /** npm run bench [-- NAME...]: runs the named benchmarks (default: all) and prints their figures. */
+import { benchAddon } from './addon.js';
 import { benchBatch } from './batch.js';
 import { benchDatasets } from './datasets.js';
 import { benchExtract } from './extract.js';
@@ -11,6 +12,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   batch: () => benchBatch(),
   datasets: () => benchDatasets(),
   extract: () => benchExtract(),
+  addon: () => benchAddon(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

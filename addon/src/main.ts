@@ -1,0 +1,40 @@
+/**
+ * The bundle's entry: every function Apps Script may call (menu items, triggers, google.script.run
+ * targets, the custom function) is put on globalThis.__covercheck; scripts/build-addon.mjs adds a
+ * top-level stub for each, because Apps Script only sees top-level function declarations.
+ */
+import { importDataset, listSchedules, previewDataset, refreshScheduledImports, removeSchedule, searchDatasets } from './datasets.js';
+import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
+import { pollPdfExtraction, submitPdfExtraction } from './pdf.js';
+import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
+import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
+import { VERIFYPOLICY } from './verifypolicy.js';
+
+export const entryPoints = {
+  VERIFYPOLICY,
+  onOpen,
+  onInstall,
+  showVerifySidebar,
+  showPdfSidebar,
+  showDatasetSidebar,
+  showSettings,
+  getSettings,
+  saveSettings,
+  clearKey,
+  testConnection,
+  grantKeyToSpreadsheet,
+  revokeGrant,
+  detectRowMapping,
+  startRowsRun,
+  pollRowsRun,
+  submitPdfExtraction,
+  pollPdfExtraction,
+  searchDatasets,
+  previewDataset,
+  importDataset,
+  listSchedules,
+  removeSchedule,
+  refreshScheduledImports,
+};
+
+(globalThis as unknown as { __covercheck: typeof entryPoints }).__covercheck = entryPoints;

@@ -1,0 +1,33 @@
+/** The add-on menu, the sidebar (one HTML page, three views) and the settings dialog. */
+
+export type SidebarView = 'rows' | 'pdf' | 'datasets';
+
+export function onOpen(_e?: unknown): void {
+  SpreadsheetApp.getUi()
+    .createAddonMenu()
+    .addItem('Verify selected rows', 'showVerifySidebar')
+    .addItem('Extract from Drive PDF', 'showPdfSidebar')
+    .addItem('Import dataset', 'showDatasetSidebar')
+    .addSeparator()
+    .addItem('Settings', 'showSettings')
+    .addToUi();
+}
+
+export function onInstall(e?: unknown): void {
+  onOpen(e);
+}
+
+function showSidebar(view: SidebarView): void {
+  const t = HtmlService.createTemplateFromFile('sidebar');
+  (t as unknown as { view: string }).view = view;
+  SpreadsheetApp.getUi().showSidebar(t.evaluate().setTitle('Covercheck'));
+}
+
+export const showVerifySidebar = () => showSidebar('rows');
+export const showPdfSidebar = () => showSidebar('pdf');
+export const showDatasetSidebar = () => showSidebar('datasets');
+
+export function showSettings(): void {
+  const out = HtmlService.createHtmlOutputFromFile('settings').setWidth(460).setHeight(520);
+  SpreadsheetApp.getUi().showModalDialog(out, 'Covercheck settings');
+}

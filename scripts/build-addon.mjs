@@ -1,0 +1,56 @@
+// Bundles the add-on for Apps Script V8 into dist/addon: Code.js (an IIFE that sets
+// globalThis.__covercheck, then one top-level stub per entry point), the HTML files and appsscript.json.
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const out = path.join(root, 'dist/addon');
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(out, { recursive: true });
+
+const result = await build({
+  entryPoints: [path.join(root, 'addon/src/main.ts')],
+  bundle: true,
+  write: false,
+  format: 'iife',
+  platform: 'neutral',
+  target: 'es2020',
+  mainFields: ['module', 'main'],
+  minify: true,
+  legalComments: 'none',
+  // The contract's zod schemas run at module load; bundle zod without its locales and JSON Schema code.
+  plugins: [
+    {
+      name: 'zod-lite',
+      setup(b) {
+        b.onResolve({ filter: /^zod$/ }, () => ({ path: path.join(root, 'addon/src/zod-lite.js') }));
+      },
+    },
+  ],
+  logLevel: 'warning',
+});
+const bundle = result.outputFiles[0].text;
+
+// The entry points are whatever main.ts put on globalThis.__covercheck: evaluate the bundle once to list them.
+const sandbox = {};
+vm.runInNewContext(bundle, vm.createContext(sandbox));
+const names = Object.keys(sandbox.__covercheck ?? {});
+if (!names.includes('VERIFYPOLICY') || !names.includes('onOpen')) throw new Error(`entry points missing: got ${names.join(', ')}`);
+
+// The custom function's stub carries the JSDoc Sheets shows in autocomplete (it reads only top-level declarations).
+const src = fs.readFileSync(path.join(root, 'addon/src/verifypolicy-doc.txt'), 'utf8').trim();
+const stubs = names.map((n) =>
+  n === 'VERIFYPOLICY'
+    ? `${src}\nfunction VERIFYPOLICY(policy_number, country, insurance_type, provider, output) {\n  return globalThis.__covercheck.VERIFYPOLICY(policy_number, country, insurance_type, provider, output);\n}`
+    : `function ${n}(...args) {\n  return globalThis.__covercheck.${n}(...args);\n}`,
+);
+const code = `// Covercheck add-on: built by scripts/build-addon.mjs from addon/src. Do not edit.\n${bundle}\n${stubs.join('\n\n')}\n`;
+fs.writeFileSync(path.join(out, 'Code.js'), code);
+
+for (const f of fs.readdirSync(path.join(root, 'addon/html'))) {
+  if (f.endsWith('.html')) fs.copyFileSync(path.join(root, 'addon/html', f), path.join(out, f));
+}
+fs.copyFileSync(path.join(root, 'appsscript.json'), path.join(out, 'appsscript.json'));
+console.log(`dist/addon/Code.js ${(Buffer.byteLength(code) / 1024).toFixed(1)} KB, ${names.length} entry points`);
