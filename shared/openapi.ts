@@ -168,19 +168,19 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     method: 'get',
     path: '/api/v1/jobs/{job_id}',
     summary: 'A job: status, result when complete, error when failed',
-    description: 'Visible only to the key that created it; any other key gets 404.',
+    description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the job finishes or N seconds pass.',
     security,
-    request: { params: z.object({ job_id: z.string() }) },
-    responses: { 200: json(ZJobSchema, 'The job'), ...errors(401, 404, 429, 500) },
+    request: { params: z.object({ job_id: z.string() }), query: z.object({ wait: z.string().optional().meta({ description: 'Long-poll seconds, 0 to 25.' }) }) },
+    responses: { 200: json(ZJobSchema, 'The job'), ...errors(400, 401, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'get',
     path: '/api/v1/batches/{batch_id}',
     summary: 'A batch: status, counts and per-policy results in submission order',
-    description: 'Visible only to the key that created it; any other key gets 404.',
+    description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the batch completes or N seconds pass.',
     security,
-    request: { params: z.object({ batch_id: z.string() }) },
-    responses: { 200: json(ZBatchSchema, 'The batch'), ...errors(401, 404, 429, 500) },
+    request: { params: z.object({ batch_id: z.string() }), query: z.object({ wait: z.string().optional().meta({ description: 'Long-poll seconds, 0 to 25.' }) }) },
+    responses: { 200: json(ZBatchSchema, 'The batch'), ...errors(400, 401, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'get',

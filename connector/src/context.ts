@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Config } from './config.js';
 import { DatasetRefresher } from './datasets/refresh.js';
 import type { Extractor } from './jobs/extractor.js';
+import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
 import { createSheets, type SheetsIntegration } from './sheets/index.js';
@@ -19,6 +20,7 @@ export interface AppContext {
   reference: ReferenceDataCache;
   registry: RegistryChain;
   queue: WorkQueue;
+  completions: Completions;
   outbox: OutboxProcessor;
   refresher: DatasetRefresher;
   /** Null when no Google service account is configured. */
@@ -61,9 +63,13 @@ export function createContext(
     outbox.notify();
     sheets?.writebacks.notify();
   };
-  const queue = new WorkQueue({ store, engine: { reference, registry, now }, logger, now, onEvent, ...(opts.extractor ? { extractor: opts.extractor } : {}) }, config.queue);
+  const completions = new Completions();
+  const queue = new WorkQueue(
+    { store, engine: { reference, registry, now }, logger, now, onEvent, completions, ...(opts.extractor ? { extractor: opts.extractor } : {}) },
+    config.queue,
+  );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  return { config, store, logger, reference, registry, queue, outbox, refresher, sheets, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {

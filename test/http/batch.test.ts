@@ -100,3 +100,41 @@ describe('POST /api/v1/verify/batch', () => {
     expect((await call(srv.url, 'GET', '/api/v1/batches/nope', { key: b.key })).status).toBe(404);
   });
 });
+
+describe('long-poll ?wait=N', () => {
+  it('holds a batch GET until it completes (woken on completion, not at the deadline)', async () => {
+    const paused = await startTestServer({ workers: false });
+    try {
+      const { key } = await paused.key({ mode: 'test' });
+      const r = await call(paused.url, 'POST', '/api/v1/verify/batch', { key, body: { policies: [ok, ok] } });
+      const started = Date.now();
+      const held = call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=10`, { key });
+      await new Promise((res) => setTimeout(res, 300));
+      paused.ctx.queue.start();
+      const b = await held;
+      const elapsed = Date.now() - started;
+      expect(b.body.status).toBe('complete');
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThan(2000);
+    } finally {
+      await paused.close();
+    }
+  });
+  it('answers with the current state when the wait runs out; bad wait values -> 400', async () => {
+    const paused = await startTestServer({ workers: false });
+    try {
+      const { key } = await paused.key({ mode: 'test' });
+      const r = await call(paused.url, 'POST', '/api/v1/verify/batch', { key, body: { policies: [ok] } });
+      const started = Date.now();
+      const b = await call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=1`, { key });
+      expect(b.body.status).toBe('pending');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      for (const w of ['26', '-1', 'x', '1.5']) expect((await call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=${w}`, { key })).status, w).toBe(400);
+      const j = await call(paused.url, 'POST', '/api/v1/verify/async', { key, body: ok });
+      expect((await call(paused.url, 'GET', `/api/v1/jobs/${j.body.job_id}?wait=0`, { key })).body.status).toBe('pending');
+      expect((await call(paused.url, 'GET', `/api/v1/jobs/${j.body.job_id}?wait=99`, { key })).status).toBe(400);
+    } finally {
+      await paused.close();
+    }
+  });
+});

@@ -21,6 +21,7 @@ import type { TExtractedFields } from '../../../shared/job.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
 import type { WritebackRow } from '../store/types.js';
 import { PollingLoops } from './polling.js';
+import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
 import type { Extractor } from './extractor.js';
 import { verifyOne } from './verify-one.js';
@@ -44,6 +45,8 @@ export interface QueueDeps {
   onEvent?: () => void;
   /** PDF extraction; without it, extraction jobs fail and documents are kept unread. */
   extractor?: Extractor;
+  /** Wakes long-polling GETs (?wait=) when a job or batch finishes. */
+  completions?: Completions;
 }
 
 /** When the extraction pool is saturated, a job is given back and tried again this much later. */
@@ -147,6 +150,7 @@ export class WorkQueue {
       });
       if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
       this.deps.onEvent?.();
+      this.deps.completions?.done(job.id);
     };
     if (job.attempts > MAX_JOB_ATTEMPTS) return finish('failed', { error: INTERNAL }, 0, null);
     const extractor = this.deps.extractor;
@@ -229,6 +233,7 @@ export class WorkQueue {
     }
     await this.deps.store.batches.complete(batch.id, this.owner, outbox, done, writeback);
     this.deps.onEvent?.();
+    this.deps.completions?.done(batch.id);
   }
 
   /** False when the batch is no longer ours (lease lost), so the caller stops. */

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
 import { readUpload } from '../http/multipart.js';
+import { MAX_WAIT_S, waitFor } from '../jobs/completions.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
 import { batchView, jobView } from '../jobs/views.js';
 import type { OutboxRecord, WritebackRecord } from '../store/types.js';
@@ -44,6 +45,14 @@ function writebackView(wb: WritebackRecord): TSheetWriteback {
     attempts: wb.attempts,
     updated_at: wb.updated_at,
   };
+}
+
+/** ?wait=N: seconds a GET may hold for the job or batch to finish (0 to 25, default 0). */
+function waitParam(query: Record<string, unknown>): number {
+  const raw = query.wait;
+  if (raw === undefined) return 0;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > MAX_WAIT_S) throw new AppError('invalid_request', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`);
+  return Number(raw);
 }
 
 function pageParams(query: Record<string, unknown>): { limit: number; offset: number } {
@@ -118,8 +127,13 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         async (req, res) => {
           const id = String(req.params.job_id);
-          const job = await ctx.store.jobs.get(id);
+          const wait = waitParam(req.query as Record<string, unknown>);
+          let job = await ctx.store.jobs.get(id);
           if (!job || job.key_id !== currentKey(res).id) throw notFound('job', id);
+          if (wait > 0 && job.status === 'pending') {
+            await waitFor(ctx.completions, id, wait, async () => (await ctx.store.jobs.get(id))?.status !== 'pending');
+            job = (await ctx.store.jobs.get(id))!;
+          }
           res.json(await withWriteback(jobView(job, job.webhook_url ? await ctx.store.outbox.forSubject(job.id) : undefined), job.id, job.sheet_target !== null));
         },
       ],
@@ -130,8 +144,13 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         async (req, res) => {
           const id = String(req.params.batch_id);
-          const batch = await ctx.store.batches.get(id);
+          const wait = waitParam(req.query as Record<string, unknown>);
+          let batch = await ctx.store.batches.get(id);
           if (!batch || batch.key_id !== currentKey(res).id) throw notFound('batch', id);
+          if (wait > 0 && batch.status !== 'complete') {
+            await waitFor(ctx.completions, id, wait, async () => (await ctx.store.batches.get(id))?.status === 'complete');
+            batch = (await ctx.store.batches.get(id))!;
+          }
           const view = batchView(batch, await ctx.store.batches.items(id), batch.webhook_url ? await ctx.store.outbox.forSubject(id) : undefined);
           res.json(await withWriteback(view, id, batch.sheet_target !== null));
         },
