@@ -5,6 +5,7 @@ import { benchDatasets } from './datasets.js';
 import { benchExtract } from './extract.js';
 import { benchLayers } from './layers.js';
 import { benchVerify } from './verify.js';
+import { benchWriteback } from './writeback.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
   verify: () => benchVerify(),
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   batch: () => benchBatch(),
   datasets: () => benchDatasets(),
   extract: () => benchExtract(),
+  writeback: () => benchWriteback(),
   addon: () => benchAddon(),
 };
 
