@@ -32,3 +32,23 @@ export function corpusPdf(id: string): Buffer {
 export function corpusTruth(id: string): Record<string, string> {
   return JSON.parse(readFileSync(`${CORPUS_DIR}${id}.json`, 'utf8')) as Record<string, string>;
 }
+
+/**
+ * A hand-made password-protected PDF: a Standard security handler whose /U does not match the
+ * empty user password, so pdf.js raises PasswordException (no tool here can encrypt one).
+ */
+export function encryptedPdf(): Buffer {
+  const hex32 = 'a1'.repeat(32);
+  return Buffer.from(
+    [
+      '%PDF-1.4',
+      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
+      `4 0 obj << /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >> endobj`,
+      'trailer << /Root 1 0 R /Size 5 /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>',
+      '%%EOF',
+    ].join('\n'),
+    'latin1',
+  );
+}

@@ -6,7 +6,7 @@ import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { normalisePolicyNumber } from '../../connector/src/verify/normalise.js';
 import { ZExtractedFieldsSchema } from '../../shared/job.js';
-import { corpusPdf, corpusTruth, shippedMatcher } from './helpers.js';
+import { corpusPdf, corpusTruth, shippedMatcher, encryptedPdf } from './helpers.js';
 
 let matcher: InsurerMatcher;
 let ocr: Ocr;
@@ -77,20 +77,7 @@ describe('extractFields errors', () => {
   });
 
   it('refuses a password-protected PDF as encrypted_pdf', async () => {
-    // Hand-made: a Standard security handler whose /U does not match the empty user password.
-    const hex32 = 'a1'.repeat(32);
-    const pdf = Buffer.from(
-      [
-        '%PDF-1.4',
-        '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
-        '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
-        '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
-        `4 0 obj << /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >> endobj`,
-        'trailer << /Root 1 0 R /Size 5 /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>',
-        '%%EOF',
-      ].join('\n'),
-      'latin1',
-    );
+    const pdf = encryptedPdf();
     await expectCode(pdf, 'encrypted_pdf');
   });
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZJobSchema } from '../../shared/job.js';
-import { corpusPdf, corpusTruth } from '../extract/helpers.js';
+import { corpusPdf, corpusTruth, encryptedPdf } from '../extract/helpers.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -22,22 +22,6 @@ async function upload(data: Buffer, key: string) {
 }
 const done = (b: any) => b.status !== 'pending';
 const FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
-
-const encrypted = () => {
-  const hex32 = 'a1'.repeat(32);
-  return Buffer.from(
-    [
-      '%PDF-1.4',
-      '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
-      '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
-      '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj',
-      `4 0 obj << /Filter /Standard /V 1 /R 2 /O <${hex32}> /U <${hex32}> /P -4 >> endobj`,
-      'trailer << /Root 1 0 R /Size 5 /Encrypt 4 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>] >>',
-      '%%EOF',
-    ].join('\n'),
-    'latin1',
-  );
-};
 
 describe('document extraction end to end', () => {
   it('a text PDF: the job completes with every field of its ground truth and a confidence per field; 1 credit kept', async () => {
@@ -63,7 +47,7 @@ describe('document extraction end to end', () => {
 
   for (const [name, data, mention] of [
     ['a truncated PDF', corpusPdf('002').subarray(0, 400), 'not a readable PDF'],
-    ['a password-protected PDF', encrypted(), 'password'],
+    ['a password-protected PDF', encryptedPdf(), 'password'],
   ] as const) {
     it(`${name}: the job fails with unreadable_document and the credit comes back`, async () => {
       const { key, id } = await srv.key({ mode: 'live', credits: 5 });
