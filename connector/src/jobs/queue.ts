@@ -15,11 +15,7 @@ import type { Logger } from '../logger.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
-import { extractionCells, newWriteback, verificationCells } from '../sheets/writeback.js';
-import type { TSheetTarget } from '../../../shared/sheets.js';
-import type { TExtractedFields } from '../../../shared/job.js';
-import type { TVerificationResult } from '../../../shared/verification.js';
-import type { WritebackRow } from '../store/types.js';
+import { batchWriteback, jobWriteback } from '../sheets/writeback.js';
 import { PollingLoops } from './polling.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
@@ -127,15 +123,6 @@ export class WorkQueue {
       const outcome = documentOutcome ? JSON.stringify(documentOutcome) : null;
       const record: JobRecord = { ...job, status, result, error, document_outcome: outcome, updated_at: done, completed_at: done };
       const type = status === 'complete' ? 'job.completed' : 'job.failed';
-      const target = job.sheet_target ? (JSON.parse(job.sheet_target) as TSheetTarget) : null;
-      let rows: WritebackRow[] = [];
-      if (target && job.kind === 'verification') {
-        const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
-        rows = [{ policy_number: policy.policy_number, cells: verificationCells(target, payload.result as TVerificationResult | undefined, payload.error, done), append_if_missing: false }];
-      } else if (target && status === 'complete') {
-        const fields = payload.result as TExtractedFields;
-        if (fields.policy_number) rows = [{ policy_number: fields.policy_number, cells: extractionCells(target, fields), append_if_missing: true }];
-      }
       const finished = await this.deps.store.jobs.finish({
         id: job.id,
         owner: this.owner,
@@ -145,7 +132,7 @@ export class WorkQueue {
         document_outcome: outcome,
         settlement: settlement(job.reserved, cost, `job:${job.id}`),
         outbox: job.webhook_url ? outboxEvent(type, job.key_id, job.webhook_url, job.id, jobView(record), done) : null,
-        writeback: target && rows.length ? newWriteback(job.kind, { type: 'job', id: job.id, key_id: job.key_id }, target, rows, done) : null,
+        writeback: jobWriteback(job, payload, done),
         at: done,
       });
       if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
@@ -219,19 +206,7 @@ export class WorkQueue {
     const items = await this.deps.store.batches.items(batch.id);
     const complete: BatchRecord = { ...batch, status: 'complete', completed_count: items.length, updated_at: done, completed_at: done };
     const outbox = batch.webhook_url ? outboxEvent('batch.completed', batch.key_id, batch.webhook_url, batch.id, batchView(complete, items), done) : null;
-    let writeback = null;
-    if (batch.sheet_target) {
-      const target = JSON.parse(batch.sheet_target) as TSheetTarget;
-      const rows: WritebackRow[] = items
-        .filter((i) => i.policy_number)
-        .map((i) => ({
-          policy_number: i.policy_number!,
-          cells: verificationCells(target, i.result ? (JSON.parse(i.result) as TVerificationResult) : undefined, i.error ? (JSON.parse(i.error) as TErrorBody) : undefined, done),
-          append_if_missing: false,
-        }));
-      if (rows.length) writeback = newWriteback('verification', { type: 'batch', id: batch.id, key_id: batch.key_id }, target, rows, done);
-    }
-    await this.deps.store.batches.complete(batch.id, this.owner, outbox, done, writeback);
+    await this.deps.store.batches.complete(batch.id, this.owner, outbox, done, batchWriteback(complete, items, done));
     this.deps.onEvent?.();
     this.deps.completions?.done(batch.id);
   }

@@ -9,7 +9,9 @@ import crypto from 'node:crypto';
 import type { TSheetTarget } from '../../../shared/sheets.js';
 import type { TExtractedFields } from '../../../shared/job.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
-import type { NewWriteback, WritebackRecord, WritebackRow } from '../store/types.js';
+import type { TErrorBody } from '../../../shared/errors.js';
+import type { TPolicy } from '../../../shared/policy.js';
+import type { BatchItemRecord, BatchRecord, JobRecord, NewWriteback, WritebackRecord, WritebackRow } from '../store/types.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { a1, columnIndex, columnLetters } from './a1.js';
 import type { CellValue, SheetsApi } from './api.js';
@@ -54,6 +56,35 @@ export function newWriteback(kind: 'verification' | 'extraction', subject: { typ
     rows: JSON.stringify(rows),
     created_at: at,
   };
+}
+
+/** The write-back a finished job queues, or null when it has no sheet target (or nothing to key a row on). */
+export function jobWriteback(job: JobRecord, outcome: { result?: unknown; error?: TErrorBody }, at: string): NewWriteback | null {
+  if (!job.sheet_target) return null;
+  const target = JSON.parse(job.sheet_target) as TSheetTarget;
+  let rows: WritebackRow[] = [];
+  if (job.kind === 'verification') {
+    const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
+    rows = [{ policy_number: policy.policy_number, cells: verificationCells(target, outcome.result as TVerificationResult | undefined, outcome.error, at), append_if_missing: false }];
+  } else if (outcome.result) {
+    const fields = outcome.result as TExtractedFields;
+    if (fields.policy_number) rows = [{ policy_number: fields.policy_number, cells: extractionCells(target, fields), append_if_missing: true }];
+  }
+  return rows.length ? newWriteback(job.kind, { type: 'job', id: job.id, key_id: job.key_id }, target, rows, at) : null;
+}
+
+/** The write-back a completed batch queues: one row per item that had a policy number. */
+export function batchWriteback(batch: BatchRecord, items: BatchItemRecord[], at: string): NewWriteback | null {
+  if (!batch.sheet_target) return null;
+  const target = JSON.parse(batch.sheet_target) as TSheetTarget;
+  const rows: WritebackRow[] = items
+    .filter((i) => i.policy_number)
+    .map((i) => ({
+      policy_number: i.policy_number!,
+      cells: verificationCells(target, i.result ? (JSON.parse(i.result) as TVerificationResult) : undefined, i.error ? (JSON.parse(i.error) as TErrorBody) : undefined, at),
+      append_if_missing: false,
+    }));
+  return rows.length ? newWriteback('verification', { type: 'batch', id: batch.id, key_id: batch.key_id }, target, rows, at) : null;
 }
 
 export interface WritebackOutcome {
