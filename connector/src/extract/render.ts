@@ -7,8 +7,12 @@ import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf
  */
 export const OCR_TEXT_THRESHOLD = 20;
 
-/** 200 dpi puts 10-11 pt text at ~20 px cap height, where tesseract is accurate, without 300 dpi's cost. */
-export const OCR_DPI = 200;
+/**
+ * 150 dpi: on the corpus it reads scans better than 200 dpi (99.2% of fields against 96.2%: the scans
+ * themselves are lower resolution, and upsampling them only enlarges their noise), faster, and with a
+ * smaller peak memory (682 MB against 792 MB in npm run eval:extract).
+ */
+export const OCR_DPI = 150;
 
 interface NodeCanvas {
   toBuffer(mime: 'image/png'): Buffer;
