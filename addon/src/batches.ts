@@ -5,6 +5,7 @@
  */
 import { MAX_BATCH_SIZE, type TBatch } from '../../shared/batch.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
+import type { TSheetTarget } from '../../shared/sheets.js';
 import { api, callMany, ConnectorError, type CallOpts, type Conn } from './connector.js';
 
 export { MAX_BATCH_SIZE };
@@ -28,8 +29,8 @@ export function chunk<T>(items: T[], size = MAX_BATCH_SIZE): T[][] {
 export type Submitted = { ok: true; batchId: string } | { ok: false; error: ConnectorError };
 
 /** One fetchAll for every chunk; a 402 or 429 on one chunk leaves the others submitted. */
-export function submitChunks(conn: Conn, chunks: TVerifyRequest[][], opts: CallOpts = {}): Submitted[] {
-  const outs = callMany<{ batch_id: string }>(conn, chunks.map((c) => api.submitBatchReq(c)), opts);
+export function submitChunks(conn: Conn, chunks: TVerifyRequest[][], opts: CallOpts = {}, sheetTarget?: TSheetTarget): Submitted[] {
+  const outs = callMany<{ batch_id: string }>(conn, chunks.map((c) => api.submitBatchReq(c, sheetTarget)), opts);
   return outs.map((o) => (o.ok ? { ok: true, batchId: o.body.batch_id } : { ok: false, error: o.error }));
 }
 

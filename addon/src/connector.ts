@@ -8,6 +8,7 @@ import type { TBatch, TBatchAccepted } from '../../shared/batch.js';
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { errorText } from '../../shared/errors.js';
 import type { TJob, TJobAccepted } from '../../shared/job.js';
+import type { TSchedule, TSheetTarget } from '../../shared/sheets.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 
@@ -41,7 +42,7 @@ export class ConnectorError extends Error {
 
 /** A request the transport can send; `payload` objects holding a Blob go out as multipart/form-data. */
 export interface Req {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   json?: unknown;
   form?: Record<string, GoogleAppsScript.Base.Blob | string>;
@@ -102,6 +103,8 @@ function retryAfterOf(body: unknown, headers: Record<string, unknown>): number {
 export function interpret<T>(conn: Conn, status: number, text: string, headers: Record<string, unknown>): Outcome<T> {
   const body = parseBody(text);
   if (status >= 200 && status < 300) {
+    // 204 (DELETE) has no body.
+    if (status === 204) return { ok: true, body: null as T };
     if (body === undefined) return { ok: false, error: new ConnectorError('server', `The connector at ${conn.url} answered ${status} with something that isn't JSON. Check the connector URL in Settings.`, status) };
     return { ok: true, body: body as T };
   }
@@ -178,7 +181,8 @@ export function call<T>(conn: Conn, req: Req, opts: CallOpts = {}, needKey = tru
 export const api = {
   account: (conn: Conn, opts?: CallOpts) => call<TAccount>(conn, { method: 'get', path: '/api/v1/account' }, opts),
   verifyOne: (conn: Conn, policy: TVerifyRequest, opts?: CallOpts) => call<TVerificationResult>(conn, { method: 'post', path: '/api/v1/verify', json: policy }, opts),
-  submitBatchReq: (policies: TVerifyRequest[]): Req => ({ method: 'post', path: '/api/v1/verify/batch', json: { policies } }),
+  /** With `sheetTarget`, the connector writes the results into that sheet itself when the batch completes. */
+  submitBatchReq: (policies: TVerifyRequest[], sheetTarget?: TSheetTarget): Req => ({ method: 'post', path: '/api/v1/verify/batch', json: sheetTarget ? { policies, sheet_target: sheetTarget } : { policies } }),
   /**
    * `wait` asks the connector to hold the answer until the batch is complete or `wait` seconds
    * pass (long-poll). A connector without it ignores the parameter and answers at once.
@@ -186,6 +190,11 @@ export const api = {
   getBatchReq: (id: string, wait = 0): Req => ({ method: 'get', path: `/api/v1/batches/${encodeURIComponent(id)}${wait > 0 ? `?wait=${wait}` : ''}` }),
   extract: (conn: Conn, file: GoogleAppsScript.Base.Blob, opts?: CallOpts) => call<TJobAccepted>(conn, { method: 'post', path: '/api/v1/documents/extract', form: { file } }, opts),
   job: (conn: Conn, id: string, opts?: CallOpts) => call<TJob>(conn, { method: 'get', path: `/api/v1/jobs/${encodeURIComponent(id)}` }, opts),
+  serviceAccount: (conn: Conn) => call<{ email: string; note: string }>(conn, { method: 'get', path: '/api/v1/sheets/service-account' }),
+  schedules: (conn: Conn) => call<{ schedules: TSchedule[] }>(conn, { method: 'get', path: '/api/v1/sheets/schedules' }),
+  createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number }) =>
+    call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
+  deleteSchedule: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
   searchDatasets: (conn: Conn, q: string, limit = 20) =>
     call<{ datasets: TDataset[]; total: number }>(conn, { method: 'get', path: `/api/v1/datasets?${q.trim() ? `q=${encodeURIComponent(q.trim())}&` : ''}limit=${limit}` }, {}, false),
   dataset: (conn: Conn, slug: string) => call<TDataset>(conn, { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}` }, {}, false),

@@ -6,6 +6,7 @@
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
 import { userConn } from './settings.js';
+import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js';
 
 export const SCHEDULES = ['hourly', 'daily', 'weekly'] as const;
 export type TSchedule = (typeof SCHEDULES)[number];
@@ -19,6 +20,11 @@ export interface ImportRequest {
   limit?: number;
   chart?: boolean;
   schedule?: TSchedule | 'none';
+  /**
+   * Who refreshes: 'trigger' (default) an Apps Script time-driven trigger of this add-on;
+   * 'connector' the connector's own scheduler, through its service account (issue 7).
+   */
+  refreshBy?: 'trigger' | 'connector';
 }
 
 export interface ScheduleEntry {
@@ -70,7 +76,7 @@ function writeSeries(conn: Conn, slug: string, sheetName: string, limit: number)
 const sheetNameFor = (slug: string) => slug.slice(0, 90);
 const clampLimit = (n: unknown) => Math.max(1, Math.min(5000, Math.floor(Number(n) || 100)));
 
-export function importDataset(req: ImportRequest): { sheetName: string; rows: number; chart: boolean; schedule: ScheduleEntry | null } {
+export function importDataset(req: ImportRequest): { sheetName: string; rows: number; chart: boolean; schedule: ScheduleEntry | null; connectorSchedule: ConnectorScheduleView | null } {
   const conn = publicConn();
   const sheetName = String(req.sheetName ?? '').trim() || sheetNameFor(req.slug);
   const limit = clampLimit(req.limit);
@@ -88,8 +94,11 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
     );
     chart = true;
   }
-  const schedule = req.schedule && req.schedule !== 'none' ? addSchedule(req.slug, sheetName, limit, req.schedule) : null;
-  return { sheetName, rows, chart, schedule };
+  const wanted = req.schedule && req.schedule !== 'none' ? req.schedule : null;
+  const byConnector = req.refreshBy === 'connector';
+  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted) : null;
+  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
+  return { sheetName, rows, chart, schedule, connectorSchedule };
 }
 
 function readSchedules(): ScheduleEntry[] {

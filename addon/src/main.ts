@@ -8,6 +8,7 @@ import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, sh
 import { pollPdfExtraction, submitPdfExtraction } from './pdf.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
+import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
 
 export const entryPoints = {
@@ -35,6 +36,10 @@ export const entryPoints = {
   listSchedules,
   removeSchedule,
   refreshScheduledImports,
+  getSheetsInfo,
+  listConnectorSchedules,
+  createConnectorSchedule,
+  removeConnectorSchedule,
 };
 
 (globalThis as unknown as { __covercheck: typeof entryPoints }).__covercheck = entryPoints;

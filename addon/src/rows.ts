@@ -5,6 +5,7 @@
  */
 import type { TBatch } from '../../shared/batch.js';
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
+import type { TSheetTarget } from '../../shared/sheets.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 import { chunk, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
 import { ConnectorError } from './connector.js';
@@ -32,6 +33,16 @@ export interface Progress {
   finished: boolean;
   message: string;
   resultColumns: number[];
+  /** With "write results back when done": what the connector wrote so far; null otherwise. */
+  writeBack: { written: number; missing: string[]; failed: string | null } | null;
+}
+
+export interface RunOptions {
+  /**
+   * Submit the batches with a sheet_target, so the connector writes the results into this sheet
+   * itself (as its service account) when each batch completes, even if the sidebar is closed.
+   */
+  writeBack?: boolean;
 }
 
 interface RunBatch {
@@ -53,6 +64,7 @@ interface RunState {
   errors: number;
   batches: RunBatch[];
   notes: string[];
+  writeBack?: { written: number; missing: string[]; failed: string | null };
 }
 
 const LABELS: Record<string, string> = { policy_number: 'policy number', country: 'country', insurance_type: 'insurance type', provider: 'provider' };
@@ -120,21 +132,41 @@ function load(runId: string): RunState {
   return JSON.parse(raw) as RunState;
 }
 
+/** Column letters (1 -> A, 27 -> AA) for sheet targets. */
+export function columnLetter(n: number): string {
+  let out = '';
+  for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) out = String.fromCharCode(65 + ((x - 1) % 26)) + out;
+  return out;
+}
+
+function writeBackNote(s: RunState): string[] {
+  const wb = s.writeBack;
+  if (!wb) return [];
+  const waiting = s.batches.filter((b) => !b.done && b.completed >= expand(b.rows).length).length;
+  const out: string[] = [];
+  if (wb.written) out.push(`The connector wrote ${wb.written} result${wb.written === 1 ? '' : 's'} into the sheet.`);
+  if (wb.missing.length) out.push(`Not found in the sheet any more, nothing written for: ${wb.missing.join(', ')}.`);
+  if (wb.failed) out.push(`Write-back failed: ${wb.failed} This sidebar wrote those results instead.`);
+  if (waiting) out.push(`Waiting for the connector to write ${waiting} batch${waiting === 1 ? '' : 'es'} into the sheet…`);
+  return out;
+}
+
 const view = (s: RunState): Progress => ({
   runId: s.id,
   total: s.total,
   done: s.done,
   errors: s.errors,
-  finished: s.done >= s.total,
-  message: s.notes.join(' '),
+  finished: s.done >= s.total && s.batches.every((b) => b.done),
+  message: [...s.notes, ...writeBackNote(s)].join(' '),
   resultColumns: s.cols,
+  writeBack: s.writeBack ? { ...s.writeBack, missing: [...s.writeBack.missing] } : null,
 });
 
 /**
  * Validates every row, writes the result headers (found again on a re-run), writes row errors at
  * once, and submits the valid rows as batches of 100 in one fetchAll.
  */
-export function startRowsRun(mapping: TMapping): Progress {
+export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress {
   const sheet = SpreadsheetApp.getActiveSheet();
   const missing = (['policy_number', 'country', 'insurance_type'] as const).filter((f) => !mapping || !mapping[f]).map((f) => LABELS[f]!);
   if (missing.length) throw new Error(`The selection has no column for ${missing.join(', ')}. Pick the columns in the sidebar, or add headers such as "Policy number", "Country", "Insurance type".`);
@@ -163,10 +195,21 @@ export function startRowsRun(mapping: TMapping): Progress {
   });
 
   const state: RunState = { id: Utilities.getUuid(), sheet: sheet.getName(), cols, total: valid.length + errorsNow.size, done: errorsNow.size, errors: errorsNow.size, batches: [], notes: [] };
+  let target: TSheetTarget | undefined;
+  if (opts.writeBack) {
+    target = {
+      spreadsheet_id: SpreadsheetApp.getActive().getId(),
+      sheet_name: sheet.getName(),
+      key_column: columnLetter(mapping.policy_number!),
+      header_rows: 1,
+      columns: { status: columnLetter(cols[0]!), confidence_score: columnLetter(cols[1]!), insurer: columnLetter(cols[2]!), flags: columnLetter(cols[3]!), checked_at: columnLetter(cols[4]!) },
+    };
+    state.writeBack = { written: 0, missing: [], failed: null };
+  }
   const chunks = chunk(valid);
   const submittedAt = Date.now();
   const submitted = chunks.length
-    ? submitChunks(userConn(), chunks.map((c) => c.map((x) => x.policy)), { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) })
+    ? submitChunks(userConn(), chunks.map((c) => c.map((x) => x.policy)), { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }, target)
     : [];
   const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden'].includes(s.error.kind));
   if (fatal && !fatal.ok) throw new Error(fatal.error.message);
@@ -221,6 +264,14 @@ export function pollRowsRun(runId: string): Progress {
       continue;
     }
     const rows = expand(b.rows);
+    const wb = batch.sheet_writeback;
+    if (state.writeBack && (!wb || wb.status === 'pending')) {
+      // Verified; the connector has yet to write the results into the sheet.
+      state.done += rows.length - b.completed;
+      b.completed = rows.length;
+      b.due = Date.now() + 500;
+      continue;
+    }
     const cells = new Map<number, (string | number)[]>();
     for (const item of batch.results) {
       const row = rows[item.index];
@@ -228,7 +279,14 @@ export function pollRowsRun(runId: string): Progress {
       cells.set(row, resultCells(item.result, item.error?.message, at));
       if (!item.result) state.errors++;
     }
-    writeRows(sheet, state.cols, cells);
+    if (state.writeBack && wb && wb.status === 'written') {
+      state.writeBack.written += wb.written;
+      for (const m of wb.missing) if (!state.writeBack.missing.includes(m)) state.writeBack.missing.push(m);
+    } else {
+      // No write-back asked for, or it failed (the sheet isn't shared with the service account...): write here.
+      if (state.writeBack && wb) state.writeBack.failed = wb.error ?? 'unknown error.';
+      writeRows(sheet, state.cols, cells);
+    }
     state.done += rows.length - b.completed;
     b.completed = rows.length;
     b.done = true;

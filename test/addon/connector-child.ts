@@ -1,22 +1,92 @@
 /**
  * The real connector in its own process for the add-on tests: the vm code blocks the test's
  * thread in Atomics.wait during UrlFetch calls, so the server must not share it. Prints one JSON
- * line {url, keys}; stops on SIGTERM or when stdin closes.
- * argv[2]: JSON {extraction?: boolean, keys: {name: {mode, credits?, scopes?}}}
+ * line {url, keys, google?}; stops on SIGTERM or when stdin closes.
+ * argv[2]: JSON {extraction?: boolean, env?: {...}, google?: boolean, slowRegistry?: boolean, keys: {name: {mode, credits?, scopes?}}}
+ *
+ * A control server always runs beside the connector (its URL is `control` in the JSON line):
+ * - POST /advance?ms=N moves this process's Date.now forward by N ms, so a test can "wait" out a
+ *   429's retry_after (the per-key limiter counts in real minutes) without sleeping for a minute;
+ * - /slow never answers: with `slowRegistry`, the UK upstream registry points there, so each
+ *   unknown UK policy waits COVERCHECK_REGISTRY_TIMEOUT_MS (batches slow enough to watch progress).
+ *
+ * With `google`, the Sheets API stand-in (test/helpers/fake-google.ts) runs in this process too
+ * (the test's thread is blocked during UrlFetch calls, when the connector writes into sheets), the
+ * connector is given its service-account key, and a small control server lets the test put and
+ * read grids: PUT /sheet?id=&title= (body: the grid as JSON), GET /grid?id=&title=.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeGoogle } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; env?: Record<string, string>; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
-const srv = await startTestServer({ extraction: !!spec.extraction, ...(spec.env ? { env: spec.env } : {}) });
+const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
+
+let google: FakeGoogle | null = null;
+let googleInfo: { control: string; serviceEmail: string } | undefined;
+const env: Record<string, string> = { ...spec.env };
+let skew = 0;
+const realNow = Date.now.bind(Date);
+Date.now = () => realNow() + skew;
+
+const control = http.createServer((req, res) => {
+  const u = new URL(req.url!, 'http://x');
+  const id = u.searchParams.get('id') ?? '';
+  const title = u.searchParams.get('title') ?? '';
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    // The registry adapter asks {base}/policies/...: everything under /slow never answers.
+    if (u.pathname === '/slow' || u.pathname.startsWith('/slow/')) return;
+    if (req.method === 'POST' && u.pathname === '/advance') {
+      skew += Number(u.searchParams.get('ms') ?? 0);
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ skew }));
+    }
+    const g = google;
+    if (g) {
+      if (req.method === 'PUT' && u.pathname === '/sheet') {
+        g.sheet(id, title, JSON.parse(Buffer.concat(chunks).toString('utf8') || '[]'));
+        return res.writeHead(204).end();
+      }
+      if (req.method === 'GET' && u.pathname === '/grid') {
+        const grid = g.spreadsheets.get(id)?.get(title);
+        if (!grid) return res.writeHead(404).end();
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(grid));
+      }
+      if (req.method === 'GET' && u.pathname === '/calls') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.calls));
+    }
+    res.writeHead(404).end();
+  });
+});
+await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
+const controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
+if (spec.slowRegistry) env.COVERCHECK_REGISTRY_UPSTREAMS = `UK=${controlUrl}/slow`;
+if (spec.google) {
+  google = new FakeGoogle();
+  await google.start();
+  Object.assign(env, {
+    GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+    COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+    COVERCHECK_SHEETS_PER_MIN: '6000',
+    COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+    ...spec.env,
+  });
+  googleInfo = { control: controlUrl, serviceEmail: google.serviceEmail };
+}
+
+const srv = await startTestServer({ extraction: !!spec.extraction, ...(Object.keys(env).length ? { env } : {}) });
 const keys: Record<string, string> = {};
 for (const [name, k] of Object.entries(spec.keys ?? {})) keys[name] = (await srv.key({ ...k, name })).key;
-process.stdout.write(JSON.stringify({ url: srv.url, keys }) + '\n');
+process.stdout.write(JSON.stringify({ url: srv.url, keys, control: controlUrl, ...(googleInfo ? { google: googleInfo } : {}) }) + '\n');
 let closing = false;
 const stop = async () => {
   if (closing) return;
   closing = true;
   await srv.close();
+  control.closeAllConnections();
+  await new Promise((r) => control.close(r));
+  await google?.stop();
   process.exit(0);
 };
 process.on('SIGTERM', stop);

@@ -61,10 +61,14 @@ function blockingSleep(ms: number): void {
 export interface ChildConnector {
   url: string;
   keys: Record<string, string>;
+  /** With `google: true`: the Sheets API stand-in's control server (see connector-child.ts) and service account. */
+  google?: { control: string; serviceEmail: string };
+  /** The child's control server (see connector-child.ts): POST /advance?ms=N moves its clock. */
+  control: string;
   stop(): Promise<void>;
 }
 
-export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
+export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'connector-child.ts'), JSON.stringify(spec)], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -74,7 +78,7 @@ export async function startConnectorChild(spec: { extraction?: boolean; env?: Re
     rl.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`connector child exited with ${code}`)));
   });
-  const info = JSON.parse(line) as { url: string; keys: Record<string, string> };
+  const info = JSON.parse(line) as { url: string; keys: Record<string, string>; control: string; google?: { control: string; serviceEmail: string } };
   return {
     ...info,
     stop: () =>
@@ -240,12 +244,12 @@ export class FakeSpreadsheet {
   activeRange: FakeRange | null = null;
   toasts: string[] = [];
   writes = 0;
-  constructor() {
+  constructor(readonly id = 'spreadsheet-1') {
     this.active = new FakeSheet('Sheet1', this);
     this.sheets.push(this.active);
   }
   getId() {
-    return 'spreadsheet-1';
+    return this.id;
   }
   getActiveSheet() {
     return this.active;
@@ -374,6 +378,10 @@ export interface HarnessOptions {
   drive?: Record<string, string>;
   /** 'real' sleeps block; the bench records the requested time as well either way. */
   user?: string;
+  /** Replaces the blocking Utilities.sleep (the time asked for is still added to stats.sleptMs and stats.sleeps). */
+  sleep?: (ms: number) => void;
+  /** SpreadsheetApp.getActive().getId() (default spreadsheet-1). */
+  spreadsheetId?: string;
 }
 
 /** The add-on's top-level functions (as listed in addon/src/main.ts). */
@@ -381,6 +389,7 @@ export const ENTRY_POINTS = [
   'VERIFYPOLICY', 'onOpen', 'onInstall', 'showVerifySidebar', 'showPdfSidebar', 'showDatasetSidebar', 'showSettings', 'getSettings', 'saveSettings',
   'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
   'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
+  'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];
 
@@ -393,7 +402,7 @@ export interface Harness {
   userCache: FakeCache;
   triggers: V[];
   ui: { menus: V[]; sidebars: V[]; dialogs: V[] };
-  stats: { requests: number; roundTrips: number; sleptMs: number; log: { method: string; url: string; status: number | string }[] };
+  stats: { requests: number; roundTrips: number; sleptMs: number; sleeps: number[]; log: { method: string; url: string; status: number | string }[] };
   /** Moves the cache clock (to test lifetimes). */
   advance(ms: number): void;
   /** Blocks fetches to simulate an unreachable host. */
@@ -404,7 +413,7 @@ export interface Harness {
 export function loadAddon(http: SyncHttp, opts: HarnessOptions = {}): Harness {
   let skew = 0;
   const now = () => Date.now() + skew;
-  const ss = new FakeSpreadsheet();
+  const ss = new FakeSpreadsheet(opts.spreadsheetId);
   const userProps = new FakeProperties();
   const docProps = new FakeProperties();
   const scriptProps = new FakeProperties();
@@ -413,7 +422,7 @@ export function loadAddon(http: SyncHttp, opts: HarnessOptions = {}): Harness {
   const scriptCache = new FakeCache(now);
   const triggers: V[] = [];
   const ui = { menus: [] as V[], sidebars: [] as V[], dialogs: [] as V[] };
-  const stats = { requests: 0, roundTrips: 0, sleptMs: 0, log: [] as { method: string; url: string; status: number | string }[] };
+  const stats = { requests: 0, roundTrips: 0, sleptMs: 0, sleeps: [] as number[], log: [] as { method: string; url: string; status: number | string }[] };
   const h: Partial<Harness> = { offline: false };
 
   const toRaw = (url: string, p: V = {}): RawReq => {
@@ -467,6 +476,7 @@ export function loadAddon(http: SyncHttp, opts: HarnessOptions = {}): Harness {
     console,
     SpreadsheetApp: {
       getActiveSpreadsheet: () => ss,
+      getActive: () => ss,
       getActiveSheet: () => ss.getActiveSheet(),
       getActiveRange: () => ss.getActiveRange(),
       getUi: () => ({
@@ -527,7 +537,8 @@ export function loadAddon(http: SyncHttp, opts: HarnessOptions = {}): Harness {
     Utilities: {
       sleep: (ms: number) => {
         stats.sleptMs += ms;
-        blockingSleep(ms);
+        stats.sleeps.push(ms);
+        (opts.sleep ?? blockingSleep)(ms);
       },
       DigestAlgorithm: { SHA_256: 'sha256', MD5: 'md5' },
       Charset: { UTF_8: 'utf8' },

@@ -1,0 +1,190 @@
+/**
+ * Issue 7 point 5 in the vm harness: "write results back when done" for the rows sidebar, and
+ * connector-side dataset schedules from the datasets sidebar, against a connector child that has
+ * a service account and writes into the Sheets API stand-in (test/helpers/fake-google.ts, run in
+ * the child, read through its control server). A second connector without one answers 503.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAddon, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+
+let google: ChildConnector;
+let plain: ChildConnector;
+let http: SyncHttp;
+
+beforeAll(async () => {
+  buildAddon();
+  http = new SyncHttp();
+  [google, plain] = await Promise.all([
+    startConnectorChild({ google: true, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
+    startConnectorChild({ keys: { sandbox: { mode: 'test' } } }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([google?.stop(), plain?.stop()]);
+  await http?.close();
+});
+
+const putSheet = async (id: string, title: string, grid: string[][]) => {
+  const r = await fetch(`${google.google!.control}/sheet?id=${id}&title=${encodeURIComponent(title)}`, { method: 'PUT', body: JSON.stringify(grid) });
+  expect(r.status).toBe(204);
+};
+const getGrid = async (id: string, title: string): Promise<string[][]> => (await fetch(`${google.google!.control}/grid?id=${id}&title=${encodeURIComponent(title)}`)).json() as Promise<string[][]>;
+async function gridUntil(id: string, title: string, done: (g: string[][]) => boolean, ms = 15_000): Promise<string[][]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const g = await getGrid(id, title);
+    if (done(g)) return g;
+    if (Date.now() > until) throw new Error(`grid ${id}/${title} not done: ${JSON.stringify(g).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+async function direct(policy: string): Promise<{ status: string; confidence_score: number; insurer: { name: string } | null; flags: string[] }> {
+  const r = await fetch(`${google.url}/api/v1/verify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${google.keys.sandbox}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ policy_number: policy, country: 'UK', insurance_type: 'motor' }),
+  });
+  return (await r.json()) as never;
+}
+
+/** 150 UK motor rows: two known policies, then unknown numbers (2 batches). */
+const POLICIES = ['UKM-1000-0001', 'UKM-1000-0002', ...Array.from({ length: 148 }, (_, i) => `UKM-9999-${String(i).padStart(4, '0')}`)];
+
+function rowsSheet(h: Harness) {
+  const s = h.ss.getActiveSheet();
+  s.name = 'Claims';
+  s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
+  s.getRange(2, 1, POLICIES.length, 3).setValues(POLICIES.map((p) => [p, 'UK', 'motor']));
+  return s;
+}
+
+describe('rows sidebar: write results back when done', () => {
+  it('names the service account; with the sidebar closed the connector writes every status into the row that holds its number', async () => {
+    const SID = 'writeback-sheet-000001';
+    const h = loadAddon(http, { spreadsheetId: SID });
+    h.fns.saveSettings({ url: google.url, key: google.keys.sandbox });
+    expect(h.fns.getSheetsInfo()).toEqual({
+      available: true,
+      email: google.google!.serviceEmail,
+      message: `Share this spreadsheet with ${google.google!.serviceEmail} as an editor so the connector can write into it.`,
+    });
+    const s = rowsSheet(h);
+    // The same spreadsheet as Google holds it: sorted Z→A meanwhile, and one row deleted.
+    const sorted = POLICIES.map((p) => [p, 'UK', 'motor']).reverse();
+    const gone = sorted.splice(10, 1)[0]![0]!;
+    expect(gone).toBe('UKM-9999-0137');
+    await putSheet(SID, 'Claims', [['Policy number', 'Country', 'Type'], ...sorted]);
+
+    const m = h.fns.detectRowMapping().mapping;
+    const p0 = h.fns.startRowsRun(m, { writeBack: true });
+    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8], writeBack: { written: 0, missing: [], failed: null } });
+    const posts = h.stats.log.filter((l) => l.method === 'POST');
+    expect(posts).toHaveLength(2);
+
+    // Nobody polls (the sidebar is closed): the connector fills the sheet on its own.
+    const grid = await gridUntil(SID, 'Claims', (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
+    expect(grid).toHaveLength(150);
+    const byNumber = new Map(grid.slice(1).map((r) => [r[0]!, r]));
+    expect(byNumber.has(gone)).toBe(false);
+    const known = await direct('UKM-1000-0001');
+    expect(known.status).toBe('verified');
+    expect(byNumber.get('UKM-1000-0001')!.slice(3, 7)).toEqual(['verified', String(known.confidence_score), known.insurer!.name, known.flags.join(', ')]);
+    expect(byNumber.get('UKM-1000-0001')![7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    expect(byNumber.get('UKM-1000-0002')![3]).toBe((await direct('UKM-1000-0002')).status);
+    expect(byNumber.get('UKM-1000-0002')![3]).toBe('unverified');
+    // Row by row: the status is the one for the number in that row, despite the sort.
+    grid.slice(1).forEach((r) => expect([r[0], r[3]]).toEqual([r[0], r[0] === 'UKM-1000-0001' ? 'verified' : 'unverified']));
+    expect(grid[1]![0]).toBe('UKM-9999-0147');
+
+    // The sidebar, polled afterwards, reports the write-back and writes nothing itself.
+    let p = p0;
+    for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
+    expect(p).toMatchObject({ total: 150, done: 150, errors: 0, finished: true, writeBack: { written: 149, missing: ['UKM-9999-0137'], failed: null } });
+    expect(p.message).toBe('The connector wrote 149 results into the sheet. Not found in the sheet any more, nothing written for: UKM-9999-0137.');
+    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at']);
+    expect(s.get(2, 4)).toBe('');
+    expect(s.get(151, 4)).toBe('');
+  }, 40_000);
+
+  it('when the connector cannot write (404 from Sheets), the open sidebar writes the results itself and says why', async () => {
+    const h = loadAddon(http, { spreadsheetId: 'not-shared-sheet-00001' });
+    h.fns.saveSettings({ url: google.url, key: google.keys.sandbox });
+    const s = rowsSheet(h);
+    let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true });
+    for (let i = 0; i < 40 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
+    expect(p).toMatchObject({ done: 150, finished: true, writeBack: { written: 0, missing: [], failed: "Reading column A of Claims: spreadsheet not-shared-sheet-00001 not found. Check the id in the sheet's URL." } });
+    expect(p.message).toBe("Write-back failed: Reading column A of Claims: spreadsheet not-shared-sheet-00001 not found. Check the id in the sheet's URL. This sidebar wrote those results instead.");
+    expect(s.get(2, 4)).toBe('verified');
+    expect(s.get(151, 4)).toBe('unverified');
+  }, 40_000);
+
+  it('a connector without a service account answers 503: the option is off, with the reason', () => {
+    const h = loadAddon(http);
+    h.fns.saveSettings({ url: plain.url, key: plain.keys.sandbox });
+    expect(h.fns.getSheetsInfo()).toEqual({ available: false, email: null, message: expect.stringMatching(/^The connector has no Google service account/) });
+    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`)).toEqual(['GET /api/v1/sheets/service-account 503']);
+    h.fns.saveSettings({ url: plain.url, key: 'pk_test_notarealkey' });
+    expect(() => h.fns.getSheetsInfo()).toThrow(/^API key refused \(401\)/);
+  });
+});
+
+describe('datasets sidebar: connector schedules', () => {
+  it('import with a daily connector refresh: the connector fills the sheet; list shows next run and last run; remove', async () => {
+    const SID = 'schedules-sheet-00001';
+    const h = loadAddon(http, { spreadsheetId: SID });
+    h.fns.saveSettings({ url: google.url, key: google.keys.sandbox });
+    // The sheet as Google holds it (the add-on makes it in the spreadsheet; here the two are separate stand-ins).
+    await putSheet(SID, 'Motor RPI', [['stale', 'data'], ['1999-01-01', '7']]);
+    const r = h.fns.importDataset({ slug: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', limit: 24, chart: true, schedule: 'daily', refreshBy: 'connector' });
+    expect(r).toMatchObject({ sheetName: 'Motor RPI', rows: 24, chart: true, schedule: null, connectorSchedule: { id: expect.stringMatching(/^sch_/), dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24 } });
+    expect(h.triggers).toHaveLength(0);
+    const post = h.stats.log.find((l) => l.method === 'POST')!;
+    expect(`${new URL(post.url).pathname} ${post.status}`).toBe('/api/v1/sheets/schedules 201');
+
+    const series = (await fetch(`${google.url}/api/v1/datasets/uk-rpi-vehicles-tax-insurance-yoy/series?limit=24`).then((x) => x.json())) as { points: { date: string; value: number }[] };
+    const grid = await gridUntil(SID, 'Motor RPI', (g) => g[1]?.[0] !== '1999-01-01' && g.length >= 25);
+    expect(grid[0]).toEqual(['date', expect.stringMatching(/^UK RPI: vehicles tax and insurance/)]);
+    expect(grid.slice(1, 25).map((row) => [row[0], Number(row[1])])).toEqual(series.points.map((p) => [p.date, p.value]));
+    expect(grid.slice(25).every((row) => row.every((c) => c === ''))).toBe(true);
+
+    let list = h.fns.listConnectorSchedules();
+    for (let i = 0; i < 50 && list[0]?.lastRun?.status !== 'ok'; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      list = h.fns.listConnectorSchedules();
+    }
+    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null } }]);
+    expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
+
+    // A schedule into a sheet Google doesn't have fails its run; the list says why. Other spreadsheets' schedules are not listed.
+    const bad = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'hourly', limit: 5 });
+    expect(h.ss.getSheetByName('GDP')).not.toBeNull();
+    const elsewhere = await fetch(`${google.url}/api/v1/sheets/schedules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${google.keys.sandbox}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ dataset: 'uk-gdp-abmi', spreadsheet_id: 'another-spreadsheet-01', sheet_name: 'X', cadence: 'weekly' }),
+    });
+    expect(elsewhere.status).toBe(201);
+    for (let i = 0; i < 50; i++) {
+      list = h.fns.listConnectorSchedules();
+      if (list.find((s: any) => s.id === bad.id)?.lastRun?.status === 'failed') break;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(list.map((s: any) => s.id)).toEqual(expect.arrayContaining([r.connectorSchedule.id, bad.id]));
+    expect(list).toHaveLength(2);
+    expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: expect.stringContaining('Motor RPI') });
+
+    expect(h.fns.removeConnectorSchedule(bad.id).map((s: any) => s.id)).toEqual([r.connectorSchedule.id]);
+    expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
+    expect(() => h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toThrow(/No schedule sch_\w+ for this API key/);
+  }, 40_000);
+
+  it('refused without the datasets scope and with a bad cadence, in readable words', () => {
+    const h = loadAddon(http, { spreadsheetId: 'schedules-sheet-00002' });
+    h.fns.saveSettings({ url: google.url, key: google.keys.verifyOnly });
+    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily' })).toThrow(/^This API key may not do that \(403\)/);
+    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'monthly' })).toThrow(/^Refresh must be one of hourly, daily, weekly\./);
+    h.fns.saveSettings({ url: google.url, key: google.keys.sandbox });
+    expect(() => h.fns.createConnectorSchedule({ slug: 'no-such-dataset', sheetName: 'GDP', cadence: 'daily' })).toThrow(/No dataset "no-such-dataset"/);
+  });
+});
