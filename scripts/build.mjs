@@ -11,6 +11,9 @@ await build({
   target: 'node20',
   format: 'esm',
   packages: 'external',
+  // Splitting keeps dynamic imports lazy in the bundle (googleapis loads only with Sheets configured).
+  splitting: true,
+  chunkNames: 'connector/chunks/[name]-[hash]',
   sourcemap: true,
   logLevel: 'warning',
 });

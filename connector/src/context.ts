@@ -6,7 +6,8 @@ import type { Extractor } from './jobs/extractor.js';
 import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
-import { createSheets, type SheetsIntegration } from './sheets/index.js';
+import { createMailer, KeySweeper, type Mailer } from './portal/index.js';
+import type { SheetsIntegration } from './sheets/index.js';
 import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/types.js';
@@ -25,6 +26,10 @@ export interface AppContext {
   refresher: DatasetRefresher;
   /** Null when no Google service account is configured. */
   sheets: SheetsIntegration | null;
+  /** The key portal's activation mails (SMTP, or .eml files in the outbox folder). */
+  mailer: Mailer;
+  /** Deactivates free-plan keys unused for 7 days. */
+  keySweeper: KeySweeper;
   /** DNS for webhook URL checks; tests inject one. */
   lookup?: LookupAll;
   now: () => Date;
@@ -35,7 +40,7 @@ export function createContext(
   config: Config,
   store: Store,
   logger: Logger,
-  opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll; extractor?: Extractor } = {},
+  opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll; extractor?: Extractor; sheets?: SheetsIntegration | null } = {},
 ): AppContext {
   const now = opts.now ?? (() => new Date());
   const reference = new ReferenceDataCache(store);
@@ -58,7 +63,8 @@ export function createContext(
       ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
     },
   );
-  const sheets = createSheets(config, store, logger, now);
+  // Built by the caller (createSheets is async: it loads googleapis only when configured).
+  const sheets = opts.sheets ?? null;
   const onEvent = () => {
     outbox.notify();
     sheets?.writebacks.notify();
@@ -69,7 +75,9 @@ export function createContext(
     config.queue,
   );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
+  const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
+  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, mailer, keySweeper, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {
@@ -78,6 +86,7 @@ export function startWorkers(ctx: AppContext): void {
   if (ctx.config.datasets.refresh) ctx.refresher.start();
   ctx.sheets?.writebacks.start();
   ctx.sheets?.schedules.start();
+  ctx.keySweeper.start();
 }
 
 /** Stops taking work, lets units in hand finish, then stops upstream limiters. */
@@ -89,4 +98,6 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.sheets?.schedules.stop();
   await ctx.sheets?.limiter.stop();
   await ctx.registry.stop();
+  await ctx.keySweeper.stop();
+  ctx.mailer.close();
 }

@@ -6,6 +6,7 @@ import { createContext, startWorkers, stopWorkers } from './context.js';
 import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/as-extractor.js';
 import { createLogger } from './logger.js';
+import { createSheets } from './sheets/index.js';
 import { shippedDataDir } from './paths.js';
 import { openStore } from './store/index.js';
 
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   logger.info({ ...seeded, db: config.databasePath }, 'reference data loaded');
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
-  const ctx = createContext(config, store, logger, extraction ? { extractor: extraction.extractor } : {});
+  const sheets = await createSheets(config, store, logger, () => new Date());
+  const ctx = createContext(config, store, logger, { sheets, ...(extraction ? { extractor: extraction.extractor } : {}) });
   const app = createApp(ctx);
   // Workers start before the server: work accepted by an earlier run (even one that crashed) resumes.
   startWorkers(ctx);

@@ -11,6 +11,7 @@ import { createContext, startWorkers, stopWorkers, type AppContext } from '../..
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
 import { createLogger } from '../../connector/src/logger.js';
+import { createSheets } from '../../connector/src/sheets/index.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
@@ -49,7 +50,10 @@ export async function startTestServer(
   const store = await openStore({ databasePath: dbPath });
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
   const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
-  const ctx = createContext(config, store, createLogger('silent'), {
+  const logger = createLogger('silent');
+  const sheets = await createSheets(config, store, logger, opts.now ?? (() => new Date()));
+  const ctx = createContext(config, store, logger, {
+    sheets,
     ...(extraction ? { extractor: extraction.extractor } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),

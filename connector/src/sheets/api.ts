@@ -5,19 +5,10 @@
  */
 import { google, type sheets_v4 } from 'googleapis';
 import { a1 } from './a1.js';
+import { SheetsError } from './errors.js';
 import type { SheetsLimiter } from './limiter.js';
 
-export class SheetsError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    /** True when trying again later may work (quota, outage); false for permission or not-found. */
-    readonly transient: boolean,
-  ) {
-    super(message);
-    this.name = 'SheetsError';
-  }
-}
+export { SheetsError };
 
 export interface SheetsApiOptions {
   auth: InstanceType<typeof google.auth.JWT>;

@@ -1,14 +1,17 @@
-/** The Sheets integration, built from config when a service account is configured. */
+/**
+ * The Sheets integration, built from config when a service account is configured. googleapis is
+ * loaded only then (dynamic import): it adds about 100 MB to a process that never uses it.
+ */
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/types.js';
-import { SheetsApi } from './api.js';
-import { readServiceAccount, serviceAccountAuth } from './auth.js';
+import type { SheetsApi } from './api.js';
 import { SheetsLimiter } from './limiter.js';
 import { WritebackProcessor } from './processor.js';
 import { ScheduleRunner } from './scheduler.js';
 
-export { SheetsApi, SheetsError } from './api.js';
+export type { SheetsApi } from './api.js';
+export { SheetsError } from './errors.js';
 export { SheetsLimiter } from './limiter.js';
 export { applyWritebacks, newWriteback, verificationCells, extractionCells } from './writeback.js';
 export { WritebackProcessor } from './processor.js';
@@ -22,8 +25,9 @@ export interface SheetsIntegration {
   schedules: ScheduleRunner;
 }
 
-export function createSheets(config: Config, store: Store, logger: Logger, now: () => Date): SheetsIntegration | null {
+export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date): Promise<SheetsIntegration | null> {
   if (!config.sheets.credentialsFile) return null;
+  const [{ SheetsApi }, { readServiceAccount, serviceAccountAuth }] = await Promise.all([import('./api.js'), import('./auth.js')]);
   const account = readServiceAccount(config.sheets.credentialsFile);
   const limiter = new SheetsLimiter(config.sheets.limits);
   const api = new SheetsApi({ auth: serviceAccountAuth(account), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs }, account.client_email);

@@ -7,7 +7,8 @@
 import type { Logger } from '../logger.js';
 import { PollingLoops } from '../jobs/polling.js';
 import type { Store } from '../store/types.js';
-import { SheetsError, type SheetsApi } from './api.js';
+import type { SheetsApi } from './api.js';
+import { SheetsError } from './errors.js';
 import { applyWritebacks } from './writeback.js';
 
 export const MAX_WRITEBACK_ATTEMPTS = 6;
