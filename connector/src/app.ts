@@ -7,6 +7,7 @@ import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
+import { createPortal } from './portal/index.js';
 import { accountRoutes } from './routes/account.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -35,6 +36,9 @@ export function createApp(ctx: AppContext): express.Express {
   }
 
   for (const route of datasetRoutes(ctx, limits)) app.get(`/api/v1${route.path}`, ...route.handlers);
+
+  // The key portal: HTML pages for people, a sub-app with its own parser, CSRF and error pages.
+  app.use('/portal', createPortal(ctx, ctx.mailer));
 
   app.use(notFound);
   app.use(errorHandler(ctx.logger));

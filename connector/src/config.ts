@@ -48,6 +48,14 @@ const EnvSchema = z.object({
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
+  COVERCHECK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  COVERCHECK_SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, 'must be smtp://host:port or smtps://user:pass@host:port').optional(),
+  COVERCHECK_MAIL_FROM: z.string().min(3).default('Covercheck <no-reply@covercheck.invalid>'),
+  COVERCHECK_MAIL_OUTBOX: z.string().min(1).default('data/outbox'),
+  COVERCHECK_PORTAL_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
+  COVERCHECK_PORTAL_PER_IP_PER_HOUR: int(1, 1_000_000).default(20),
+  COVERCHECK_PORTAL_PER_ADDRESS_PER_DAY: int(1, 1_000_000).default(5),
+  COVERCHECK_KEY_SWEEP_INTERVAL_MS: int(1000, 86_400_000).default(3_600_000),
 });
 
 export interface Config {
@@ -92,6 +100,22 @@ export interface Config {
     /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
     refresh: boolean;
     refreshIntervalMs: number;
+  };
+  portal: {
+    /** Base URL put in activation links; unset: http://localhost:PORT. Never taken from a request's Host header. */
+    publicUrl: string;
+    /** SMTP server URL for activation mails; unset: mails are written as .eml files to `outbox`. */
+    smtpUrl: string | undefined;
+    mailFrom: string;
+    outbox: string;
+    /** HMAC secret for the forms' CSRF tokens; unset: random per start (open forms then need a reload). */
+    secret: string | undefined;
+    /** Key requests (and activations) per client IP per hour. */
+    perIpPerHour: number;
+    /** Key requests per e-mail address or name per day. */
+    perAddressPerDay: number;
+    /** How often the unused-key sweep runs (also once at start). */
+    sweepIntervalMs: number;
   };
   registry: {
     timeoutMs: number;
@@ -156,6 +180,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
     },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
+    portal: {
+      publicUrl: (e.COVERCHECK_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+      smtpUrl: e.COVERCHECK_SMTP_URL,
+      mailFrom: e.COVERCHECK_MAIL_FROM,
+      outbox: e.COVERCHECK_MAIL_OUTBOX,
+      secret: e.COVERCHECK_PORTAL_SECRET,
+      perIpPerHour: e.COVERCHECK_PORTAL_PER_IP_PER_HOUR,
+      perAddressPerDay: e.COVERCHECK_PORTAL_PER_ADDRESS_PER_DAY,
+      sweepIntervalMs: e.COVERCHECK_KEY_SWEEP_INTERVAL_MS,
+    },
     registry: {
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,
       maxConcurrent: e.COVERCHECK_REGISTRY_MAX_CONCURRENT,

@@ -19,6 +19,7 @@ import type {
 } from '../types.js';
 import { creditOps } from './credit-ops.js';
 import { datasetStore } from './datasets.js';
+import { portalStore } from './portal.js';
 import { sheetStores } from './sheets.js';
 import { MIGRATIONS } from './migrations.js';
 import { workStores } from './work.js';
@@ -231,6 +232,7 @@ export function openSqliteStore(databasePath: string): Store {
     ...workStores(db, credits),
     datasets: datasetStore(db),
     ...sheetStores(db),
+    portal: portalStore(db),
     keys: {
       async create(key: NewApiKey) {
         q.keyInsert.run({ ...key, email: key.email ?? null, scopes: key.scopes.join(','), webhook_secret: key.webhook_secret ?? null });

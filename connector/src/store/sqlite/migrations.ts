@@ -293,4 +293,26 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX sheet_schedule_runs_schedule ON sheet_schedule_runs (schedule_id, started_at);
     `,
   },
+  {
+    id: 6,
+    name: 'key portal: e-mail activation requests, deactivation time of unused keys',
+    sql: `
+      -- One row per e-mailed activation link. Only the SHA-256 of the link's token is stored; the key
+      -- itself is minted at activation, so it never exists before and is never stored in clear.
+      CREATE TABLE portal_key_requests (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('live', 'test')),
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT,
+        key_id TEXT REFERENCES api_keys(id)
+      );
+      CREATE INDEX portal_key_requests_expiry ON portal_key_requests (expires_at);
+
+      ALTER TABLE api_keys ADD COLUMN deactivated_at TEXT;
+      CREATE INDEX api_keys_unused_free ON api_keys (created_at) WHERE plan = 'free' AND status = 'active' AND last_used_at IS NULL;
+    `,
+  },
 ];

@@ -1,0 +1,149 @@
+/**
+ * The key portal as an Express sub-app mounted at /portal: server-rendered HTML forms, its own
+ * form parser, CSRF guard, rate limits and HTML error pages (the JSON API's error bodies don't fit a
+ * browser). Handlers parse, check, call one use case from request-key.ts and render a page.
+ */
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import type { KeyMode } from '../store/types.js';
+import { CSRF_COOKIE, CsrfGuard, readCookie } from './csrf.js';
+import type { Mailer } from './mailer.js';
+import { confirmActivationPage, keyPage, linkRefusedPage, mailSentPage, messagePage, requestPage } from './pages.js';
+import { activateKey, checkActivationLink, issueKeyByName, requestKeyByEmail } from './request-key.js';
+
+const ZKeyRequest = z.object({
+  who: z.string().trim().min(1, 'Enter an e-mail address or a name.').max(200, 'Use at most 200 characters.'),
+  mode: z.enum(['live', 'test']).default('live'),
+  csrf: z.string().optional(),
+});
+const ZEmail = z.email();
+// A name: printable, no @ (an @ means an e-mail address), no control characters.
+const NAME = /^[^@\p{Cc}]{1,100}$/u;
+
+/** Headers on every portal page. Pages may show a key, so nothing is cached and no referrer leaks. */
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Cache-Control': 'no-store',
+    Pragma: 'no-cache',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  });
+  next();
+};
+
+export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
+  const cfg = ctx.config.portal;
+  const csrf = new CsrfGuard(cfg.secret, ctx.now);
+  const perIp = new RateLimiterMemory({ keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
+  const perAddress = new RateLimiterMemory({ keyPrefix: 'portal_addr', points: cfg.perAddressPerDay, duration: 86_400 });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(securityHeaders);
+  app.use(express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }));
+
+  /** The browser's CSRF session id, set (HttpOnly, SameSite=Strict) when missing. */
+  const session = (req: Request, res: Response): string => {
+    const existing = readCookie(req.get('cookie'), CSRF_COOKIE);
+    if (csrf.isSessionId(existing)) return existing;
+    const sid = csrf.newSessionId();
+    res.cookie(CSRF_COOKIE, sid, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/portal' });
+    return sid;
+  };
+
+  const html = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
+
+  /** Refuses a POST whose CSRF field doesn't match the cookie; true when the caller may go on. */
+  const checkCsrf = (req: Request, res: Response): boolean => {
+    const check = csrf.verify(readCookie(req.get('cookie'), CSRF_COOKIE), (req.body as Record<string, unknown> | undefined)?.csrf);
+    if (check.ok) return true;
+    const message =
+      check.reason === 'reused'
+        ? 'This form was already sent. A key is shown only once, so reloading or going back does not show it again. Start again if you need another key.'
+        : 'This form expired or did not come from this site. Open the portal again and resend it.';
+    html(res, 403, messagePage(check.reason === 'reused' ? 'Already sent' : 'Form expired', message));
+    return false;
+  };
+
+  /** Spends rate-limit points; answers 429 with Retry-After and returns false when one is gone. */
+  const spend = async (res: Response, limits: [RateLimiterMemory, string][]): Promise<boolean> => {
+    for (const [limiter, key] of limits) {
+      try {
+        await limiter.consume(key);
+      } catch (rej) {
+        if (!(rej instanceof RateLimiterRes)) throw rej;
+        const retryAfter = Math.max(1, Math.ceil(rej.msBeforeNext / 1000));
+        res.set('Retry-After', String(retryAfter));
+        const wait = retryAfter >= 3600 ? `${Math.ceil(retryAfter / 3600)} hours` : retryAfter >= 60 ? `${Math.ceil(retryAfter / 60)} minutes` : `${retryAfter} seconds`;
+        html(res, 429, messagePage('Too many requests', `Too many key requests. Try again in about ${wait}.`));
+        return false;
+      }
+    }
+    return true;
+  };
+
+  app.get('/', (req, res) => {
+    html(res, 200, requestPage(csrf.issue(session(req, res))));
+  });
+
+  app.post('/keys', async (req, res) => {
+    if (!checkCsrf(req, res)) return;
+    const sid = session(req, res);
+    const parsed = ZKeyRequest.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      return html(res, 400, requestPage(csrf.issue(sid), { error: parsed.error.issues[0]?.message ?? 'Check the form.' }));
+    }
+    const { who, mode } = parsed.data;
+    const isEmail = who.includes('@');
+    if (isEmail && !ZEmail.safeParse(who).success) {
+      return html(res, 400, requestPage(csrf.issue(sid), { error: 'That is not a valid e-mail address. Without an @ the value is taken as a name.', value: who }));
+    }
+    if (!isEmail && !NAME.test(who)) {
+      return html(res, 400, requestPage(csrf.issue(sid), { error: 'A name has 1 to 100 printable characters.', value: who }));
+    }
+    const address = who.toLowerCase();
+    if (!(await spend(res, [[perIp, req.ip ?? 'unknown'], [perAddress, address]]))) return;
+    const now = ctx.now();
+    if (isEmail) {
+      await requestKeyByEmail({ store: ctx.store, mailer, publicUrl: cfg.publicUrl }, address, mode as KeyMode, now);
+      return html(res, 200, mailSentPage());
+    }
+    const issued = await issueKeyByName(ctx.store, who, mode as KeyMode, now);
+    ctx.logger.info({ key_id: issued.keyId, mode: issued.mode }, 'portal key issued by name');
+    html(res, 201, keyPage(issued));
+  });
+
+  app.get('/activate', async (req, res) => {
+    // The request log redacts the token query parameter (http/request-log.ts).
+    const token = req.query.token;
+    const state = await checkActivationLink(ctx.store, token, ctx.now());
+    if (!state.ok) return html(res, state.reason === 'unknown' ? 404 : 410, linkRefusedPage(state.reason));
+    // Not used up by a GET: mail scanners and link previews fetch links; only the button's POST activates.
+    html(res, 200, confirmActivationPage(csrf.issue(session(req, res)), token as string));
+  });
+
+  app.post('/activate', async (req, res) => {
+    if (!checkCsrf(req, res)) return;
+    if (!(await spend(res, [[perIp, req.ip ?? 'unknown']]))) return;
+    const outcome = await activateKey(ctx.store, (req.body as Record<string, unknown>).token, ctx.now());
+    if (!outcome.ok) return html(res, outcome.reason === 'unknown' ? 404 : 410, linkRefusedPage(outcome.reason));
+    ctx.logger.info({ key_id: outcome.issued.keyId, mode: outcome.issued.mode }, 'portal key activated from an e-mail link');
+    html(res, 201, keyPage(outcome.issued));
+  });
+
+  app.use((_req, res) => html(res, 404, messagePage('Not found', 'There is no such portal page.')));
+  app.use(((err, req, res, _next) => {
+    const status = (err as { status?: number }).status;
+    if (status === 413 || status === 400) return html(res, status, messagePage('Bad request', 'The form could not be read. Open the portal again.'));
+    ctx.logger.error({ err, path: req.path, method: req.method }, 'portal request failed');
+    if (res.headersSent) return res.end();
+    html(res, 500, messagePage('Something went wrong', 'The key could not be issued. Try again in a minute.'));
+  }) as express.ErrorRequestHandler);
+
+  return app;
+}

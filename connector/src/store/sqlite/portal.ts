@@ -1,0 +1,59 @@
+/** Key portal storage in SQLite: e-mail activation requests and the unused-key sweep. */
+import type Database from 'better-sqlite3';
+import type { ConsumeOutcome, KeyRequestRecord, PortalStore } from '../types.js';
+
+type Row = Record<string, unknown>;
+
+function toRequest(r: Row): KeyRequestRecord {
+  return {
+    id: r.id as string,
+    email: r.email as string,
+    mode: r.mode as KeyRequestRecord['mode'],
+    token_hash: r.token_hash as string,
+    created_at: r.created_at as string,
+    expires_at: r.expires_at as string,
+    used_at: (r.used_at as string | null) ?? null,
+    key_id: (r.key_id as string | null) ?? null,
+  };
+}
+
+export function portalStore(db: Database.Database): PortalStore {
+  const q = {
+    insert: db.prepare(`INSERT INTO portal_key_requests (id, email, mode, token_hash, created_at, expires_at)
+      VALUES (@id, @email, @mode, @token_hash, @created_at, @expires_at)`),
+    byHash: db.prepare('SELECT * FROM portal_key_requests WHERE token_hash = ?'),
+    consume: db.prepare(`UPDATE portal_key_requests SET used_at = @at
+      WHERE token_hash = @hash AND used_at IS NULL AND expires_at > @at RETURNING *`),
+    attach: db.prepare('UPDATE portal_key_requests SET key_id = ? WHERE id = ?'),
+    deactivate: db.prepare(`UPDATE api_keys SET status = 'deactivated', deactivated_at = @at
+      WHERE plan = 'free' AND status = 'active' AND last_used_at IS NULL AND created_at < @before
+        AND name NOT IN (SELECT value FROM json_each(@except)) RETURNING id`),
+  };
+
+  const consumeTx = db.transaction((hash: string, at: string): ConsumeOutcome => {
+    const row = q.consume.get({ hash, at }) as Row | undefined;
+    if (row) return { ok: true, request: toRequest(row) };
+    const existing = q.byHash.get(hash) as Row | undefined;
+    if (!existing) return { ok: false, reason: 'unknown' };
+    return { ok: false, reason: existing.used_at ? 'used' : 'expired' };
+  });
+
+  return {
+    async createRequest(r) {
+      q.insert.run(r);
+    },
+    async findRequest(tokenHash) {
+      const r = q.byHash.get(tokenHash) as Row | undefined;
+      return r ? toRequest(r) : null;
+    },
+    async consumeRequest(tokenHash, at) {
+      return consumeTx.immediate(tokenHash, at);
+    },
+    async attachKey(requestId, keyId) {
+      q.attach.run(keyId, requestId);
+    },
+    async deactivateUnused(createdBefore, at, exceptNames) {
+      return (q.deactivate.all({ before: createdBefore, at, except: JSON.stringify(exceptNames) }) as { id: string }[]).map((r) => r.id);
+    },
+  };
+}
