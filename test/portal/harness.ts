@@ -130,5 +130,8 @@ export function decodeQuotedPrintable(s: string): string {
 }
 
 export function activationLink(mail: string): string | null {
-  return /https?:\/\/\S+\/portal\/activate\?token=[A-Za-z0-9_-]{43}/.exec(decodeQuotedPrintable(mail))?.[0] ?? null;
+  // Decode only a message that says it is quoted-printable: decoding plain text would turn a token
+  // that starts with two hex digits ("token=3F...") into something else.
+  const text = /Content-Transfer-Encoding:\s*quoted-printable/i.test(mail) ? decodeQuotedPrintable(mail) : mail;
+  return /https?:\/\/\S+\/portal\/activate\?token=[A-Za-z0-9_-]{43}/.exec(text)?.[0] ?? null;
 }
