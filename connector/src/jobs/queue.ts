@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
 import { isCharged } from '../credits/charge.js';
+import { errorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
 import type { EngineDeps } from '../verify/engine.js';
@@ -48,7 +49,7 @@ export interface QueueDeps {
 /** When the extraction pool is saturated, a job is given back and tried again this much later. */
 const BUSY_RETRY_MS = 500;
 
-const INTERNAL: TErrorBody = { error: 'internal_error', message: 'Processing failed repeatedly; nothing was charged.', code: 500 };
+const INTERNAL: TErrorBody = errorBody('internal_error', 'Processing failed repeatedly; nothing was charged.');
 
 function settlement(reserved: number, cost: number, ref: string): Settlement {
   const charge = Math.min(reserved, cost);
@@ -147,10 +148,10 @@ export class WorkQueue {
     }
     try {
       if (job.kind === 'extraction') {
-        if (!extractor) return finish('failed', { error: { error: 'service_unavailable', message: 'PDF extraction is not available on this server.', code: 503 } }, 0, null);
+        if (!extractor) return finish('failed', { error: errorBody('service_unavailable', 'PDF extraction is not available on this server.') }, 0, null);
         const doc = await this.deps.store.jobs.document(job.id);
         const out = await extractor.extract(doc ?? Buffer.alloc(0));
-        if (!out.ok) return finish('failed', { error: { error: 'unreadable_document', message: out.message, code: 422 } }, 0, null);
+        if (!out.ok) return finish('failed', { error: errorBody('unreadable_document', out.message) }, 0, null);
         return finish('complete', { result: out.fields }, key && isCharged(key) ? 1 : 0, null);
       }
       const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
@@ -227,7 +228,7 @@ export class WorkQueue {
       }
     } catch (err) {
       this.deps.logger.error({ err, batch_id: batch.id, index: item.idx }, 'batch item failed');
-      error = JSON.stringify({ error: 'internal_error', message: 'This item could not be processed; nothing was charged for it.', code: 500 } satisfies TErrorBody);
+      error = JSON.stringify(errorBody('internal_error', 'This item could not be processed; nothing was charged for it.'));
     }
     return this.deps.store.batches.finishItem({
       batch_id: batch.id,

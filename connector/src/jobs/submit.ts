@@ -14,6 +14,7 @@ import { ERROR_STATUS } from '../../../shared/errors.js';
 import type { TJobAccepted } from '../../../shared/job.js';
 import { EXTRACTION_COLUMNS, VERIFICATION_COLUMNS, ZSheetTargetSchema } from '../../../shared/sheets.js';
 import { isCharged } from '../credits/charge.js';
+import { errorBody } from '../errors.js';
 import { billingPeriod } from '../credits/period.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
@@ -35,7 +36,7 @@ export interface SubmitDeps {
 export type Submitted<T> = { status: 202; body: T } | { status: number; body: TErrorBody };
 
 function refuse(error: TErrorCode, message: string): { status: number; body: TErrorBody } {
-  return { status: ERROR_STATUS[error], body: { error, message, code: ERROR_STATUS[error] } };
+  return { status: ERROR_STATUS[error], body: errorBody(error, message) };
 }
 
 function outOfCredits(balance: number, needed: number, now: Date) {
@@ -161,7 +162,7 @@ export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: Submit
     const checked = checkPolicy(item);
     const number = typeof (item as { policy_number?: unknown })?.policy_number === 'string' ? ((item as { policy_number: string }).policy_number) : null;
     if (!checked.ok) {
-      const error: TErrorBody = { error: checked.error, message: checked.message, code: ERROR_STATUS[checked.error] };
+      const error: TErrorBody = errorBody(checked.error, checked.message);
       return { idx, policy_number: number, input: JSON.stringify(item ?? null), state: 'done' as const, result: null, error: JSON.stringify(error), reserved: 0 };
     }
     return { idx, policy_number: checked.value.policy_number, input: JSON.stringify(checked.value), state: 'pending' as const, result: null, error: null, reserved: charged ? 1 : 0 };

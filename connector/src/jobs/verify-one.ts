@@ -7,6 +7,7 @@ import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
 import { creditCost } from '../credits/charge.js';
+import { errorBody } from '../errors.js';
 import { verifyPolicy, type EngineDeps } from '../verify/engine.js';
 
 export type OneOutcome = { ok: true; result: TVerificationResult; cost: number } | { ok: false; error: TErrorBody };
@@ -14,7 +15,7 @@ export type OneOutcome = { ok: true; result: TVerificationResult; cost: number }
 export async function verifyOne(policy: TPolicy, charged: boolean, deps: EngineDeps): Promise<OneOutcome> {
   const started = performance.now();
   const outcome = await verifyPolicy(policy, deps);
-  if (!outcome.ok) return { ok: false, error: { error: outcome.error, message: outcome.detail, code: 400 } };
+  if (!outcome.ok) return { ok: false, error: errorBody(outcome.error, outcome.detail) };
   const cost = charged ? creditCost(outcome.result.status) : 0;
   return { ok: true, cost, result: { ...outcome.result, credits_charged: cost, processed_in_ms: Math.round(performance.now() - started) } };
 }
