@@ -1,9 +1,5 @@
-/** Builds the extractor's insurer matcher from register rows, and loads the shipped rows without a store. */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { parseRegisterFile, type RegisterFileExtra } from '../insurers/importers/index.js';
+/** Builds the extractor's insurer matcher from register rows (the shipped rows come from insurers/seed.ts). */
 import { InsurerIndex } from '../insurers/matcher.js';
-import { SHIPPED_REGISTER_FILES } from '../insurers/seed.js';
 import type { InsurerRecord } from '../store/types.js';
 import type { InsurerMatcher } from './fields.js';
 
@@ -20,17 +16,4 @@ export function matcherFromRows(rows: InsurerRecord[]): InsurerMatcher {
   return matcherFromIndex(new InsurerIndex(rows));
 }
 
-/**
- * Parses the shipped register files in `dataDir` (connector/data/register) into rows, as seedRegister
- * does but without a store: for workers and scripts that only need the matcher.
- */
-export async function loadShippedRegisterRows(dataDir: string, now = new Date().toISOString()): Promise<InsurerRecord[]> {
-  const rows: InsurerRecord[] = [];
-  for (const shipped of SHIPPED_REGISTER_FILES) {
-    const text = await readFile(path.join(dataDir, shipped.file), 'utf8');
-    const extra: RegisterFileExtra = {};
-    if (shipped.extra?.claimsIaNamesText) extra.claimsIaNamesText = await readFile(path.join(dataDir, shipped.extra.claimsIaNamesText), 'utf8');
-    rows.push(...parseRegisterFile(shipped.format, text, now, extra));
-  }
-  return rows;
-}
+export { loadShippedRegisterRows } from '../insurers/seed.js';

@@ -1,7 +1,7 @@
 /** Loads the register files shipped in connector/data/register into the store through the importers. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InsurerStore } from '../store/types.js';
+import type { InsurerRecord, InsurerStore } from '../store/types.js';
 import { parseRegisterFile, type RegisterFileExtra, type RegisterFormat } from './importers/index.js';
 
 interface ShippedFile {
@@ -19,6 +19,23 @@ export const SHIPPED_REGISTER_FILES: readonly ShippedFile[] = [
   { format: 'demo', file: 'uk_demo_insurers.csv' },
 ];
 
+/** Reads one shipped file (and its side files) and parses it with its importer. */
+async function parseShippedFile(dataDir: string, shipped: ShippedFile, now: string): Promise<InsurerRecord[]> {
+  const text = await readFile(join(dataDir, shipped.file), 'utf8');
+  const extra: RegisterFileExtra = {};
+  if (shipped.extra?.claimsIaNamesText) {
+    extra.claimsIaNamesText = await readFile(join(dataDir, shipped.extra.claimsIaNamesText), 'utf8');
+  }
+  return parseRegisterFile(shipped.format, text, now, extra);
+}
+
+/** Every shipped register row, without a store: for extraction workers and scripts that only match names. */
+export async function loadShippedRegisterRows(dataDir: string, now = new Date().toISOString()): Promise<InsurerRecord[]> {
+  const rows: InsurerRecord[] = [];
+  for (const shipped of SHIPPED_REGISTER_FILES) rows.push(...(await parseShippedFile(dataDir, shipped, now)));
+  return rows;
+}
+
 /**
  * Parses every shipped register file in `dataDir` (the path of connector/data/register) and upserts the
  * rows. The store keeps the higher-priority row where two sources share a reference, so load order does
@@ -33,12 +50,7 @@ export async function seedRegister(
   const byFormat: Record<string, number> = {};
   let loaded = 0;
   for (const shipped of SHIPPED_REGISTER_FILES) {
-    const text = await readFile(join(dataDir, shipped.file), 'utf8');
-    const extra: RegisterFileExtra = {};
-    if (shipped.extra?.claimsIaNamesText) {
-      extra.claimsIaNamesText = await readFile(join(dataDir, shipped.extra.claimsIaNamesText), 'utf8');
-    }
-    const rows = parseRegisterFile(shipped.format, text, now, extra);
+    const rows = await parseShippedFile(dataDir, shipped, now);
     byFormat[shipped.format] = (byFormat[shipped.format] ?? 0) + rows.length;
     loaded += await store.insurers.upsertMany(rows);
   }
