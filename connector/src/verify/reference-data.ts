@@ -33,12 +33,6 @@ export class ReferenceDataCache {
     return this.loading;
   }
 
-  /** Forces a reload on the next `get` (after an import in this process). */
-  invalidate(): void {
-    this.checkedAt = 0;
-    this.version = -1;
-  }
-
   private async refresh(): Promise<ReferenceData> {
     const version = await this.store.insurers.version();
     this.checkedAt = this.now();
