@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toIsoDate } from '../../connector/src/datasets/dates.js';
 import { readCsvSeries, readJsonSeries, SeriesFormatError, stepToMonthEnd } from '../../connector/src/datasets/read-series.js';
-import { toFtsQuery } from '../../connector/src/datasets/search-query.js';
+import { searchTerms, toFtsQuery } from '../../connector/src/datasets/search-query.js';
 
 describe('toIsoDate', () => {
   it('keeps full dates and turns period labels into the first day of the period', () => {
@@ -67,10 +67,11 @@ describe('stepToMonthEnd', () => {
   });
 });
 
-describe('toFtsQuery', () => {
-  it('quotes every word as a required prefix and drops FTS syntax', () => {
-    expect(toFtsQuery('Brent oil')).toBe('"brent"* AND "oil"*');
-    expect(toFtsQuery('title:"x" OR NEAR(a b) -c*')).toBe('"title"* AND "x"* AND "or"* AND "near"* AND "a"* AND "b"* AND "c"*');
-    expect(toFtsQuery('!!! ***')).toBeNull();
+describe('searchTerms and toFtsQuery', () => {
+  it('keeps words only and quotes every one as a required FTS5 prefix term', () => {
+    expect(searchTerms('Brent oil')).toEqual(['brent', 'oil']);
+    expect(toFtsQuery(searchTerms('Brent oil')!)).toBe('"brent"* AND "oil"*');
+    expect(toFtsQuery(searchTerms('title:"x" OR NEAR(a b) -c*')!)).toBe('"title"* AND "x"* AND "or"* AND "near"* AND "a"* AND "b"* AND "c"*');
+    expect(searchTerms('!!! ***')).toBeNull();
   });
 });

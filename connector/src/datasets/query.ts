@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ZDatasetListQuerySchema, ZSeriesQuerySchema, type TDataset } from '../../../shared/dataset.js';
 import { AppError } from '../errors.js';
 import type { DatasetStore } from '../store/types.js';
-import { toFtsQuery } from './search-query.js';
+import { searchTerms } from './search-query.js';
 import { datasetView } from './views.js';
 
 function badQuery(err: z.ZodError): AppError {
@@ -27,10 +27,10 @@ export async function listDatasets(store: DatasetStore, rawQuery: Record<string,
   const parsed = ZDatasetListQuerySchema.safeParse(singleValues(rawQuery));
   if (!parsed.success) throw badQuery(parsed.error);
   const { q, category, source, cadence, limit, offset } = parsed.data;
-  const fts = q ? toFtsQuery(q) : null;
-  if (q && !fts) throw new AppError('invalid_request', 'q must contain at least one letter or digit.');
+  const terms = q ? searchTerms(q) : null;
+  if (q && !terms) throw new AppError('invalid_request', 'q must contain at least one letter or digit.');
   const { items, total } = await store.search({
-    ...(fts ? { q: fts } : {}),
+    ...(terms ? { terms } : {}),
     ...(category ? { category } : {}),
     ...(source ? { source } : {}),
     ...(cadence ? { cadence } : {}),

@@ -1,15 +1,20 @@
 /**
- * Turns a user's search text into a safe FTS5 query: words (letters and digits) only, each a
- * quoted prefix term, all required. FTS5 syntax in the input (quotes, NEAR, column filters,
- * operators) is never passed through, so no input can make the query fail.
+ * Turns a user's search text into search terms: words (letters and digits) only, lower case,
+ * at most 12. Each backend builds its own query from them (SQLite FTS5 in store/sqlite/datasets.ts,
+ * PostgreSQL tsquery in store/postgres/datasets.ts); no query syntax from the input (quotes, NEAR,
+ * column filters, operators) ever reaches either, so no input can make a search fail.
  */
-export function toFtsQuery(text: string): string | null {
+export function searchTerms(text: string): string[] | null {
   const words = text
     .normalize('NFKC')
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
     .slice(0, 12);
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w}"*`).join(' AND ');
+  return words.length === 0 ? null : words;
+}
+
+/** FTS5: every term a quoted prefix term, all required. */
+export function toFtsQuery(terms: string[]): string {
+  return terms.map((w) => `"${w}"*`).join(' AND ');
 }

@@ -1,5 +1,6 @@
 /** The dataset catalogue in SQLite: metadata, an FTS5 index over it, and clustered series points. */
 import type Database from 'better-sqlite3';
+import { toFtsQuery } from '../../datasets/search-query.js';
 import type { DatasetMeta, DatasetRecord, DatasetStore, SeriesPoint } from '../types.js';
 
 type Row = Record<string, unknown>;
@@ -121,9 +122,10 @@ export function datasetStore(db: Database.Database): DatasetStore {
     },
     async search(query) {
       const filters = (['category', 'source', 'cadence'] as const).filter((f) => query[f] !== undefined);
-      const s = searchStatements(Boolean(query.q), filters);
+      const hasQ = Boolean(query.terms?.length);
+      const s = searchStatements(hasQ, filters);
       const params: Record<string, unknown> = { limit: query.limit, offset: query.offset };
-      if (query.q) params.q = query.q;
+      if (hasQ) params.q = toFtsQuery(query.terms!);
       for (const f of filters) params[f] = query[f];
       const rows = s.page.all(params) as Row[];
       // Filtered searches carry their total on every row; otherwise (or past the end) count.
