@@ -12,6 +12,10 @@ const EnvSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   COVERCHECK_DB: z.string().min(1).default('data/covercheck.db'),
+  COVERCHECK_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be postgres://user:password@host:port/database').optional(),
+  COVERCHECK_DATABASE_POOL: int(1, 200).default(10),
+  COVERCHECK_REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'must be redis://[:password@]host:port[/db] or rediss://...').optional(),
+  COVERCHECK_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - only').default('covercheck'),
   COVERCHECK_DEMO: bool.default(true),
   COVERCHECK_SANDBOX_KEY: z
     .string()
@@ -62,6 +66,15 @@ export interface Config {
   port: number;
   host: string;
   databasePath: string;
+  /** PostgreSQL connection URL; when set it replaces the SQLite file (`databasePath` is then unused). */
+  databaseUrl: string | undefined;
+  /** PostgreSQL connections per instance. */
+  databasePoolSize: number;
+  /**
+   * Redis shared by every instance: clustered bottleneck limiters (registry upstreams, webhook
+   * hosts, Sheets quotas) and the inbound rate limits. Unset: limits are kept per process.
+   */
+  redis: { url: string; prefix: string } | null;
   demo: boolean;
   sandboxKey: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['COVERCHECK_LOG_LEVEL'];
@@ -155,6 +168,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     databasePath: e.COVERCHECK_DB,
+    databaseUrl: e.COVERCHECK_DATABASE_URL,
+    databasePoolSize: e.COVERCHECK_DATABASE_POOL,
+    redis: e.COVERCHECK_REDIS_URL ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX } : null,
     demo: e.COVERCHECK_DEMO,
     sandboxKey: e.COVERCHECK_SANDBOX_KEY,
     logLevel: e.COVERCHECK_LOG_LEVEL,

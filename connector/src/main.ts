@@ -8,7 +8,7 @@ import { createConnectorExtraction } from './extract/as-extractor.js';
 import { createLogger } from './logger.js';
 import { createSheets } from './sheets/index.js';
 import { shippedDataDir } from './paths.js';
-import { openStore } from './store/index.js';
+import { describeStore, openStore } from './store/index.js';
 
 async function main(): Promise<void> {
   let config;
@@ -19,10 +19,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
-  const store = await openStore({ databasePath: config.databasePath });
+  const storeOptions = { databasePath: config.databasePath, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize };
+  const store = await openStore(storeOptions);
   const now = new Date();
   const seeded = await seedReferenceData(store, shippedDataDir(), now);
-  logger.info({ ...seeded, db: config.databasePath }, 'reference data loaded');
+  logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
   const sheets = await createSheets(config, store, logger, () => new Date());

@@ -1,9 +1,10 @@
-/** Starts the real connector app on an ephemeral loopback port with a fresh SQLite file. */
+/** Starts the real connector app on an ephemeral loopback port with a fresh SQLite file (or a given PostgreSQL database). */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
+import { inject } from 'vitest';
 import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig, type Config } from '../../connector/src/config.js';
@@ -16,6 +17,7 @@ import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
 import type { TScope } from '../../shared/account.js';
+import { createDatabase } from './services.js';
 
 export interface TestServer {
   url: string;
@@ -43,11 +45,16 @@ export async function startTestServer(
     lookup?: AppContext['lookup'];
     /** Run PDF extraction (a real worker-thread pool with OCR); off by default to keep suites light. */
     extraction?: boolean;
+    /** A PostgreSQL database (e.g. from createDatabase in services.ts) instead of a fresh SQLite file. */
+    databaseUrl?: string;
   } = {},
 ): Promise<TestServer> {
   const dbPath = tempDbPath();
   const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
-  const store = await openStore({ databasePath: dbPath });
+  // The `postgres` vitest project runs the HTTP suites again on PostgreSQL (vitest.config.ts).
+  const databaseUrl = opts.databaseUrl ?? (process.env.COVERCHECK_TEST_BACKEND === 'postgres' ? await createDatabase(inject('postgresUrl'), 'http') : undefined);
+  const store = await openStore({ databasePath: dbPath, databaseUrl });
+  if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
   const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
   const logger = createLogger('silent');

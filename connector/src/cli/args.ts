@@ -1,4 +1,7 @@
-/** Small helpers shared by the operator CLIs: a store from --db or COVERCHECK_DB, and clean failure. */
+/**
+ * Small helpers shared by the operator CLIs: a store from --db (a SQLite file), else
+ * COVERCHECK_DATABASE_URL (PostgreSQL), else COVERCHECK_DB; and clean failure.
+ */
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 
@@ -9,7 +12,7 @@ export function dbPath(flag: string | undefined): string {
 }
 
 export async function withStore<T>(flag: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore({ databasePath: dbPath(flag) });
+  const store = await openStore({ databasePath: dbPath(flag), databaseUrl: flag ? undefined : process.env.COVERCHECK_DATABASE_URL, poolSize: 2 });
   try {
     return await fn(store);
   } finally {

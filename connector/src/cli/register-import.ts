@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { isRegisterFormat, parseRegisterFile, REGISTER_FORMATS, type RegisterFileExtra } from '../insurers/index.js';
-import { openStore } from '../store/index.js';
+import { withStore } from './args.js';
 
 const USAGE =
   `usage: npm run register:import -- --format ${REGISTER_FORMATS.join('|')} FILE [--db PATH] [--claims-ia FILE]\n` +
@@ -49,13 +49,8 @@ async function main(): Promise<void> {
     fail(`cannot import ${file}: ${(err as Error).message}`);
   }
 
-  const store = await openStore({ databasePath: values.db ?? process.env.COVERCHECK_DB ?? 'data/covercheck.db' });
-  try {
-    const stored = await store.insurers.upsertMany(rows);
-    process.stdout.write(`${JSON.stringify({ format, file, parsed: rows.length, stored })}\n`);
-  } finally {
-    await store.close();
-  }
+  const stored = await withStore(values.db, (store) => store.insurers.upsertMany(rows));
+  process.stdout.write(`${JSON.stringify({ format, file, parsed: rows.length, stored })}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,290 @@
+/**
+ * Schema migrations for the PostgreSQL store, applied in order in one transaction (under an advisory
+ * lock, see db.ts) and recorded in `schema_migrations`. Append only: never edit a migration that has shipped.
+ *
+ * Migration 1 is the schema SQLite reached in its migrations 1-6, written for PostgreSQL: real
+ * timestamps (timestamptz), dates, booleans, jsonb and arrays where SQLite keeps text; a tsvector
+ * column instead of the FTS5 table. The row mappers turn them back into the interface's shapes.
+ */
+import type { Migration } from '../sqlite/migrations.js';
+
+export const PG_MIGRATIONS: Migration[] = [
+  {
+    id: 1,
+    name: 'initial schema (SQLite migrations 1-6)',
+    sql: `
+      CREATE TABLE meta (name text PRIMARY KEY, value bigint NOT NULL);
+      INSERT INTO meta (name, value) VALUES ('insurers_version', 0);
+
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        lookup text NOT NULL UNIQUE,
+        hash text NOT NULL,
+        name text NOT NULL,
+        email text,
+        mode text NOT NULL CHECK (mode IN ('live', 'test')),
+        plan text NOT NULL,
+        scopes text[] NOT NULL,
+        status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'revoked', 'deactivated')),
+        allowance integer NOT NULL CHECK (allowance >= 0),
+        balance integer NOT NULL CHECK (balance >= 0),
+        period text NOT NULL,
+        created_at timestamptz NOT NULL,
+        last_used_at timestamptz,
+        revoked_at timestamptz,
+        deactivated_at timestamptz,
+        webhook_secret text
+      );
+      CREATE INDEX api_keys_unused_free ON api_keys (created_at) WHERE plan = 'free' AND status = 'active' AND last_used_at IS NULL;
+
+      CREATE TABLE credit_ledger (
+        id bigserial PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        delta integer NOT NULL,
+        reason text NOT NULL,
+        ref text,
+        balance_after integer NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX credit_ledger_key ON credit_ledger (key_id, id);
+
+      CREATE TABLE idempotency (
+        key_id text NOT NULL,
+        idem_key text NOT NULL,
+        request_hash text NOT NULL,
+        status integer,
+        body text,
+        created_at timestamptz NOT NULL,
+        completed_at timestamptz,
+        PRIMARY KEY (key_id, idem_key)
+      );
+
+      CREATE TABLE insurers (
+        country text NOT NULL,
+        reference text NOT NULL,
+        scheme text NOT NULL,
+        name text NOT NULL,
+        aliases jsonb NOT NULL,
+        regulated text NOT NULL,
+        authorised boolean NOT NULL,
+        lei text,
+        source text NOT NULL,
+        source_detail text,
+        demo boolean NOT NULL,
+        priority integer NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (country, reference)
+      );
+
+      CREATE TABLE registry_policies (
+        country text NOT NULL,
+        policy_number text NOT NULL,
+        insurance_type text NOT NULL,
+        insurer_reference text,
+        start_date date,
+        end_date date,
+        status text NOT NULL,
+        vehicle_registration text,
+        source text NOT NULL,
+        demo boolean NOT NULL,
+        PRIMARY KEY (country, policy_number, insurance_type)
+      );
+
+      CREATE TABLE registry_coverage (
+        country text NOT NULL,
+        insurance_type text NOT NULL,
+        source text NOT NULL,
+        demo boolean NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (country, insurance_type)
+      );
+
+      CREATE TABLE sanctions (
+        id bigserial PRIMARY KEY,
+        list text NOT NULL,
+        name text NOT NULL,
+        country text,
+        reference text,
+        demo boolean NOT NULL
+      );
+      CREATE INDEX sanctions_list ON sanctions (list);
+
+      CREATE TABLE jobs (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        kind text NOT NULL CHECK (kind IN ('verification', 'extraction')),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'complete', 'failed')),
+        payload text NOT NULL,
+        result text,
+        error text,
+        webhook_url text,
+        document_outcome text,
+        sheet_target text,
+        reserved integer NOT NULL DEFAULT 0,
+        charged integer NOT NULL DEFAULT 0,
+        attempts integer NOT NULL DEFAULT 0,
+        lease_owner text,
+        lease_until timestamptz,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        completed_at timestamptz
+      );
+      -- Open work only, oldest first: leasing walks it with FOR UPDATE SKIP LOCKED.
+      CREATE INDEX jobs_open ON jobs (created_at, id) WHERE status = 'pending';
+
+      CREATE TABLE job_documents (
+        job_id text PRIMARY KEY REFERENCES jobs(id),
+        content bytea NOT NULL
+      );
+
+      CREATE TABLE batches (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'processing', 'complete')),
+        total_count integer NOT NULL,
+        completed_count integer NOT NULL DEFAULT 0,
+        webhook_url text,
+        sheet_target text,
+        attempts integer NOT NULL DEFAULT 0,
+        lease_owner text,
+        lease_until timestamptz,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        completed_at timestamptz
+      );
+      CREATE INDEX batches_open ON batches (created_at, id) WHERE status <> 'complete';
+
+      CREATE TABLE batch_items (
+        batch_id text NOT NULL REFERENCES batches(id),
+        idx integer NOT NULL,
+        policy_number text,
+        input text NOT NULL,
+        state text NOT NULL CHECK (state IN ('pending', 'done')),
+        result text,
+        error text,
+        reserved integer NOT NULL DEFAULT 0,
+        charged integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (batch_id, idx)
+      );
+
+      CREATE TABLE webhook_outbox (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        url text NOT NULL,
+        event_type text NOT NULL,
+        subject_id text NOT NULL,
+        body text NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL,
+        lease_until timestamptz,
+        last_status integer,
+        last_error text,
+        created_at timestamptz NOT NULL,
+        delivered_at timestamptz
+      );
+      CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX webhook_outbox_key ON webhook_outbox (key_id, created_at);
+      CREATE INDEX webhook_outbox_subject ON webhook_outbox (subject_id);
+
+      CREATE TABLE webhook_attempts (
+        delivery_id text NOT NULL REFERENCES webhook_outbox(id),
+        attempt integer NOT NULL,
+        at timestamptz NOT NULL,
+        status integer,
+        error text,
+        duration_ms integer NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+      );
+
+      CREATE TABLE datasets (
+        slug text PRIMARY KEY,
+        title text NOT NULL,
+        description text NOT NULL,
+        category text NOT NULL,
+        source text NOT NULL,
+        source_url text NOT NULL,
+        licence text,
+        cadence text NOT NULL CHECK (cadence IN ('daily', 'weekly', 'monthly', 'quarterly')),
+        unit text NOT NULL,
+        refresh jsonb,
+        first_date date,
+        last_date date,
+        point_count integer NOT NULL DEFAULT 0,
+        last_refreshed_at timestamptz,
+        last_refresh_attempt_at timestamptz,
+        last_refresh_error text,
+        updated_at timestamptz NOT NULL,
+        -- Built by the store from accent-folded text (see datasets.ts): title A, category and source B, description C.
+        search tsvector NOT NULL
+      );
+      CREATE INDEX datasets_search ON datasets USING gin (search);
+      CREATE INDEX datasets_title ON datasets (lower(title) COLLATE "C", slug);
+
+      CREATE TABLE dataset_points (
+        slug text NOT NULL REFERENCES datasets(slug),
+        date date NOT NULL,
+        value double precision NOT NULL,
+        PRIMARY KEY (slug, date)
+      );
+
+      CREATE TABLE sheet_writebacks (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        subject_type text NOT NULL CHECK (subject_type IN ('job', 'batch')),
+        subject_id text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('verification', 'extraction')),
+        spreadsheet_id text NOT NULL,
+        target text NOT NULL,
+        rows text NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'written', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL,
+        lease_until timestamptz,
+        written integer NOT NULL DEFAULT 0,
+        missing jsonb NOT NULL DEFAULT '[]',
+        last_error text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX sheet_writebacks_open ON sheet_writebacks (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX sheet_writebacks_subject ON sheet_writebacks (subject_id);
+
+      CREATE TABLE sheet_schedules (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        dataset text NOT NULL,
+        spreadsheet_id text NOT NULL,
+        sheet_name text NOT NULL,
+        cadence text NOT NULL CHECK (cadence IN ('hourly', 'daily', 'weekly')),
+        point_limit integer NOT NULL,
+        next_run_at timestamptz NOT NULL,
+        running_until timestamptz,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX sheet_schedules_due ON sheet_schedules (next_run_at);
+
+      CREATE TABLE sheet_schedule_runs (
+        schedule_id text NOT NULL,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        status text NOT NULL,
+        rows integer,
+        error text
+      );
+      CREATE INDEX sheet_schedule_runs_schedule ON sheet_schedule_runs (schedule_id, started_at);
+
+      CREATE TABLE portal_key_requests (
+        id text PRIMARY KEY,
+        email text NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('live', 'test')),
+        token_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz,
+        key_id text REFERENCES api_keys(id)
+      );
+      CREATE INDEX portal_key_requests_expiry ON portal_key_requests (expires_at);
+    `,
+  },
+];

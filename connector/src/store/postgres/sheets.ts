@@ -1,0 +1,132 @@
+/** Sheet write-backs and dataset refresh schedules in PostgreSQL. */
+import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackRecord, WritebackStore } from '../types.js';
+import { all, changed, one, tx, type Db, type Row } from './db.js';
+
+function toWriteback(r: Row): WritebackRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    subject_type: r.subject_type as WritebackRecord['subject_type'],
+    subject_id: r.subject_id as string,
+    kind: r.kind as WritebackRecord['kind'],
+    spreadsheet_id: r.spreadsheet_id as string,
+    target: r.target as string,
+    rows: r.rows as string,
+    status: r.status as WritebackRecord['status'],
+    attempts: r.attempts as number,
+    next_attempt_at: r.next_attempt_at as string,
+    written: r.written as number,
+    missing: r.missing as string[],
+    last_error: (r.last_error as string | null) ?? null,
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+  };
+}
+
+function toSchedule(r: Row): ScheduleRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    dataset: r.dataset as string,
+    spreadsheet_id: r.spreadsheet_id as string,
+    sheet_name: r.sheet_name as string,
+    cadence: r.cadence as ScheduleRecord['cadence'],
+    point_limit: r.point_limit as number,
+    next_run_at: r.next_run_at as string,
+    running_until: (r.running_until as string | null) ?? null,
+    created_at: r.created_at as string,
+  };
+}
+
+export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore } {
+  return {
+    writebacks: {
+      async leaseSpreadsheet(now, until) {
+        return tx(db, async (c) => {
+          // One spreadsheet's write-backs go out together and in order, so leasing is serialised
+          // across instances (it is one short statement pair per poll); row locks alone would let
+          // two instances split one spreadsheet's rows between them.
+          await c.query("SELECT pg_advisory_xact_lock(hashtext('covercheck.writeback-lease'))");
+          const first = await one<{ spreadsheet_id: string }>(
+            c,
+            `SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+             ORDER BY next_attempt_at, id LIMIT 1`,
+            [now],
+          );
+          if (!first) return [];
+          const rows = await all(
+            c,
+            `UPDATE sheet_writebacks SET lease_until = $3, attempts = attempts + 1
+             WHERE spreadsheet_id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2) RETURNING *`,
+            [first.spreadsheet_id, now, until],
+          );
+          return rows.map(toWriteback).sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id < b.id ? -1 : 1));
+        });
+      },
+      async finish(id, o, at) {
+        await db.query(
+          `UPDATE sheet_writebacks SET status = $2, written = $3, missing = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at), lease_until = NULL, updated_at = $7 WHERE id = $1`,
+          [id, o.status, o.written, JSON.stringify(o.missing), o.error, o.next_attempt_at, at],
+        );
+      },
+      async forSubject(subjectId) {
+        const r = await one(db, 'SELECT * FROM sheet_writebacks WHERE subject_id = $1 ORDER BY created_at DESC LIMIT 1', [subjectId]);
+        return r ? toWriteback(r) : null;
+      },
+    },
+    schedules: {
+      async create(s) {
+        await db.query(
+          `INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [s.id, s.key_id, s.dataset, s.spreadsheet_id, s.sheet_name, s.cadence, s.point_limit, s.next_run_at, s.created_at],
+        );
+      },
+      async get(id) {
+        const r = await one(db, 'SELECT * FROM sheet_schedules WHERE id = $1', [id]);
+        return r ? toSchedule(r) : null;
+      },
+      async list(keyId) {
+        return (await all(db, 'SELECT * FROM sheet_schedules WHERE key_id = $1 ORDER BY created_at, id', [keyId])).map(toSchedule);
+      },
+      async delete(id, keyId) {
+        return (await changed(db, 'DELETE FROM sheet_schedules WHERE id = $1 AND key_id = $2', [id, keyId])) > 0;
+      },
+      async leaseDue(now, until) {
+        return tx(db, async (c) => {
+          const r = await one(
+            c,
+            `UPDATE sheet_schedules SET running_until = $2
+             WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= $1 AND (running_until IS NULL OR running_until < $1)
+                         ORDER BY next_run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+             RETURNING *`,
+            [now, until],
+          );
+          if (!r) return null;
+          // A run still marked running was cut off (its lease expired): say so in the history.
+          await c.query(
+            `UPDATE sheet_schedule_runs SET status = 'failed', finished_at = $1, error = 'interrupted: the connector stopped during this run' WHERE schedule_id = $2 AND status = 'running'`,
+            [now, r.id],
+          );
+          await c.query("INSERT INTO sheet_schedule_runs (schedule_id, started_at, status) VALUES ($1, $2, 'running')", [r.id, now]);
+          return toSchedule(r);
+        });
+      },
+      async finishRun(id, startedAt, run, next) {
+        await tx(db, async (c) => {
+          await c.query('UPDATE sheet_schedule_runs SET finished_at = $3, status = $4, rows = $5, error = $6 WHERE schedule_id = $1 AND started_at = $2', [
+            id,
+            startedAt,
+            run.finished_at,
+            run.status,
+            run.rows,
+            run.error,
+          ]);
+          await c.query('UPDATE sheet_schedules SET next_run_at = $1, running_until = NULL WHERE id = $2', [next, id]);
+        });
+      },
+      async runs(id, limit) {
+        return all<ScheduleRunRecord>(db, 'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT $2', [id, limit]);
+      },
+    },
+  };
+}

@@ -1,0 +1,319 @@
+/**
+ * Jobs, batches and the webhook outbox in PostgreSQL. Work is claimed with FOR UPDATE SKIP
+ * LOCKED, so instances polling at once each take a different row without waiting on each other;
+ * every state change that matters to a customer (result, credit settlement, outbox row) happens in
+ * one transaction guarded by the current state and lease owner, so work is finished once.
+ */
+import type {
+  AttemptRecord,
+  BatchItemRecord,
+  BatchRecord,
+  BatchStore,
+  JobRecord,
+  JobStore,
+  NewOutbox,
+  NewWriteback,
+  OutboxRecord,
+  OutboxStore,
+  Reservation,
+  SubmitOutcome,
+} from '../types.js';
+import { currentBalance, debit, refund } from './credit-ops.js';
+import { all, changed, one, tx, type Db, type Row, type Tx } from './db.js';
+
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+function toJob(r: Row): JobRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    kind: r.kind as JobRecord['kind'],
+    status: r.status as JobRecord['status'],
+    payload: r.payload as string,
+    result: str(r.result),
+    error: str(r.error),
+    webhook_url: str(r.webhook_url),
+    reserved: r.reserved as number,
+    charged: r.charged as number,
+    attempts: r.attempts as number,
+    lease_owner: str(r.lease_owner),
+    lease_until: str(r.lease_until),
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    completed_at: str(r.completed_at),
+    document_bytes: (r.document_bytes as number | null) ?? null,
+    document_outcome: str(r.document_outcome),
+    sheet_target: str(r.sheet_target),
+  };
+}
+
+function toBatch(r: Row): BatchRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    status: r.status as BatchRecord['status'],
+    total_count: r.total_count as number,
+    completed_count: r.completed_count as number,
+    webhook_url: str(r.webhook_url),
+    sheet_target: str(r.sheet_target),
+    attempts: r.attempts as number,
+    lease_owner: str(r.lease_owner),
+    lease_until: str(r.lease_until),
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    completed_at: str(r.completed_at),
+  };
+}
+
+function toItem(r: Row): BatchItemRecord {
+  return {
+    batch_id: r.batch_id as string,
+    idx: r.idx as number,
+    policy_number: str(r.policy_number),
+    input: r.input as string,
+    state: r.state as BatchItemRecord['state'],
+    result: str(r.result),
+    error: str(r.error),
+    reserved: r.reserved as number,
+    charged: r.charged as number,
+  };
+}
+
+function toOutbox(r: Row): OutboxRecord {
+  return {
+    id: r.id as string,
+    key_id: r.key_id as string,
+    url: r.url as string,
+    event_type: r.event_type as string,
+    subject_id: r.subject_id as string,
+    body: r.body as string,
+    status: r.status as OutboxRecord['status'],
+    attempts: r.attempts as number,
+    next_attempt_at: r.next_attempt_at as string,
+    last_status: (r.last_status as number | null) ?? null,
+    last_error: str(r.last_error),
+    created_at: r.created_at as string,
+    delivered_at: str(r.delivered_at),
+  };
+}
+
+const JOB_COLS = 'jobs.*, (SELECT octet_length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
+
+async function reserve(c: Tx, keyId: string, r: Reservation | null, at: string): Promise<SubmitOutcome> {
+  if (!r || r.amount === 0) return { ok: true };
+  const balance = await debit(c, keyId, r.amount, r.period, 'reserve', r.ref, at);
+  return balance === null ? { ok: false, balance: await currentBalance(c, keyId) } : { ok: true };
+}
+
+async function enqueue(c: Tx, o: NewOutbox | null): Promise<void> {
+  if (!o) return;
+  await c.query(
+    `INSERT INTO webhook_outbox (id, key_id, url, event_type, subject_id, body, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+    [o.id, o.key_id, o.url, o.event_type, o.subject_id, o.body, o.created_at],
+  );
+}
+
+export async function insertWriteback(c: Tx, w: NewWriteback | null | undefined): Promise<void> {
+  if (!w) return;
+  await c.query(
+    `INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)`,
+    [w.id, w.key_id, w.subject_type, w.subject_id, w.kind, w.spreadsheet_id, w.target, w.rows, w.created_at],
+  );
+}
+
+export function workStores(db: Db): { jobs: JobStore; batches: BatchStore; outbox: OutboxStore } {
+  return {
+    jobs: {
+      async pendingCount(kind) {
+        return (await one<{ n: number }>(db, "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND kind = $1", [kind]))!.n;
+      },
+      async create(job, r) {
+        return tx(db, async (c) => {
+          const reserved = await reserve(c, job.key_id, r, job.created_at);
+          if (!reserved.ok) return reserved;
+          await c.query(
+            `INSERT INTO jobs (id, key_id, kind, payload, webhook_url, sheet_target, reserved, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+            [job.id, job.key_id, job.kind, job.payload, job.webhook_url, job.sheet_target ?? null, r?.amount ?? 0, job.created_at],
+          );
+          if (job.document) await c.query('INSERT INTO job_documents (job_id, content) VALUES ($1, $2)', [job.id, job.document]);
+          return reserved;
+        });
+      },
+      async get(id) {
+        const r = await one(db, `SELECT ${JOB_COLS} FROM jobs WHERE id = $1`, [id]);
+        return r ? toJob(r) : null;
+      },
+      async document(id) {
+        return (await one<{ content: Buffer }>(db, 'SELECT content FROM job_documents WHERE job_id = $1', [id]))?.content ?? null;
+      },
+      async lease(owner, now, until) {
+        const r = await one(
+          db,
+          `UPDATE jobs SET lease_owner = $1, lease_until = $3, attempts = attempts + 1, updated_at = $2
+           WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $2)
+                       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+           RETURNING ${JOB_COLS}`,
+          [owner, now, until],
+        );
+        return r ? toJob(r) : null;
+      },
+      async renew(id, owner, until) {
+        return (await changed(db, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'pending'", [until, id, owner])) > 0;
+      },
+      async finish(f) {
+        return tx(db, async (c) => {
+          const row = await one<{ key_id: string }>(
+            c,
+            `UPDATE jobs SET status = $3, result = $4, error = $5, charged = $6, document_outcome = $7, lease_owner = NULL, lease_until = NULL,
+               updated_at = $8, completed_at = $8 WHERE id = $1 AND status = 'pending' AND lease_owner = $2 RETURNING key_id`,
+            [f.id, f.owner, f.status, f.result, f.error, f.settlement.charge, f.document_outcome ?? null, f.at],
+          );
+          if (!row) return false;
+          await refund(c, row.key_id, f.settlement.refund, f.settlement.ref, f.at);
+          await enqueue(c, f.outbox);
+          await insertWriteback(c, f.writeback);
+          return true;
+        });
+      },
+      async release(id, owner, retry) {
+        await db.query("UPDATE jobs SET lease_owner = NULL, lease_until = $3, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'", [id, owner, retry]);
+      },
+    },
+    batches: {
+      async create(b, r) {
+        return tx(db, async (c) => {
+          const reserved = await reserve(c, b.key_id, r, b.created_at);
+          if (!reserved.ok) return reserved;
+          const done = b.items.filter((i) => i.state === 'done').length;
+          await c.query(
+            `INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
+            [b.id, b.key_id, b.items.length, done, b.webhook_url, b.sheet_target ?? null, b.created_at],
+          );
+          // One statement for up to 100 items: a round trip per item would dominate the submit.
+          await c.query(
+            `INSERT INTO batch_items (batch_id, idx, policy_number, input, state, result, error, reserved)
+             SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[])`,
+            [
+              b.id,
+              b.items.map((i) => i.idx),
+              b.items.map((i) => i.policy_number),
+              b.items.map((i) => i.input),
+              b.items.map((i) => i.state),
+              b.items.map((i) => i.result),
+              b.items.map((i) => i.error),
+              b.items.map((i) => i.reserved),
+            ],
+          );
+          return reserved;
+        });
+      },
+      async get(id) {
+        const r = await one(db, 'SELECT * FROM batches WHERE id = $1', [id]);
+        return r ? toBatch(r) : null;
+      },
+      async items(id) {
+        return (await all(db, 'SELECT * FROM batch_items WHERE batch_id = $1 ORDER BY idx', [id])).map(toItem);
+      },
+      async lease(owner, now, until) {
+        const r = await one(
+          db,
+          `UPDATE batches SET lease_owner = $1, lease_until = $3, attempts = attempts + 1, updated_at = $2
+           WHERE id = (SELECT id FROM batches WHERE status <> 'complete' AND (lease_until IS NULL OR lease_until < $2)
+                       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [owner, now, until],
+        );
+        return r ? toBatch(r) : null;
+      },
+      async renew(id, owner, until) {
+        return (await changed(db, "UPDATE batches SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status <> 'complete'", [until, id, owner])) > 0;
+      },
+      async finishItem(f) {
+        return tx(db, async (c) => {
+          // Locks the batch row: a takeover by another instance (new lease owner) waits for this item, or this item sees it and stops.
+          const owned = await one<{ key_id: string }>(c, "SELECT key_id FROM batches WHERE id = $1 AND lease_owner = $2 AND status <> 'complete' FOR UPDATE", [f.batch_id, f.owner]);
+          if (!owned) return false;
+          const n = await changed(c, "UPDATE batch_items SET state = 'done', result = $3, error = $4, charged = $5 WHERE batch_id = $1 AND idx = $2 AND state = 'pending'", [
+            f.batch_id,
+            f.idx,
+            f.result,
+            f.error,
+            f.settlement.charge,
+          ]);
+          if (n === 0) return false;
+          await c.query("UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = $2 WHERE id = $1", [f.batch_id, f.at]);
+          await refund(c, owned.key_id, f.settlement.refund, f.settlement.ref, f.at);
+          return true;
+        });
+      },
+      async complete(id, owner, outbox, at, writeback) {
+        return tx(db, async (c) => {
+          const n = await changed(
+            c,
+            `UPDATE batches SET status = 'complete', lease_owner = NULL, lease_until = NULL, updated_at = $3, completed_at = $3
+             WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'
+               AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = $1 AND state = 'pending')`,
+            [id, owner, at],
+          );
+          if (n === 0) return false;
+          await enqueue(c, outbox);
+          await insertWriteback(c, writeback);
+          return true;
+        });
+      },
+      async release(id, owner, retry) {
+        await db.query("UPDATE batches SET lease_owner = NULL, lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'", [id, owner, retry]);
+      },
+    },
+    outbox: {
+      async lease(now, until) {
+        const r = await one(
+          db,
+          `UPDATE webhook_outbox SET lease_until = $2
+           WHERE id = (SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+                       ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [now, until],
+        );
+        return r ? toOutbox(r) : null;
+      },
+      async recordAttempt(id, a, next) {
+        await tx(db, async (c) => {
+          await c.query(
+            'INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING',
+            [id, a.attempt, a.at, a.status, a.error, a.duration_ms],
+          );
+          await c.query(
+            `UPDATE webhook_outbox SET status = $2, attempts = $3, next_attempt_at = coalesce($4, next_attempt_at), lease_until = NULL,
+               last_status = $5, last_error = $6, delivered_at = CASE WHEN $2 = 'delivered' THEN $7 ELSE delivered_at END WHERE id = $1`,
+            [id, next.status, a.attempt, next.next_attempt_at, a.status, a.error, a.at],
+          );
+        });
+      },
+      async get(id) {
+        const r = await one(db, 'SELECT * FROM webhook_outbox WHERE id = $1', [id]);
+        return r ? toOutbox(r) : null;
+      },
+      async list(keyId, page) {
+        const rows = (await all(db, 'SELECT * FROM webhook_outbox WHERE key_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [keyId, page.limit, page.offset])).map(toOutbox);
+        const attempts = await all<Row>(
+          db,
+          'SELECT delivery_id, attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
+          [rows.map((r) => r.id)],
+        );
+        const byDelivery = new Map<string, AttemptRecord[]>();
+        for (const a of attempts) {
+          const list = byDelivery.get(a.delivery_id as string) ?? [];
+          list.push({ attempt: a.attempt as number, at: a.at as string, status: (a.status as number | null) ?? null, error: str(a.error), duration_ms: a.duration_ms as number });
+          byDelivery.set(a.delivery_id as string, list);
+        }
+        const total = (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM webhook_outbox WHERE key_id = $1', [keyId]))!.n;
+        return { items: rows.map((r) => ({ ...r, attempt_log: byDelivery.get(r.id) ?? [] })), total };
+      },
+      async forSubject(subjectId) {
+        return (await all(db, 'SELECT * FROM webhook_outbox WHERE subject_id = $1 ORDER BY created_at, id', [subjectId])).map(toOutbox);
+      },
+    },
+  };
+}
