@@ -441,7 +441,8 @@ export interface SeriesPoint {
 }
 
 export interface DatasetQuery {
-  q?: string;
+  /** Search words from datasets/search-query.ts; every one must match, as a prefix. */
+  terms?: string[];
   category?: string;
   source?: string;
   cadence?: Cadence;
@@ -459,7 +460,7 @@ export interface DatasetStore {
   writePoints(slug: string, points: SeriesPoint[], mode: 'replace' | 'merge', at: string): Promise<number>;
   recordRefreshFailure(slug: string, error: string, at: string): Promise<void>;
   get(slug: string): Promise<DatasetRecord | null>;
-  /** `q` is already an FTS5 query (see datasets/search-query.ts); ranked by bm25 when present. */
+  /** Ranked by relevance when `terms` are given (title counts most), otherwise by title. */
   search(query: DatasetQuery): Promise<{ items: DatasetRecord[]; total: number }>;
   /** `limit` points from the latest or earliest end, returned in ascending date order. */
   series(slug: string, limit: number, direction: 'latest' | 'earliest'): Promise<SeriesPoint[]>;
