@@ -41,18 +41,23 @@ export async function ensureSandboxKey(store: Store, fixed: string | undefined, 
     const found = await store.keys.findByLookup(parsed.lookup);
     if (found && found.hash !== hashKey(fixed)) throw new Error('COVERCHECK_SANDBOX_KEY collides with another key');
     if (!found) {
-      await store.keys.create({
+      // Several instances starting at once on one database race to create it: the loser's insert
+      // hits the unique lookup, and the row the winner wrote is read back below.
+      const record = {
         id: `key_sandbox_${parsed.lookup.toLowerCase()}`,
         lookup: parsed.lookup,
         hash: hashKey(fixed),
         name: SANDBOX_KEY_NAME,
-        mode: 'test',
-        plan: 'free',
+        mode: 'test' as const,
+        plan: 'free' as const,
         scopes: [...SCOPES],
         allowance: 1000,
         period: billingPeriod(now),
         created_at: now.toISOString(),
         webhook_secret: generateWebhookSecret(),
+      };
+      await store.keys.create(record).catch(async (err: unknown) => {
+        if ((await store.keys.findByLookup(parsed.lookup))?.hash !== record.hash) throw err;
       });
     }
     return { key: fixed, webhookSecret: (await store.keys.findByLookup(parsed.lookup))?.webhook_secret ?? null };
