@@ -17,13 +17,9 @@ export async function rollover(c: Queryable, keyId: string, period: string, at: 
   if (rolled) await ledger(c, keyId, 0, 'period_reset', period, rolled.balance, at);
 }
 
-/** Debits `amount` if the balance covers it; the new balance, or null (nothing written) if not. */
+/** Debits `amount` if the balance covers it (rolling the period over first); the new balance, or null (nothing debited) if not. */
 export async function debit(c: Queryable, keyId: string, amount: number, period: string, reason: LedgerEntry['reason'], ref: string | null, at: string): Promise<number | null> {
-  await rollover(c, keyId, period, at);
-  const row = await one<{ balance: number }>(c, 'UPDATE api_keys SET balance = balance - $2 WHERE id = $1 AND balance >= $2 RETURNING balance', [keyId, amount]);
-  if (!row) return null;
-  await ledger(c, keyId, -amount, reason, ref, row.balance, at);
-  return row.balance;
+  return (await one<{ balance: number | null }>(c, 'SELECT covercheck_debit($1, $2, $3, $4, $5, $6) AS balance', [keyId, amount, period, reason, ref, at]))!.balance;
 }
 
 export async function refund(c: Queryable, keyId: string, amount: number, ref: string | null, at: string): Promise<void> {

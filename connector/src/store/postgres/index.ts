@@ -117,18 +117,21 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
     },
     credits: {
       async charge(keyId, amount, period, ref, at, record) {
+        // The common case is one statement (autocommit): one round trip per charged verification.
+        if (!record) {
+          const balance = await debit(db, keyId, amount, period, 'charge', ref, at);
+          return balance === null ? { ok: false, balance: await currentBalance(db, keyId) } : { ok: true, balance };
+        }
         return tx(db, async (c) => {
           const balance = await debit(c, keyId, amount, period, 'charge', ref, at);
           if (balance === null) return { ok: false, balance: await currentBalance(c, keyId) };
-          if (record) {
-            await c.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [
-              record.response.status,
-              record.response.body,
-              at,
-              keyId,
-              record.idemKey,
-            ]);
-          }
+          await c.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [
+            record.response.status,
+            record.response.body,
+            at,
+            keyId,
+            record.idemKey,
+          ]);
           return { ok: true, balance };
         });
       },

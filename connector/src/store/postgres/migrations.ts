@@ -287,4 +287,31 @@ export const PG_MIGRATIONS: Migration[] = [
       CREATE INDEX portal_key_requests_expiry ON portal_key_requests (expires_at);
     `,
   },
+  {
+    id: 2,
+    name: 'credit debit as one server-side function',
+    sql: `
+      -- Rollover, conditional debit and ledger row in one round trip (a sync verify's charge was
+      -- five: BEGIN, two UPDATEs, INSERT, COMMIT). Returns the new balance, or NULL when the balance
+      -- does not cover the amount (nothing written then but a due rollover). The UPDATE's row lock
+      -- serialises concurrent debits of one key; each re-checks the balance it then sees.
+      CREATE FUNCTION covercheck_debit(p_key text, p_amount integer, p_period text, p_reason text, p_ref text, p_at timestamptz)
+      RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_balance integer;
+      BEGIN
+        UPDATE api_keys SET balance = allowance, period = p_period WHERE id = p_key AND period < p_period RETURNING balance INTO v_balance;
+        IF FOUND THEN
+          INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (p_key, 0, 'period_reset', p_period, v_balance, p_at);
+        END IF;
+        UPDATE api_keys SET balance = balance - p_amount WHERE id = p_key AND balance >= p_amount RETURNING balance INTO v_balance;
+        IF NOT FOUND THEN
+          RETURN NULL;
+        END IF;
+        INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (p_key, -p_amount, p_reason, p_ref, v_balance, p_at);
+        RETURN v_balance;
+      END
+      $fn$;
+    `,
+  },
 ];
