@@ -737,6 +737,7 @@ function storeContract(name: string, backend: Backend): void {
           created_at: at(3),
           updated_at: at(3),
           completed_at: null,
+          finished_by: null,
           document_bytes: null,
           document_outcome: null,
           sheet_target: null,
@@ -847,6 +848,7 @@ function storeContract(name: string, backend: Backend): void {
           charged: 1,
           lease_owner: null,
           lease_until: null,
+          finished_by: 'w1',
           updated_at: at(50),
           completed_at: at(50),
           document_outcome: '{"pages":2}',
@@ -906,7 +908,7 @@ function storeContract(name: string, backend: Backend): void {
         expect(await store.jobs.finish(finishOf('j1', 'w2'))).toBe(true);
         // Releasing a finished job changes nothing.
         await store.jobs.release('j1', 'w2', at(900));
-        expect(await store.jobs.get('j1')).toMatchObject({ status: 'complete', lease_owner: null, lease_until: null });
+        expect(await store.jobs.get('j1')).toMatchObject({ status: 'complete', lease_owner: null, lease_until: null, finished_by: 'w2' });
       });
 
       it('CONCURRENCY: concurrent finishes of one job by its owner: exactly one wins, one refund', async () => {

@@ -220,6 +220,8 @@ export interface JobRecord {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  /** The worker (lease owner: process and instance) that finished the job; for operators tracing work across instances. */
+  finished_by: string | null;
   /** Size of the stored document, when the job came with one. */
   document_bytes: number | null;
   /** JSON text: what extraction made of the document (async verification with a document). */

@@ -314,4 +314,9 @@ export const PG_MIGRATIONS: Migration[] = [
       $fn$;
     `,
   },
+  {
+    id: 3,
+    name: 'jobs remember the worker that finished them (SQLite migration 7)',
+    sql: `ALTER TABLE jobs ADD COLUMN finished_by text;`,
+  },
 ];

@@ -41,6 +41,7 @@ function toJob(r: Row): JobRecord {
     created_at: r.created_at as string,
     updated_at: r.updated_at as string,
     completed_at: str(r.completed_at),
+    finished_by: str(r.finished_by),
     document_bytes: (r.document_bytes as number | null) ?? null,
     document_outcome: str(r.document_outcome),
     sheet_target: str(r.sheet_target),
@@ -166,7 +167,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore; outbo
           const row = await one<{ key_id: string }>(
             c,
             `UPDATE jobs SET status = $3, result = $4, error = $5, charged = $6, document_outcome = $7, lease_owner = NULL, lease_until = NULL,
-               updated_at = $8, completed_at = $8 WHERE id = $1 AND status = 'pending' AND lease_owner = $2 RETURNING key_id`,
+               finished_by = $2, updated_at = $8, completed_at = $8 WHERE id = $1 AND status = 'pending' AND lease_owner = $2 RETURNING key_id`,
             [f.id, f.owner, f.status, f.result, f.error, f.settlement.charge, f.document_outcome ?? null, f.at],
           );
           if (!row) return false;

@@ -315,4 +315,9 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX api_keys_unused_free ON api_keys (created_at) WHERE plan = 'free' AND status = 'active' AND last_used_at IS NULL;
     `,
   },
+  {
+    id: 7,
+    name: 'jobs remember the worker that finished them',
+    sql: `ALTER TABLE jobs ADD COLUMN finished_by TEXT;`,
+  },
 ];

@@ -42,6 +42,7 @@ function toJob(r: Row): JobRecord {
     created_at: r.created_at as string,
     updated_at: r.updated_at as string,
     completed_at: str(r.completed_at),
+    finished_by: str(r.finished_by),
     document_bytes: (r.document_bytes as number | null) ?? null,
     document_outcome: str(r.document_outcome),
     sheet_target: str(r.sheet_target),
@@ -112,7 +113,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
     jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
     jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
-      updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
+      finished_by = @owner, updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
     jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
     batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at)
       VALUES (@id, @key_id, @total, @done, @webhook_url, @sheet_target, @created_at, @created_at)`),
