@@ -21,7 +21,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
-  const limits = createRateLimits(ctx.config);
+  const limits = createRateLimits(ctx.config, ctx.redis);
 
   app.get('/healthz', healthRoute(ctx));
   app.use('/api/v1', openApiRoute(limits.perIp));

@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   COVERCHECK_REGISTRY_TIMEOUT_MS: int(50, 60_000).default(2000),
   COVERCHECK_REGISTRY_MAX_CONCURRENT: int(1, 1000).default(8),
   COVERCHECK_REGISTRY_MIN_TIME_MS: int(0, 60_000).default(0),
+  COVERCHECK_REGISTRY_PER_SEC: int(1, 100_000).optional(),
   COVERCHECK_REGISTRY_UPSTREAMS: z.string().default(''),
   COVERCHECK_WORKERS: int(0, 64).default(4),
   COVERCHECK_BATCH_CONCURRENCY: int(1, 100).default(8),
@@ -134,6 +135,8 @@ export interface Config {
     timeoutMs: number;
     maxConcurrent: number;
     minTimeMs: number;
+    /** Calls started per second to one upstream (across instances with Redis); null: no quota. */
+    perSecond: number | null;
     /** Country code -> base URL of an HTTP registry upstream. */
     upstreams: Partial<Record<(typeof COUNTRIES)[number], string>>;
   };
@@ -210,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,
       maxConcurrent: e.COVERCHECK_REGISTRY_MAX_CONCURRENT,
       minTimeMs: e.COVERCHECK_REGISTRY_MIN_TIME_MS,
+      perSecond: e.COVERCHECK_REGISTRY_PER_SEC ?? null,
       upstreams: parseUpstreams(e.COVERCHECK_REGISTRY_UPSTREAMS),
     },
     ...overrides,

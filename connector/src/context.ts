@@ -7,6 +7,8 @@ import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
 import { createMailer, KeySweeper, type Mailer } from './portal/index.js';
+import type { RedisHandle } from './redis/client.js';
+import { createLimiters, type Limiters } from './redis/limiters.js';
 import type { SheetsIntegration } from './sheets/index.js';
 import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
@@ -26,6 +28,10 @@ export interface AppContext {
   refresher: DatasetRefresher;
   /** Null when no Google service account is configured. */
   sheets: SheetsIntegration | null;
+  /** Null without COVERCHECK_REDIS_URL: every limit is then kept in this process. */
+  redis: RedisHandle | null;
+  /** Upstream limiters: clustered on `redis` when there is one. */
+  limiters: Limiters;
   /** The key portal's activation mails (SMTP, or .eml files in the outbox folder). */
   mailer: Mailer;
   /** Deactivates free-plan keys unused for 7 days. */
@@ -40,18 +46,29 @@ export function createContext(
   config: Config,
   store: Store,
   logger: Logger,
-  opts: { now?: () => Date; fetch?: typeof fetch; lookup?: LookupAll; extractor?: Extractor; sheets?: SheetsIntegration | null } = {},
+  opts: {
+    now?: () => Date;
+    fetch?: typeof fetch;
+    lookup?: LookupAll;
+    extractor?: Extractor;
+    sheets?: SheetsIntegration | null;
+    /** Connected by the caller (connectRedis is async); the context owns it from here and closes it in stopWorkers. */
+    redis?: RedisHandle | null;
+  } = {},
 ): AppContext {
   const now = opts.now ?? (() => new Date());
+  const redis = opts.redis ?? null;
+  const limiters = createLimiters(redis);
   const reference = new ReferenceDataCache(store);
   const registry = buildRegistryChain(
     store.registry,
     config.registry.upstreams,
-    { maxConcurrent: config.registry.maxConcurrent, minTimeMs: config.registry.minTimeMs, timeoutMs: config.registry.timeoutMs },
+    { maxConcurrent: config.registry.maxConcurrent, minTimeMs: config.registry.minTimeMs, timeoutMs: config.registry.timeoutMs, perSecond: config.registry.perSecond },
     opts.fetch,
+    limiters,
   );
   const outbox = new OutboxProcessor(
-    { store, logger, now },
+    { store, logger, now, limiters },
     {
       concurrency: config.webhooks.concurrency,
       perHostConcurrency: config.webhooks.perHostConcurrency,
@@ -77,7 +94,7 @@ export function createContext(
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
-  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, mailer, keySweeper, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, keySweeper, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {
@@ -89,7 +106,7 @@ export function startWorkers(ctx: AppContext): void {
   ctx.keySweeper.start();
 }
 
-/** Stops taking work, lets units in hand finish, then stops upstream limiters. */
+/** Stops taking work, lets units in hand finish, then stops upstream limiters and closes Redis. */
 export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.queue.stop();
   await ctx.outbox.stop();
@@ -100,4 +117,6 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.registry.stop();
   await ctx.keySweeper.stop();
   ctx.mailer.close();
+  // Last: the limiters above may still talk to Redis while they stop. Open clients would keep the process alive.
+  await ctx.redis?.close();
 }

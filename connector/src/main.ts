@@ -6,6 +6,7 @@ import { createContext, startWorkers, stopWorkers } from './context.js';
 import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/as-extractor.js';
 import { createLogger } from './logger.js';
+import { connectRedis, createLimiters, type RedisHandle } from './redis/index.js';
 import { createSheets } from './sheets/index.js';
 import { shippedDataDir } from './paths.js';
 import { describeStore, openStore } from './store/index.js';
@@ -19,6 +20,17 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger(config.logLevel);
+  let redis: RedisHandle | null;
+  try {
+    redis = await connectRedis(config.redis, logger);
+  } catch (err) {
+    console.error(`COVERCHECK_REDIS_URL: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  logger.info(
+    redis ? { limits: 'shared', redis: redis.where, prefix: redis.prefix } : { limits: 'per-process' },
+    redis ? 'rate limits and upstream quotas are shared through Redis' : 'rate limits and upstream quotas are kept per process (no COVERCHECK_REDIS_URL)',
+  );
   const storeOptions = { databasePath: config.databasePath, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize };
   const store = await openStore(storeOptions);
   const now = new Date();
@@ -26,8 +38,8 @@ async function main(): Promise<void> {
   logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
-  const sheets = await createSheets(config, store, logger, () => new Date());
-  const ctx = createContext(config, store, logger, { sheets, ...(extraction ? { extractor: extraction.extractor } : {}) });
+  const sheets = await createSheets(config, store, logger, () => new Date(), createLimiters(redis));
+  const ctx = createContext(config, store, logger, { sheets, redis, ...(extraction ? { extractor: extraction.extractor } : {}) });
   const app = createApp(ctx);
   // Workers start before the server: work accepted by an earlier run (even one that crashed) resumes.
   startWorkers(ctx);

@@ -12,6 +12,7 @@ import { createContext, startWorkers, stopWorkers, type AppContext } from '../..
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
 import { createLogger } from '../../connector/src/logger.js';
+import { connectRedis, createLimiters } from '../../connector/src/redis/index.js';
 import { createSheets } from '../../connector/src/sheets/index.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -58,9 +59,12 @@ export async function startTestServer(
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
   const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
   const logger = createLogger('silent');
-  const sheets = await createSheets(config, store, logger, opts.now ?? (() => new Date()));
+  // With COVERCHECK_REDIS_URL in env, limits are shared through Redis; stopWorkers closes it.
+  const redis = await connectRedis(config.redis, logger);
+  const sheets = await createSheets(config, store, logger, opts.now ?? (() => new Date()), createLimiters(redis));
   const ctx = createContext(config, store, logger, {
     sheets,
+    redis,
     ...(extraction ? { extractor: extraction.extractor } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),

@@ -147,21 +147,21 @@ describe('CSRF guard', () => {
   const guard = new CsrfGuard('s'.repeat(32), () => new Date(clock));
   const sid = guard.newSessionId();
 
-  it('accepts a form with its own session once, then refuses it as reused', () => {
+  it('accepts a form with its own session once, then refuses it as reused', async () => {
     const field = guard.issue(sid);
-    expect(guard.verify(sid, field)).toEqual({ ok: true });
-    expect(guard.verify(sid, field)).toEqual({ ok: false, reason: 'reused' });
+    expect(await guard.verify(sid, field)).toEqual({ ok: true });
+    expect(await guard.verify(sid, field)).toEqual({ ok: false, reason: 'reused' });
   });
-  it('refuses a missing field, a missing cookie, another session, a tampered field and an old form', () => {
-    expect(guard.verify(sid, undefined)).toMatchObject({ ok: false, reason: 'missing' });
-    expect(guard.verify(undefined, guard.issue(sid))).toMatchObject({ ok: false, reason: 'missing' });
-    expect(guard.verify(guard.newSessionId(), guard.issue(sid))).toMatchObject({ ok: false, reason: 'invalid' });
+  it('refuses a missing field, a missing cookie, another session, a tampered field and an old form', async () => {
+    expect(await guard.verify(sid, undefined)).toMatchObject({ ok: false, reason: 'missing' });
+    expect(await guard.verify(undefined, guard.issue(sid))).toMatchObject({ ok: false, reason: 'missing' });
+    expect(await guard.verify(guard.newSessionId(), guard.issue(sid))).toMatchObject({ ok: false, reason: 'invalid' });
     const field = guard.issue(sid);
     const tampered = field.slice(0, -1) + (field.endsWith('0') ? '1' : '0');
-    expect(guard.verify(sid, tampered)).toMatchObject({ ok: false, reason: 'invalid' });
-    expect(guard.verify(sid, new CsrfGuard('t'.repeat(32), () => new Date(clock)).issue(sid))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(await guard.verify(sid, tampered)).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(await guard.verify(sid, new CsrfGuard('t'.repeat(32), () => new Date(clock)).issue(sid))).toMatchObject({ ok: false, reason: 'invalid' });
     const old = guard.issue(sid);
     clock += 60 * 60 * 1000 + 1;
-    expect(guard.verify(sid, old)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(await guard.verify(sid, old)).toMatchObject({ ok: false, reason: 'expired' });
   });
 });

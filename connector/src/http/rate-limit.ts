@@ -2,10 +2,14 @@
  * Request rate limits (rate-limiter-flexible): a budget per API key for authenticated routes and
  * per client IP for unauthenticated ones and for failed authentication. Fixed one-minute windows;
  * numbers from config. Excess answers 429 rate_limit_exceeded with Retry-After and retry_after.
+ * With Redis the counts are shared by every instance; if Redis fails they fall back to per-instance
+ * counts (redis/rate-limiter.ts).
  */
 import type { Request, RequestHandler } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
+import type { RedisHandle } from '../redis/client.js';
+import { createBudget } from '../redis/rate-limiter.js';
 import { AppError } from '../errors.js';
 import { currentKey } from './auth.js';
 
@@ -22,9 +26,9 @@ function tooMany(rej: unknown, what: string): AppError {
   return new AppError('rate_limit_exceeded', `Too many requests for this ${what}. Retry after ${retryAfter} s.`, { retryAfter });
 }
 
-export function createRateLimits(config: Config): RateLimits {
-  const keyLimiter = new RateLimiterMemory({ keyPrefix: 'key', points: config.rateLimit.perKeyPerMinute, duration: 60 });
-  const ipLimiter = new RateLimiterMemory({ keyPrefix: 'ip', points: config.rateLimit.perIpPerMinute, duration: 60 });
+export function createRateLimits(config: Config, redis: RedisHandle | null = null): RateLimits {
+  const keyLimiter = createBudget(redis, { keyPrefix: 'key', points: config.rateLimit.perKeyPerMinute, duration: 60 });
+  const ipLimiter = createBudget(redis, { keyPrefix: 'ip', points: config.rateLimit.perIpPerMinute, duration: 60 });
   const consumeIp = async (req: Request) => {
     try {
       await ipLimiter.consume(req.ip ?? 'unknown');

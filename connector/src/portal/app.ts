@@ -4,9 +4,11 @@
  * browser). Handlers parse, check, call one use case from request-key.ts and render a page.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { createBudget } from '../redis/rate-limiter.js';
+import { createSingleUse } from '../redis/single-use.js';
 import type { KeyMode } from '../store/types.js';
 import { CSRF_COOKIE, CsrfGuard, readCookie } from './csrf.js';
 import type { Mailer } from './mailer.js';
@@ -37,9 +39,10 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 
 export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   const cfg = ctx.config.portal;
-  const csrf = new CsrfGuard(cfg.secret, ctx.now);
-  const perIp = new RateLimiterMemory({ keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
-  const perAddress = new RateLimiterMemory({ keyPrefix: 'portal_addr', points: cfg.perAddressPerDay, duration: 86_400 });
+  // With Redis, used form ids and both budgets are shared by every instance serving the portal.
+  const csrf = new CsrfGuard(cfg.secret, ctx.now, createSingleUse(ctx.redis, 'portal_form'));
+  const perIp = createBudget(ctx.redis, { keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
+  const perAddress = createBudget(ctx.redis, { keyPrefix: 'portal_addr', points: cfg.perAddressPerDay, duration: 86_400 });
 
   const app = express();
   app.disable('x-powered-by');
@@ -59,8 +62,8 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   const html = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
 
   /** Refuses a POST whose CSRF field doesn't match the cookie; true when the caller may go on. */
-  const checkCsrf = (req: Request, res: Response): boolean => {
-    const check = csrf.verify(readCookie(req.get('cookie'), CSRF_COOKIE), (req.body as Record<string, unknown> | undefined)?.csrf);
+  const checkCsrf = async (req: Request, res: Response): Promise<boolean> => {
+    const check = await csrf.verify(readCookie(req.get('cookie'), CSRF_COOKIE), (req.body as Record<string, unknown> | undefined)?.csrf);
     if (check.ok) return true;
     const message =
       check.reason === 'reused'
@@ -71,7 +74,7 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   };
 
   /** Spends rate-limit points; answers 429 with Retry-After and returns false when one is gone. */
-  const spend = async (res: Response, limits: [RateLimiterMemory, string][]): Promise<boolean> => {
+  const spend = async (res: Response, limits: [RateLimiterAbstract, string][]): Promise<boolean> => {
     for (const [limiter, key] of limits) {
       try {
         await limiter.consume(key);
@@ -92,7 +95,7 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   });
 
   app.post('/keys', async (req, res) => {
-    if (!checkCsrf(req, res)) return;
+    if (!(await checkCsrf(req, res))) return;
     const sid = session(req, res);
     const parsed = ZKeyRequest.safeParse(req.body ?? {});
     if (!parsed.success) {
@@ -128,7 +131,7 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   });
 
   app.post('/activate', async (req, res) => {
-    if (!checkCsrf(req, res)) return;
+    if (!(await checkCsrf(req, res))) return;
     if (!(await spend(res, [[perIp, req.ip ?? 'unknown']]))) return;
     const outcome = await activateKey(ctx.store, (req.body as Record<string, unknown>).token, ctx.now());
     if (!outcome.ok) return html(res, outcome.reason === 'unknown' ? 404 : 410, linkRefusedPage(outcome.reason));

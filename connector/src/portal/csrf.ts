@@ -6,9 +6,11 @@
  * accepted only when its cookie and field agree under the server's secret, the form is under an hour
  * old, and its formId has not been submitted before. The signature means a cookie planted from a
  * sibling domain is useless without the secret; the single-use formId means reloading a page that
- * showed a key (which re-posts the form) mints and shows nothing.
+ * showed a key (which re-posts the form) mints and shows nothing. Used form ids are kept in memory,
+ * or with Redis in Redis (SET NX PX), so a form can be used once across every instance.
  */
 import crypto from 'node:crypto';
+import { MemorySingleUse, type SingleUse } from '../redis/single-use.js';
 
 export const CSRF_COOKIE = 'cc_portal_sid';
 export const CSRF_FIELD = 'csrf';
@@ -18,10 +20,13 @@ export type CsrfCheck = { ok: true } | { ok: false; reason: 'missing' | 'invalid
 
 export class CsrfGuard {
   private readonly secret: Buffer;
-  /** formId -> expiry (ms). In memory: one instance; issue 9 moves it to the shared store. */
-  private readonly used = new Map<string, number>();
 
-  constructor(secret: string | undefined, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    secret: string | undefined,
+    private readonly now: () => Date = () => new Date(),
+    /** Form ids already submitted, until their form would have expired anyway. */
+    private readonly used: SingleUse = new MemorySingleUse(),
+  ) {
     this.secret = secret ? Buffer.from(secret, 'utf8') : crypto.randomBytes(32);
   }
 
@@ -41,7 +46,7 @@ export class CsrfGuard {
   }
 
   /** Checks a submitted field against the cookie's session id and uses up the form. */
-  verify(sid: string | undefined, field: unknown): CsrfCheck {
+  async verify(sid: string | undefined, field: unknown): Promise<CsrfCheck> {
     if (!sid || !this.isSessionId(sid) || typeof field !== 'string' || !field) return { ok: false, reason: 'missing' };
     const m = /^([A-Za-z0-9_-]{22})\.(\d{1,16})\.([0-9a-f]{64})$/.exec(field);
     if (!m) return { ok: false, reason: 'invalid' };
@@ -51,18 +56,12 @@ export class CsrfGuard {
     const nowMs = this.now().getTime();
     const issued = Number(issuedAt);
     if (nowMs - issued > FORM_TTL_MS || issued - nowMs > 60_000) return { ok: false, reason: 'expired' };
-    this.prune(nowMs);
-    if (this.used.has(formId)) return { ok: false, reason: 'reused' };
-    this.used.set(formId, issued + FORM_TTL_MS);
+    if (!(await this.used.claim(formId, issued + FORM_TTL_MS, nowMs))) return { ok: false, reason: 'reused' };
     return { ok: true };
   }
 
   private mac(sid: string, formId: string, issuedAt: string): string {
     return crypto.createHmac('sha256', this.secret).update(`${sid}.${formId}.${issuedAt}`).digest('hex');
-  }
-
-  private prune(nowMs: number): void {
-    for (const [id, until] of this.used) if (until < nowMs) this.used.delete(id);
   }
 }
 

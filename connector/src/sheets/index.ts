@@ -4,6 +4,7 @@
  */
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Limiters } from '../redis/limiters.js';
 import type { Store } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { SheetsLimiter } from './limiter.js';
@@ -25,11 +26,12 @@ export interface SheetsIntegration {
   schedules: ScheduleRunner;
 }
 
-export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date): Promise<SheetsIntegration | null> {
+/** `limiters`: where the Sheets quotas are kept (in process when absent; Redis shares them across instances). */
+export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date, limiters?: Limiters): Promise<SheetsIntegration | null> {
   if (!config.sheets.credentialsFile) return null;
   const [{ SheetsApi }, { readServiceAccount, serviceAccountAuth }] = await Promise.all([import('./api.js'), import('./auth.js')]);
   const account = readServiceAccount(config.sheets.credentialsFile);
-  const limiter = new SheetsLimiter(config.sheets.limits);
+  const limiter = new SheetsLimiter(config.sheets.limits, limiters);
   const api = new SheetsApi({ auth: serviceAccountAuth(account), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs }, account.client_email);
   return {
     serviceEmail: account.client_email,

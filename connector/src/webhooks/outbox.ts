@@ -3,10 +3,12 @@
  * limiter per destination host, and records every attempt. At least once: a delivery leaves
  * `pending` only on a 2xx (delivered) or when the retry schedule is exhausted (failed); the same
  * webhook-id goes out on every attempt. A process that dies mid-attempt loses only its lease.
+ * With Redis the per-host limits hold across every instance (redis/limiters.ts).
  */
-import Bottleneck from 'bottleneck';
+import type Bottleneck from 'bottleneck';
 import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import type { Logger } from '../logger.js';
+import { createLimiters, type Limiters } from '../redis/limiters.js';
 import type { OutboxRecord, Store } from '../store/types.js';
 import { nextRetryDelayMs } from './backoff.js';
 import { deliverWebhook, type DeliverOptions } from './deliver.js';
@@ -30,17 +32,22 @@ export interface OutboxDeps {
   logger: Logger;
   now: () => Date;
   deliver?: typeof deliverWebhook;
+  /** In-process limiters when absent. */
+  limiters?: Limiters;
 }
 
 export class OutboxProcessor {
   private readonly hosts: Bottleneck.Group;
+  private readonly jobOptions: Bottleneck.JobOptions;
   private readonly loops: PollingLoops;
 
   constructor(
     private readonly deps: OutboxDeps,
     private readonly opts: OutboxOptions,
   ) {
-    this.hosts = new Bottleneck.Group({ maxConcurrent: opts.perHostConcurrency, minTime: opts.perHostMinTimeMs });
+    const limiters = deps.limiters ?? createLimiters(null);
+    this.hosts = limiters.group('webhook-hosts', { maxConcurrent: opts.perHostConcurrency, minTime: opts.perHostMinTimeMs });
+    this.jobOptions = limiters.job(opts.timeoutMs);
     this.loops = new PollingLoops('webhook outbox', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
   }
 
@@ -50,7 +57,8 @@ export class OutboxProcessor {
 
   async stop(): Promise<void> {
     await this.loops.stop();
-    await Promise.all(this.hosts.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false })));
+    // A clustered limiter needs Redis to stop cleanly; if Redis is gone, nothing local is left to wait for.
+    await Promise.all(this.hosts.limiters().map(({ limiter }) => limiter.stop({ dropWaitingJobs: false }).catch(() => undefined)));
   }
 
   notify(): void {
@@ -83,7 +91,7 @@ export class OutboxProcessor {
     const secret = await this.secretFor(d.key_id);
     const deliver = this.deps.deliver ?? deliverWebhook;
     const options: DeliverOptions = { timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivate, ...(this.opts.ca ? { ca: this.opts.ca } : {}) };
-    const result = await this.hosts.key(host).schedule(() =>
+    const result = await this.hosts.key(host).schedule(this.jobOptions, () =>
       deliver({ url: d.url, id: d.id, timestampS: Math.floor(this.deps.now().getTime() / 1000), body: d.body, secret }, options),
     );
     const attempt = d.attempts + 1;

@@ -3,6 +3,7 @@
  * an upstream is configured for the country, the upstream's answer decides.
  */
 import type { TCountry } from '../../../../shared/policy.js';
+import type { Limiters } from '../../redis/limiters.js';
 import type { RegistryStore } from '../../store/types.js';
 import { httpRegistry } from './http.js';
 import { limitedRegistry, type LimitOptions } from './limited.js';
@@ -41,10 +42,12 @@ export function buildRegistryChain(
   upstreamUrls: Partial<Record<TCountry, string>>,
   limits: LimitOptions,
   fetchFn: typeof fetch = fetch,
+  /** Where the limiters keep their state: in process, or in Redis to share quotas across instances. */
+  limiters?: Limiters,
 ): RegistryChain {
   const upstreams: Partial<Record<TCountry, ReturnType<typeof limitedRegistry>>> = {};
   for (const [country, url] of Object.entries(upstreamUrls) as [TCountry, string][]) {
-    upstreams[country] = limitedRegistry(httpRegistry(`upstream-${country.toLowerCase()}`, url, fetchFn), limits);
+    upstreams[country] = limitedRegistry(httpRegistry(`upstream-${country.toLowerCase()}`, url, fetchFn), limits, limiters);
   }
   return registryChain(localRegistry(store), upstreams);
 }
