@@ -1,0 +1,141 @@
+/**
+ * Issue 9: two connector processes on one database and one Redis; a quota of N calls per second to
+ * an upstream registry holds for the pair, not for each process.
+ *
+ * A fake upstream registry on loopback answers every lookup 404 (unverified) and records when each
+ * call arrived. Both instances run with COVERCHECK_REGISTRY_PER_SEC=N and the same Redis prefix,
+ * and clients hammer both with unknown UK policy numbers (each one goes to the upstream) for a few
+ * seconds, far more than N per second.
+ *
+ * The bounds, from bottleneck's reservoir in clustered mode (process_tick.lua): the reservoir is
+ * set to N when the limiter is created and again whenever a limiter script runs at
+ * `now >= lastRefresh + 1000`, which sets lastRefresh = now. Refresh instants are therefore at
+ * least 1000 ms apart (late, never early), and between two refreshes at most N calls start. A
+ * window of length L holds at most ceil(L / 1000) refresh instants, so at most
+ * N * (ceil(L / 1000) + 1) starts: 2N in any sliding 1000 ms window (N plus one refresh's worth),
+ * 3N in any 2000 ms window, and N * (ceil(span / 1000) + 1) over the whole run. Two processes each
+ * with its own reservoir would start about 2N a second: ~4N per 2000 ms and twice the total, which
+ * the 2000 ms and total bounds refuse. (Times are arrivals at the upstream, a loopback hop after the
+ * start; starts come in bursts right after each refresh, so the hop can't move a call across a
+ * second refresh boundary.)
+ *
+ * Backend: PostgreSQL (a fresh database); COVERCHECK_SCALE_BACKEND=sqlite runs the same on one
+ * shared SQLite file.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call } from '../helpers/server.js';
+import { createDatabase } from '../helpers/services.js';
+import { sqliteBackend, startCluster, type Backend, type Cluster } from './cluster.js';
+
+const N = 5;
+const LOAD_MS = 3_200;
+/** Closed-loop clients per instance: each sends its next verification as soon as one is answered. */
+const CLIENTS_PER_INSTANCE = 12;
+
+const arrivals: number[] = [];
+const upstream = http.createServer((req, res) => {
+  arrivals.push(Date.now());
+  // Lookups are GET {base}/policies/{country}/{type}/{number} (verify/registry/http.ts).
+  const ok = req.method === 'GET' && /^\/policies\/UK\/motor\/[^/]+$/.test(req.url ?? '');
+  res.writeHead(ok ? 404 : 400, { 'content-type': 'application/json' }).end(ok ? '{"found":false}' : '{}');
+});
+
+let backend: Backend & { remove?: () => void };
+let cluster: Cluster | undefined;
+
+beforeAll(async () => {
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  backend = process.env.COVERCHECK_SCALE_BACKEND === 'sqlite' ? sqliteBackend() : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_quota') };
+  cluster = await startCluster({
+    instances: 2,
+    backend,
+    env: {
+      COVERCHECK_REDIS_URL: inject('redisUrl'),
+      COVERCHECK_REDIS_PREFIX: `quota_${crypto.randomBytes(6).toString('hex')}`,
+      COVERCHECK_REGISTRY_UPSTREAMS: `UK=http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      COVERCHECK_REGISTRY_PER_SEC: String(N),
+      COVERCHECK_REGISTRY_TIMEOUT_MS: '1000',
+      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '1000000',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop(2_000);
+  upstream.closeAllConnections();
+  await new Promise((r) => upstream.close(r));
+  backend?.remove?.();
+});
+
+/** The most arrivals in any window [t, t + ms), t at an arrival (the maximum is always reached at one). */
+function maxInWindow(times: number[], ms: number): number {
+  let best = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (j < times.length && times[j]! < times[i]! + ms) j++;
+    best = Math.max(best, j - i);
+  }
+  return best;
+}
+
+describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
+  it('the upstream sees at most the quota across both instances, and the quota is used', async () => {
+    const c = cluster!;
+    const { key } = await c.createKey({ mode: 'test' });
+    let seq = 0;
+    const statuses = new Map<string, number>();
+    const byInstance = [0, 0];
+    const stopAt = Date.now() + LOAD_MS;
+    const client = async (instance: number) => {
+      while (Date.now() < stopAt) {
+        const n = seq++;
+        const policy_number = `UKM-${String(5000 + Math.floor(n / 10_000)).padStart(4, '0')}-${String(n % 10_000).padStart(4, '0')}`;
+        const r = await call(c.urls[instance]!, 'POST', '/api/v1/verify', { key, body: { policy_number, country: 'UK', insurance_type: 'motor' } });
+        const outcome = r.status === 200 ? r.body.status : `http_${r.status}`;
+        statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
+        if (r.status !== 200) throw new Error(`instance ${instance} answered ${r.status}: ${JSON.stringify(r.body)}`);
+        if (r.body.status === 'unverified') byInstance[instance]!++;
+      }
+    };
+    await Promise.all([0, 1].flatMap((i) => Array.from({ length: CLIENTS_PER_INSTANCE }, () => client(i))));
+    // Lookups still running when the clients stopped have reached the upstream by now.
+    await new Promise((r) => setTimeout(r, 200));
+
+    const times = [...arrivals].sort((a, b) => a - b);
+    const span = times.at(-1)! - times[0]!;
+    const report = { n: times.length, span, per1s: maxInWindow(times, 1000), per2s: maxInWindow(times, 2000), statuses: Object.fromEntries(statuses), byInstance };
+
+    const bound = N * (Math.ceil(span / 1000) + 1);
+    const why = JSON.stringify({ ...report, bound });
+
+    // The bounds derived above.
+    expect(report.per1s, why).toBeLessThanOrEqual(2 * N);
+    expect(report.per2s, why).toBeLessThanOrEqual(3 * N);
+    expect(times.length, why).toBeLessThanOrEqual(bound);
+    // And the quota is used, not starved: the load lasted over three seconds, so at least three
+    // refills were spent.
+    expect(times.length, why).toBeGreaterThanOrEqual(3 * N);
+
+    // The load could tell the difference: clients asked for more than twice what the quota allows
+    // (enough to saturate a per-process limiter in each instance); the rest waited out its
+    // deadline and was answered inconclusive, never an error.
+    expect(seq, why).toBeGreaterThan(2 * bound);
+    expect(statuses.get('inconclusive') ?? 0, why).toBeGreaterThan(0);
+    // Upstream calls became results on both instances (a call answered just as its request's
+    // deadline passed is reported inconclusive instead, hence the range).
+    expect(byInstance[0]! + byInstance[1]!, why).toBeLessThanOrEqual(times.length);
+    expect(byInstance[0]! + byInstance[1]!, why).toBeGreaterThanOrEqual(times.length - 2);
+    expect(Math.min(...byInstance), why).toBeGreaterThan(0);
+  });
+
+  it('both instances stop cleanly on SIGTERM: no Redis or database client keeps them alive', async () => {
+    const exits = await cluster!.stop(8_000);
+    cluster = undefined;
+    expect(exits).toEqual([
+      { code: 0, signal: null, killed: false },
+      { code: 0, signal: null, killed: false },
+    ]);
+  });
+});
