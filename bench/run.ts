@@ -4,6 +4,7 @@ import { benchBatch } from './batch.js';
 import { benchDatasets } from './datasets.js';
 import { benchExtract } from './extract.js';
 import { benchLayers } from './layers.js';
+import { benchScale } from './scale.js';
 import { benchVerify } from './verify.js';
 import { benchWriteback } from './writeback.js';
 
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   extract: () => benchExtract(),
   writeback: () => benchWriteback(),
   addon: () => benchAddon(),
+  scale: () => benchScale(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));
