@@ -7,7 +7,8 @@
  * of simultaneous streams are summed. PostgreSQL runs with its durable defaults (fsync on), as a
  * deployment would. On this 2-core machine the load generator, PostgreSQL, Redis and the
  * instances share the cores, so the two-instance row shows what the database and Redis add,
- * not what a second machine would.
+ * not what a second machine would; the CPU-busy column (whole machine, /proc/stat) shows when the
+ * cores, not the database, set the figure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -61,6 +62,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   };
 }
 
+/** Whole-machine CPU counters (/proc/stat): whether a run was bound by the cores rather than by waiting. */
+function cpuTimes(): { idle: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: fields[3]! + (fields[4] ?? 0), total: fields.reduce((a, b) => a + b, 0) };
+}
+
 const BODY = JSON.stringify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' });
 
 async function scenario(label: string, storeOpts: StoreOptions, instances: number, env: Record<string, string>, durationS: number) {
@@ -79,8 +86,11 @@ async function scenario(label: string, storeOpts: StoreOptions, instances: numbe
       durationS: d,
     });
     await Promise.all(started.map((_, i) => drive(load(i, 2))));
+    const before = cpuTimes();
     const runs: Measured[] = await Promise.all(started.map((_, i) => drive(load(i, durationS))));
+    const after = cpuTimes();
     return {
+      cpuBusy: 1 - (after.idle - before.idle) / (after.total - before.total),
       label,
       rps: runs.reduce((s, r) => s + r.rps, 0),
       p50: Math.max(...runs.map((r) => r.p50)),
@@ -117,7 +127,7 @@ export async function benchScale(opts: { durationS?: number } = {}): Promise<Rec
     console.log(`bench/scale (production build, POST /api/v1/verify with a live key charged each call, 10 connections per instance, ${os.availableParallelism()} cores shared by everything)`);
     for (const r of rows) {
       console.log(
-        `  ${r.label.padEnd(34)} ${fmt(r.rps, 0).padStart(7)} req/s   x${fmt(r.rps / base, 2)} of SQLite   p50 ${r.p50} ms   p99 ${r.p99} ms${r.non2xx ? `   NON-2XX ${r.non2xx}: figures invalid` : ''}`,
+        `  ${r.label.padEnd(34)} ${fmt(r.rps, 0).padStart(7)} req/s   x${fmt(r.rps / base, 2)} of SQLite   p50 ${r.p50} ms   p99 ${r.p99} ms   CPU busy ${fmt(r.cpuBusy * 100, 0)}%${r.non2xx ? `   NON-2XX ${r.non2xx}: figures invalid` : ''}`,
       );
     }
     return Object.fromEntries(rows.map((r) => [r.label, r.rps]));
