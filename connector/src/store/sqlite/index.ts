@@ -18,6 +18,7 @@ import type {
   StoredResponse,
 } from '../types.js';
 import { creditOps } from './credit-ops.js';
+import { groupCommit } from './group-commit.js';
 import { datasetStore } from './datasets.js';
 import { portalStore } from './portal.js';
 import { sheetStores } from './sheets.js';
@@ -152,7 +153,8 @@ export function openSqliteStore(databasePath: string): Store {
 
   const credits = creditOps(db);
 
-  const chargeTx = db.transaction((keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
+  // Charges are the hot write of sync verification: grouped into one commit per event-loop turn.
+  const charge = groupCommit(db, (keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
     const balance = credits.debit(keyId, amount, period, 'charge', ref, at);
     if (balance === null) return { ok: false, balance: credits.balance(keyId) };
     if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
@@ -261,7 +263,7 @@ export function openSqliteStore(databasePath: string): Store {
     },
     credits: {
       async charge(keyId, amount, period, ref, at, record) {
-        return chargeTx.immediate(keyId, amount, period, ref, at, record);
+        return charge(keyId, amount, period, ref, at, record);
       },
       async balance(keyId, period, at) {
         return balanceTx.immediate(keyId, period, at);
