@@ -11,18 +11,15 @@
  * COVERCHECK_SCALE_BACKEND=sqlite runs the same against one shared SQLite file.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../connector/src/store/index.js';
 import type { JobRecord, Store } from '../../connector/src/store/types.js';
 import { verifyWebhook } from '../../shared/webhooks.js';
 import { call } from '../helpers/server.js';
 import { createDatabase } from '../helpers/services.js';
+import { makeTestCert, type TestCert } from '../helpers/tls.js';
 import { sqliteBackend, startCluster, type Backend, type Cluster } from './cluster.js';
 
 const JOBS = 1000;
@@ -39,19 +36,13 @@ let cluster: Cluster;
 let store: Store;
 let receiver: https.Server;
 let receiverUrl: string;
-let tmp: string;
+let tls: TestCert;
 let webhookSecret = '';
 const deliveries: Delivery[] = [];
 
 beforeAll(async () => {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-  });
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-scale-'));
-  fs.writeFileSync(path.join(tmp, 'ca.pem'), pems.cert);
-  receiver = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  tls = await makeTestCert();
+  receiver = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -82,7 +73,7 @@ beforeAll(async () => {
       COVERCHECK_RATE_LIMIT_IP_PER_MIN: '1000000',
       COVERCHECK_QUEUE_POLL_MS: '50',
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
-      COVERCHECK_WEBHOOK_CA_FILE: path.join(tmp, 'ca.pem'),
+      COVERCHECK_WEBHOOK_CA_FILE: tls.caFile,
       COVERCHECK_WEBHOOK_HOST_CONCURRENCY: '8',
     },
   });
@@ -95,7 +86,7 @@ afterAll(async () => {
   const exits = await cluster?.stop();
   await new Promise<void>((r) => receiver.close(() => r()));
   backend?.remove?.();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  tls?.remove();
   // Both instances stopped by themselves on SIGTERM: no database or Redis client held them open.
   for (const e of exits ?? []) expect(e).toMatchObject({ code: 0, killed: false });
 });

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
+import { makeTestCert } from '../helpers/tls.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, deliverWebhook, type LookupAll } from '../../connector/src/webhooks/index.js';
 import { generateWebhookSecret, verifyWebhook } from '../../shared/webhooks.js';
@@ -19,15 +19,10 @@ const SECRET = generateWebhookSecret();
 const BODY = JSON.stringify({ type: 'job.completed', created_at: '2026-01-01T00:00:00Z', data: { job_id: 'j1', note: 'é ✓' } });
 
 beforeAll(async () => {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 2, value: 'hooks.customer.test' }, { type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
+  const pems = await makeTestCert(['hooks.customer.test']);
+  pems.remove();
   ca = pems.cert;
-  server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  server = https.createServer({ key: pems.key, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

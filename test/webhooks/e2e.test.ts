@@ -2,15 +2,12 @@
  * End to end: a connector delivering to a real HTTPS receiver on loopback (self-signed
  * certificate made here) that fails its first 3 deliveries and then accepts.
  */
-import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import selfsigned from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook, ZWebhookEventSchema } from '../../shared/webhooks.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
+import { makeTestCert, type TestCert } from '../helpers/tls.js';
 
 interface Received {
   id: string;
@@ -25,17 +22,11 @@ let failFirst = 3;
 const received: Received[] = [];
 let secret = '';
 let srv: TestServer;
-let tmp: string;
+let tls: TestCert;
 
 beforeAll(async () => {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-  });
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-webhook-'));
-  fs.writeFileSync(path.join(tmp, 'ca.pem'), pems.cert);
-  receiver = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  tls = await makeTestCert();
+  receiver = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -59,7 +50,7 @@ beforeAll(async () => {
   srv = await startTestServer({
     env: {
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
-      COVERCHECK_WEBHOOK_CA_FILE: path.join(tmp, 'ca.pem'),
+      COVERCHECK_WEBHOOK_CA_FILE: tls.caFile,
       // The documented schedule (10 s, 30 s, 2 min, ...) run 100,000 times faster.
       COVERCHECK_WEBHOOK_RETRY_SCALE: '0.00001',
       COVERCHECK_WEBHOOK_TIMEOUT_MS: '2000',
@@ -71,7 +62,7 @@ afterAll(async () => {
   await srv.close();
   receiver.closeAllConnections();
   await new Promise((r) => receiver.close(r));
-  fs.rmSync(tmp, { recursive: true, force: true });
+  tls.remove();
 });
 
 async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {

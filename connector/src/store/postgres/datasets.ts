@@ -6,8 +6,9 @@
  * folding happens here in JS for both the indexed text and the terms, rather than with the
  * `unaccent` extension, which needs a superuser to install.
  */
-import type { DatasetRecord, DatasetStore, SeriesPoint } from '../types.js';
-import { all, one, tx, type Db, type Row } from './db.js';
+import type { DatasetStore, SeriesPoint } from '../types.js';
+import { all, one, tx, type Db } from './db.js';
+import { toDataset } from './rows.js';
 
 /** Lower case, accents removed ("Zürich" -> "zurich"), as SQLite's `remove_diacritics 2`. */
 export function fold(text: string): string {
@@ -17,28 +18,6 @@ export function fold(text: string): string {
 /** Terms are letters and digits only (datasets/search-query.ts), so they need no escaping. */
 function toTsQuery(terms: string[]): string {
   return terms.map((t) => `${fold(t)}:*`).join(' & ');
-}
-
-function toDataset(r: Row): DatasetRecord {
-  return {
-    slug: r.slug as string,
-    title: r.title as string,
-    description: r.description as string,
-    category: r.category as string,
-    source: r.source as string,
-    source_url: r.source_url as string,
-    licence: (r.licence as string | null) ?? null,
-    cadence: r.cadence as DatasetRecord['cadence'],
-    unit: r.unit as string,
-    refresh: (r.refresh as DatasetRecord['refresh']) ?? null,
-    first_date: (r.first_date as string | null) ?? null,
-    last_date: (r.last_date as string | null) ?? null,
-    point_count: r.point_count as number,
-    last_refreshed_at: (r.last_refreshed_at as string | null) ?? null,
-    last_refresh_attempt_at: (r.last_refresh_attempt_at as string | null) ?? null,
-    last_refresh_error: (r.last_refresh_error as string | null) ?? null,
-    updated_at: r.updated_at as string,
-  };
 }
 
 const COLS = `slug, title, description, category, source, source_url, licence, cadence, unit, refresh, first_date, last_date, point_count,

@@ -3,12 +3,13 @@
  * transaction that is retried on a serialization failure or deadlock, and `migrate`.
  */
 import pg from 'pg';
+import type { Row } from '../rows.js';
 import type { Migration } from '../sqlite/migrations.js';
 
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
-export type Row = Record<string, unknown>;
+export type { Row };
 
 const OID = { int8: 20, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
 

@@ -3,69 +3,16 @@
  * one database. Same guarantees as the SQLite store, obtained differently: conditional UPDATEs
  * under row locks instead of one writer at a time, and FOR UPDATE SKIP LOCKED for leasing work.
  */
-import type { TCountry, TInsuranceType } from '../../../../shared/policy.js';
-import type { ApiKeyRecord, IdempotencyBegin, InsurerRecord, LedgerEntry, RegistryPolicyRecord, Store } from '../types.js';
+import type { TCountry } from '../../../../shared/policy.js';
+import type { IdempotencyBegin, LedgerEntry, Store } from '../types.js';
 import { currentBalance, debit, rollover, writeLedger } from './credit-ops.js';
-import { all, changed, createPool, migrate, one, tx, type Row } from './db.js';
+import { all, changed, createPool, migrate, one, tx } from './db.js';
 import { datasetStore } from './datasets.js';
 import { PG_MIGRATIONS } from './migrations.js';
 import { portalStore } from './portal.js';
 import { sheetStores } from './sheets.js';
 import { workStores } from './work.js';
-
-function toKey(r: Row): ApiKeyRecord {
-  return {
-    id: r.id as string,
-    lookup: r.lookup as string,
-    hash: r.hash as string,
-    name: r.name as string,
-    email: (r.email as string | null) ?? null,
-    mode: r.mode as ApiKeyRecord['mode'],
-    plan: r.plan as ApiKeyRecord['plan'],
-    scopes: r.scopes as ApiKeyRecord['scopes'],
-    status: r.status as ApiKeyRecord['status'],
-    allowance: r.allowance as number,
-    balance: r.balance as number,
-    period: r.period as string,
-    created_at: r.created_at as string,
-    last_used_at: (r.last_used_at as string | null) ?? null,
-    revoked_at: (r.revoked_at as string | null) ?? null,
-    webhook_secret: (r.webhook_secret as string | null) ?? null,
-  };
-}
-
-function toInsurer(r: Row): InsurerRecord {
-  return {
-    country: r.country as TCountry,
-    reference: r.reference as string,
-    scheme: r.scheme as InsurerRecord['scheme'],
-    name: r.name as string,
-    aliases: r.aliases as string[],
-    regulated: r.regulated as InsurerRecord['regulated'],
-    authorised: r.authorised as boolean,
-    lei: (r.lei as string | null) ?? null,
-    source: r.source as string,
-    source_detail: (r.source_detail as string | null) ?? null,
-    demo: r.demo as boolean,
-    priority: r.priority as number,
-    updated_at: r.updated_at as string,
-  };
-}
-
-function toPolicy(r: Row): RegistryPolicyRecord {
-  return {
-    policy_number: r.policy_number as string,
-    country: r.country as TCountry,
-    insurance_type: r.insurance_type as TInsuranceType,
-    insurer_reference: (r.insurer_reference as string | null) ?? null,
-    start_date: (r.start_date as string | null) ?? null,
-    end_date: (r.end_date as string | null) ?? null,
-    status: r.status as RegistryPolicyRecord['status'],
-    vehicle_registration: (r.vehicle_registration as string | null) ?? null,
-    source: r.source as string,
-    demo: r.demo as boolean,
-  };
-}
+import { toCoverage, toInsurer, toKey, toPolicy } from './rows.js';
 
 const bumpVersion = "UPDATE meta SET value = value + 1 WHERE name = 'insurers_version'";
 
@@ -261,9 +208,7 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
       },
       async coverage(country, type) {
         const r = await one(db, 'SELECT * FROM registry_coverage WHERE country = $1 AND insurance_type = $2', [country, type]);
-        return r
-          ? { country: r.country as TCountry, insurance_type: r.insurance_type as TInsuranceType, source: r.source as string, demo: r.demo as boolean, updated_at: r.updated_at as string }
-          : null;
+        return r ? toCoverage(r) : null;
       },
       async count() {
         return (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM registry_policies'))!.n;

@@ -1,42 +1,7 @@
 /** Sheet write-backs and dataset refresh schedules in PostgreSQL. */
-import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackRecord, WritebackStore } from '../types.js';
-import { all, changed, one, tx, type Db, type Row } from './db.js';
-
-function toWriteback(r: Row): WritebackRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    subject_type: r.subject_type as WritebackRecord['subject_type'],
-    subject_id: r.subject_id as string,
-    kind: r.kind as WritebackRecord['kind'],
-    spreadsheet_id: r.spreadsheet_id as string,
-    target: r.target as string,
-    rows: r.rows as string,
-    status: r.status as WritebackRecord['status'],
-    attempts: r.attempts as number,
-    next_attempt_at: r.next_attempt_at as string,
-    written: r.written as number,
-    missing: r.missing as string[],
-    last_error: (r.last_error as string | null) ?? null,
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-  };
-}
-
-function toSchedule(r: Row): ScheduleRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    dataset: r.dataset as string,
-    spreadsheet_id: r.spreadsheet_id as string,
-    sheet_name: r.sheet_name as string,
-    cadence: r.cadence as ScheduleRecord['cadence'],
-    point_limit: r.point_limit as number,
-    next_run_at: r.next_run_at as string,
-    running_until: (r.running_until as string | null) ?? null,
-    created_at: r.created_at as string,
-  };
-}
+import type { ScheduleRunRecord, ScheduleStore, WritebackStore } from '../types.js';
+import { all, changed, one, tx, type Db } from './db.js';
+import { toWriteback, toSchedule } from './rows.js';
 
 export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore } {
   return {

@@ -4,99 +4,10 @@
  * every state change that matters to a customer (result, credit settlement, outbox row) happens in
  * one transaction guarded by the current state and lease owner, so work is finished once.
  */
-import type {
-  AttemptRecord,
-  BatchItemRecord,
-  BatchRecord,
-  BatchStore,
-  JobRecord,
-  JobStore,
-  NewOutbox,
-  NewWriteback,
-  OutboxRecord,
-  OutboxStore,
-  Reservation,
-  SubmitOutcome,
-} from '../types.js';
+import type { AttemptRecord, BatchStore, JobStore, NewOutbox, NewWriteback, OutboxStore, Reservation, SubmitOutcome } from '../types.js';
 import { currentBalance, debit, refund } from './credit-ops.js';
 import { all, changed, one, tx, type Db, type Row, type Tx } from './db.js';
-
-const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-
-function toJob(r: Row): JobRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    kind: r.kind as JobRecord['kind'],
-    status: r.status as JobRecord['status'],
-    payload: r.payload as string,
-    result: str(r.result),
-    error: str(r.error),
-    webhook_url: str(r.webhook_url),
-    reserved: r.reserved as number,
-    charged: r.charged as number,
-    attempts: r.attempts as number,
-    lease_owner: str(r.lease_owner),
-    lease_until: str(r.lease_until),
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    completed_at: str(r.completed_at),
-    finished_by: str(r.finished_by),
-    document_bytes: (r.document_bytes as number | null) ?? null,
-    document_outcome: str(r.document_outcome),
-    sheet_target: str(r.sheet_target),
-  };
-}
-
-function toBatch(r: Row): BatchRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    status: r.status as BatchRecord['status'],
-    total_count: r.total_count as number,
-    completed_count: r.completed_count as number,
-    webhook_url: str(r.webhook_url),
-    sheet_target: str(r.sheet_target),
-    attempts: r.attempts as number,
-    lease_owner: str(r.lease_owner),
-    lease_until: str(r.lease_until),
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    completed_at: str(r.completed_at),
-  };
-}
-
-function toItem(r: Row): BatchItemRecord {
-  return {
-    batch_id: r.batch_id as string,
-    idx: r.idx as number,
-    policy_number: str(r.policy_number),
-    input: r.input as string,
-    state: r.state as BatchItemRecord['state'],
-    result: str(r.result),
-    error: str(r.error),
-    reserved: r.reserved as number,
-    charged: r.charged as number,
-  };
-}
-
-function toOutbox(r: Row): OutboxRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    url: r.url as string,
-    event_type: r.event_type as string,
-    subject_id: r.subject_id as string,
-    body: r.body as string,
-    status: r.status as OutboxRecord['status'],
-    attempts: r.attempts as number,
-    next_attempt_at: r.next_attempt_at as string,
-    last_status: (r.last_status as number | null) ?? null,
-    last_error: str(r.last_error),
-    created_at: r.created_at as string,
-    delivered_at: str(r.delivered_at),
-  };
-}
+import { str, toBatch, toItem, toJob, toOutbox } from './rows.js';
 
 const JOB_COLS = 'jobs.*, (SELECT octet_length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
 

@@ -1,31 +1,8 @@
 /** The dataset catalogue in SQLite: metadata, an FTS5 index over it, and clustered series points. */
 import type Database from 'better-sqlite3';
 import { toFtsQuery } from '../../datasets/search-query.js';
-import type { DatasetMeta, DatasetRecord, DatasetStore, SeriesPoint } from '../types.js';
-
-type Row = Record<string, unknown>;
-
-function toDataset(r: Row): DatasetRecord {
-  return {
-    slug: r.slug as string,
-    title: r.title as string,
-    description: r.description as string,
-    category: r.category as string,
-    source: r.source as string,
-    source_url: r.source_url as string,
-    licence: (r.licence as string | null) ?? null,
-    cadence: r.cadence as DatasetRecord['cadence'],
-    unit: r.unit as string,
-    refresh: r.refresh ? (JSON.parse(r.refresh as string) as DatasetRecord['refresh']) : null,
-    first_date: (r.first_date as string | null) ?? null,
-    last_date: (r.last_date as string | null) ?? null,
-    point_count: r.point_count as number,
-    last_refreshed_at: (r.last_refreshed_at as string | null) ?? null,
-    last_refresh_attempt_at: (r.last_refresh_attempt_at as string | null) ?? null,
-    last_refresh_error: (r.last_refresh_error as string | null) ?? null,
-    updated_at: r.updated_at as string,
-  };
-}
+import type { DatasetMeta, DatasetStore, SeriesPoint } from '../types.js';
+import { toDataset, type Row } from './rows.js';
 
 export function datasetStore(db: Database.Database): DatasetStore {
   const q = {

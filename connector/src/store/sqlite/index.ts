@@ -2,21 +2,8 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TCountry, TInsuranceType } from '../../../../shared/policy.js';
-import type {
-  ApiKeyRecord,
-  ChargeOutcome,
-  IdempotencyBegin,
-  IdempotentRecord,
-  InsurerRecord,
-  LedgerEntry,
-  NewApiKey,
-  RegistryCoverage,
-  RegistryPolicyRecord,
-  SanctionRecord,
-  Store,
-  StoredResponse,
-} from '../types.js';
+import type { TCountry } from '../../../../shared/policy.js';
+import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, RegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
 import { creditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
 import { datasetStore } from './datasets.js';
@@ -24,62 +11,7 @@ import { portalStore } from './portal.js';
 import { sheetStores } from './sheets.js';
 import { MIGRATIONS } from './migrations.js';
 import { workStores } from './work.js';
-
-type Row = Record<string, unknown>;
-
-function toKey(r: Row): ApiKeyRecord {
-  return {
-    id: r.id as string,
-    lookup: r.lookup as string,
-    hash: r.hash as string,
-    name: r.name as string,
-    email: (r.email as string | null) ?? null,
-    mode: r.mode as ApiKeyRecord['mode'],
-    plan: r.plan as ApiKeyRecord['plan'],
-    scopes: String(r.scopes).split(',').filter(Boolean) as ApiKeyRecord['scopes'],
-    status: r.status as ApiKeyRecord['status'],
-    allowance: r.allowance as number,
-    balance: r.balance as number,
-    period: r.period as string,
-    created_at: r.created_at as string,
-    last_used_at: (r.last_used_at as string | null) ?? null,
-    revoked_at: (r.revoked_at as string | null) ?? null,
-    webhook_secret: (r.webhook_secret as string | null) ?? null,
-  };
-}
-
-function toInsurer(r: Row): InsurerRecord {
-  return {
-    country: r.country as TCountry,
-    reference: r.reference as string,
-    scheme: r.scheme as InsurerRecord['scheme'],
-    name: r.name as string,
-    aliases: JSON.parse(r.aliases as string) as string[],
-    regulated: r.regulated as InsurerRecord['regulated'],
-    authorised: r.authorised === 1,
-    lei: (r.lei as string | null) ?? null,
-    source: r.source as string,
-    source_detail: (r.source_detail as string | null) ?? null,
-    demo: r.demo === 1,
-    priority: r.priority as number,
-    updated_at: r.updated_at as string,
-  };
-}
-
-function toPolicy(r: Row): RegistryPolicyRecord {
-  return {
-    policy_number: r.policy_number as string,
-    country: r.country as TCountry,
-    insurance_type: r.insurance_type as TInsuranceType,
-    insurer_reference: (r.insurer_reference as string | null) ?? null,
-    start_date: (r.start_date as string | null) ?? null,
-    end_date: (r.end_date as string | null) ?? null,
-    status: r.status as RegistryPolicyRecord['status'],
-    vehicle_registration: (r.vehicle_registration as string | null) ?? null,
-    source: r.source as string,
-    demo: r.demo === 1,
-  };
-}
+import { toCoverage, toInsurer, toKey, toPolicy, type Row } from './rows.js';
 
 /** Applies pending migrations; safe to call on every start and from several processes. */
 export function migrate(db: Database.Database): number[] {
@@ -316,9 +248,7 @@ export function openSqliteStore(databasePath: string): Store {
       },
       async coverage(country, type) {
         const r = q.coverageGet.get(country, type) as Row | undefined;
-        return r
-          ? { country: r.country as TCountry, insurance_type: r.insurance_type as TInsuranceType, source: r.source as string, demo: r.demo === 1, updated_at: r.updated_at as string }
-          : null;
+        return r ? toCoverage(r) : null;
       },
       async count() {
         return (q.policyCount.get() as { n: number }).n;

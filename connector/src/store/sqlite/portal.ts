@@ -1,21 +1,7 @@
 /** Key portal storage in SQLite: e-mail activation requests and the unused-key sweep. */
 import type Database from 'better-sqlite3';
-import type { ConsumeOutcome, KeyRequestRecord, PortalStore } from '../types.js';
-
-type Row = Record<string, unknown>;
-
-function toRequest(r: Row): KeyRequestRecord {
-  return {
-    id: r.id as string,
-    email: r.email as string,
-    mode: r.mode as KeyRequestRecord['mode'],
-    token_hash: r.token_hash as string,
-    created_at: r.created_at as string,
-    expires_at: r.expires_at as string,
-    used_at: (r.used_at as string | null) ?? null,
-    key_id: (r.key_id as string | null) ?? null,
-  };
-}
+import type { ConsumeOutcome, PortalStore } from '../types.js';
+import { toRequest, type Row } from './rows.js';
 
 export function portalStore(db: Database.Database): PortalStore {
   const q = {

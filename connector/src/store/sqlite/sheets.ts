@@ -1,29 +1,7 @@
 /** Sheet write-backs and dataset refresh schedules in SQLite. */
 import type Database from 'better-sqlite3';
-import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackRecord, WritebackStore } from '../types.js';
-
-type Row = Record<string, unknown>;
-
-function toWriteback(r: Row): WritebackRecord {
-  return {
-    id: r.id as string,
-    key_id: r.key_id as string,
-    subject_type: r.subject_type as WritebackRecord['subject_type'],
-    subject_id: r.subject_id as string,
-    kind: r.kind as WritebackRecord['kind'],
-    spreadsheet_id: r.spreadsheet_id as string,
-    target: r.target as string,
-    rows: r.rows as string,
-    status: r.status as WritebackRecord['status'],
-    attempts: r.attempts as number,
-    next_attempt_at: r.next_attempt_at as string,
-    written: r.written as number,
-    missing: JSON.parse(r.missing as string) as string[],
-    last_error: (r.last_error as string | null) ?? null,
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-  };
-}
+import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackStore } from '../types.js';
+import { toWriteback, type Row } from './rows.js';
 
 export function sheetStores(db: Database.Database): { writebacks: WritebackStore; schedules: ScheduleStore } {
   const q = {
