@@ -49,6 +49,10 @@ async function main(): Promise<void> {
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   logger.info({ port, host: config.host }, 'connector listening');
 
+  if (config.demo && store.kind === 'postgres' && !config.sandboxKey) {
+    // A shared database usually means several instances: each start would revoke the others' sandbox key.
+    logger.warn('COVERCHECK_DEMO on a shared database without COVERCHECK_SANDBOX_KEY: each instance start revokes the previous sandbox key; set a fixed key or COVERCHECK_DEMO=false');
+  }
   if (config.demo) {
     const { key, webhookSecret } = await ensureSandboxKey(store, config.sandboxKey, now);
     // The one deliberate place a key is printed: to the operator's terminal, not the log stream.
