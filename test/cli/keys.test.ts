@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { authenticate } from '../../connector/src/auth/keys.js';
 import { openStore } from '../../connector/src/store/index.js';
 import { tempDbPath } from '../helpers/server.js';
+import { createDatabase } from '../helpers/services.js';
 
 const run = promisify(execFile);
 const db = tempDbPath('cli');
@@ -81,5 +82,25 @@ describe('npm run registry:import and register:import', () => {
     const store = await openStore({ databasePath: db });
     expect(await store.insurers.get('DE', '9999')).toMatchObject({ name: 'Beispiel Versicherung AG', source: 'eiopa-register', authorised: true });
     await store.close();
+  });
+});
+
+describe('the CLIs on PostgreSQL (COVERCHECK_DATABASE_URL, as on a several-instance deployment)', () => {
+  it('keys create and register:import write to the database named by COVERCHECK_DATABASE_URL', async () => {
+    const url = await createDatabase(inject('postgresUrl'), 'cli');
+    const env = { ...process.env, COVERCHECK_DATABASE_URL: url, COVERCHECK_DB: path.join(path.dirname(db), 'must-not-be-used.db') };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'connector/src/cli/keys.ts', 'create', '--mode', 'test', '--name', 'On PG'], { env });
+    const created = JSON.parse(stdout);
+    const { stdout: imported } = await run(process.execPath, ['--import', 'tsx', 'connector/src/cli/register-import.ts', '--format', 'eiopa', 'connector/data/register/eiopa_register_sample.csv'], { env });
+    expect(JSON.parse(imported)).toMatchObject({ format: 'eiopa', stored: expect.any(Number) });
+    expect(fs.existsSync(env.COVERCHECK_DB)).toBe(false);
+    const store = await openStore({ databasePath: '', databaseUrl: url });
+    try {
+      expect(store.kind).toBe('postgres');
+      expect((await authenticate(`Bearer ${created.key}`, store.keys)).ok).toBe(true);
+      expect(await store.insurers.count()).toBe(JSON.parse(imported).parsed);
+    } finally {
+      await store.close();
+    }
   });
 });
