@@ -24,7 +24,7 @@ export function createApp(ctx: AppContext): express.Express {
   const limits = createRateLimits(ctx.config, ctx.redis);
 
   app.get('/healthz', healthRoute(ctx));
-  app.use('/api/v1', openApiRoute(limits.perIp));
+  app.get('/api/v1/openapi.json', ...openApiRoute(limits.perIp));
 
   // Every keyed route gets the same chain; mounted with full paths on the app (no nested router)
   // because each router level costs path matching on every request.

@@ -1,5 +1,5 @@
 /** Unauthenticated routes: health and the OpenAPI document. */
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { buildOpenApiDocument } from '../../../shared/openapi.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
@@ -14,13 +14,18 @@ export function healthRoute(ctx: AppContext): RequestHandler {
   };
 }
 
-export function openApiRoute(perIp: RequestHandler): Router {
-  const router = Router();
+/**
+ * GET /api/v1/openapi.json. Handlers for an exact path rather than a router mounted on /api/v1,
+ * which every API request would enter and leave again (path matching on the hot route).
+ */
+export function openApiRoute(perIp: RequestHandler): RequestHandler[] {
   // Generated once: the document only changes with the code.
   let doc: unknown;
-  router.get('/openapi.json', perIp, (_req, res) => {
-    doc ??= buildOpenApiDocument({ version: VERSION });
-    res.json(doc);
-  });
-  return router;
+  return [
+    perIp,
+    (_req, res) => {
+      doc ??= buildOpenApiDocument({ version: VERSION });
+      res.json(doc);
+    },
+  ];
 }
