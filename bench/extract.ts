@@ -2,21 +2,17 @@
  * bench/extract: accuracy, ms per text page and per scanned page and peak RSS over the corpus
  * (scripts/eval-extract.ts, in-process pipeline); then the connector with its extraction pool:
  * p99 of sync verify at a paced 200 req/s while four scanned PDFs are extracted, beside its idle
- * p99 in the same run, and the connector's peak RSS (VmHWM, worker threads included).
+ * p99 in the same run, and the connector's peak RSS (VmHWM, worker threads included). The connector
+ * is the production build run by plain node, as `npm start` runs it: under tsx the in-process
+ * evaluation's RSS also holds transformed copies of every module (pdf.js: ~390 MB instead of ~37 MB).
  * Targets: < 50 ms per text page, < 3 s per scanned page, < 400 MB peak RSS, busy p99 < 2x idle.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { call } from '../test/helpers/server.js';
-import { fmt, startTarget } from './lib.js';
+import { buildConnector, fmt, startConnectorBuild } from './lib.js';
 import { pacedLoad } from './paced.js';
-
-interface TargetInfo {
-  connectorPort: number;
-  testKey: string;
-  pid: number;
-}
 
 function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -28,8 +24,11 @@ export async function benchExtract(): Promise<Record<string, number>> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/eval-extract.ts'], { maxBuffer: 1 << 22 });
   console.log(stdout.replace(/^/gm, '  ').trimEnd());
 
-  const { info, stop } = await startTarget<TargetInfo>('bench/servers/verify-target.ts', { BENCH_EXTRACTION: '1' });
-  const base = `http://127.0.0.1:${info.connectorPort}`;
+  // The connector as deployed: the production build, its extraction pool on cores - 1 threads.
+  await buildConnector();
+  const connector = await startConnectorBuild();
+  const base = connector.url;
+  const info = { testKey: connector.sandboxKey, pid: connector.pid };
   try {
     const verify = {
       url: `${base}/api/v1/verify`,
@@ -69,6 +68,6 @@ export async function benchExtract(): Promise<Record<string, number>> {
     console.log(`  connector peak RSS (VmHWM, pool threads and OCR included): ${fmt(rss, 0)} MB (target < 400 MB)`);
     return { idle_p99: idle.p99, busy_p99: busy.p99, ratio: busy.p99 / idle.p99, peak_rss_mb: rss };
   } finally {
-    await stop();
+    await connector.stop();
   }
 }

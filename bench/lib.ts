@@ -1,7 +1,13 @@
 /** Bench helpers: start a target child process, drive it with autocannon, summarise. */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
+import { promisify } from 'node:util';
+import { freePort } from '../test/helpers/services.js';
 
 /**
  * Node flags of bench targets: those `npm start` uses (a 32 MB young generation: fewer scavenges,
@@ -101,4 +107,68 @@ export async function sequentialLatency(url: string, durationS: number): Promise
   times.sort((a, b) => a - b);
   const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
   return { p50: at(50), p99: at(99), rps: times.length / durationS, failed };
+}
+
+/** Bundles the connector as `npm start` does (dist/connector/main.js and its worker). */
+export async function buildConnector(): Promise<void> {
+  await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
+}
+
+export interface BuiltConnector {
+  url: string;
+  pid: number;
+  /** The fixed sandbox key it was started with (test mode: never charged). */
+  sandboxKey: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the production build (`buildConnector()` first) as `npm start` runs it: plain node with
+ * its flags, no TypeScript loader. Benches that measure memory must use this: under tsx every
+ * loaded module is also held in transformed form (pdf.js alone: ~390 MB under tsx, ~37 MB without).
+ * Default: a fresh SQLite file in a temp folder, removed by stop().
+ */
+export async function startConnectorBuild(env: Record<string, string> = {}): Promise<BuiltConnector> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-'));
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const sandboxKey = `pk_test_${Array.from(crypto.randomBytes(44), (b) => alphabet[b % alphabet.length]).join('')}`;
+  const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, 'dist/connector/main.js'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      COVERCHECK_DB: path.join(dir, 'bench.db'),
+      COVERCHECK_SANDBOX_KEY: sandboxKey,
+      COVERCHECK_LOG_LEVEL: 'warn',
+      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
+      COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
+      // As package.json's start script: two malloc arenas instead of one per thread (see README).
+      MALLOC_ARENA_MAX: '2',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+    });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`connector exited with ${child.exitCode}`);
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('connector did not answer /healthz within 30 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, pid: child.pid!, sandboxKey, stop };
 }

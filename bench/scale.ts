@@ -10,56 +10,17 @@
  * not what a second machine would; the CPU-busy column (whole machine, /proc/stat) shows when the
  * cores, not the database, set the figure.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../connector/src/auth/create-key.js';
 import { openStore, type StoreOptions } from '../connector/src/store/index.js';
-import { createDatabase, freePort, startPostgres, startRedis } from '../test/helpers/services.js';
-import { drive, fmt, type Measured } from './lib.js';
+import { createDatabase, startPostgres, startRedis } from '../test/helpers/services.js';
+import { buildConnector, drive, fmt, startConnectorBuild, type BuiltConnector, type Measured } from './lib.js';
 
-const TARGET_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
-
-interface Instance {
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, 'dist/connector/main.js'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      COVERCHECK_DEMO: 'false',
-      COVERCHECK_LOG_LEVEL: 'warn',
-      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
-      COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
-      COVERCHECK_EXTRACT_THREADS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`instance exited with ${child.exitCode}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error('instance did not answer /healthz within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+/** One instance of the production build on the given store (no sandbox key: keys are made per scenario). */
+function startInstance(env: Record<string, string>): Promise<BuiltConnector> {
+  return startConnectorBuild({ COVERCHECK_DEMO: 'false', COVERCHECK_EXTRACT_THREADS: '0', ...env });
 }
 
 /** Whole-machine CPU counters (/proc/stat): whether a run was bound by the cores rather than by waiting. */
@@ -72,7 +33,7 @@ const BODY = JSON.stringify({ policy_number: 'KFZ-5096-000001', country: 'DE', i
 
 async function scenario(label: string, storeOpts: StoreOptions, instances: number, env: Record<string, string>, durationS: number) {
   // The first instance migrates and seeds; the others start after it, as a rolling deploy would.
-  const started: Instance[] = [await startInstance(env)];
+  const started: BuiltConnector[] = [await startInstance(env)];
   try {
     for (let i = 1; i < instances; i++) started.push(await startInstance(env));
     const store = await openStore(storeOpts);
@@ -104,10 +65,7 @@ async function scenario(label: string, storeOpts: StoreOptions, instances: numbe
 
 export async function benchScale(opts: { durationS?: number } = {}): Promise<Record<string, number>> {
   const durationS = opts.durationS ?? 8;
-  await new Promise<void>((resolve, reject) => {
-    const b = spawn(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-    b.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`build failed: ${code}`))));
-  });
+  await buildConnector();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-scale-'));
   const [pg, redis] = await Promise.all([startPostgres({ durable: true }), startRedis()]);
   try {

@@ -12,7 +12,6 @@ import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext, startWorkers } from '../../connector/src/context.js';
-import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
@@ -28,9 +27,7 @@ const config = loadConfig({
 });
 const store = await openStore({ databasePath: config.databasePath });
 await seedReferenceData(store, shippedDataDir(), new Date());
-// bench/extract runs the connector with its extraction pool, as production does.
-const extraction = process.env.BENCH_EXTRACTION === '1' ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
-const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')), extraction ? { extractor: extraction.extractor } : {});
+const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')));
 const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 10_000_000 });
 const test = await createApiKey(store, { mode: 'test', name: 'bench test', scopes: ['verify', 'extract'] });
 
@@ -57,8 +54,8 @@ process.stdout.write(
 process.on('SIGTERM', () => {
   connector.close();
   bareServer.close();
-  void Promise.resolve(extraction?.pool.destroy())
-    .then(() => store.close())
+  void store
+    .close()
     .then(() => {
       fs.rmSync(dir, { recursive: true, force: true });
       process.exit(0);
