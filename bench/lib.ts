@@ -143,8 +143,8 @@ export async function startConnectorBuild(env: Record<string, string> = {}): Pro
       COVERCHECK_LOG_LEVEL: 'warn',
       COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
       COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
-      // As package.json's start script: two malloc arenas instead of one per thread (see README).
-      MALLOC_ARENA_MAX: '2',
+      // As package.json's start script: one malloc arena instead of one per thread (see README).
+      MALLOC_ARENA_MAX: '1',
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
