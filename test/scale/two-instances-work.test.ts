@@ -11,57 +11,23 @@
  * COVERCHECK_SCALE_BACKEND=sqlite runs the same against one shared SQLite file.
  */
 import crypto from 'node:crypto';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openStore } from '../../connector/src/store/index.js';
 import type { JobRecord, Store } from '../../connector/src/store/types.js';
-import { verifyWebhook } from '../../shared/webhooks.js';
 import { call } from '../helpers/server.js';
 import { createDatabase } from '../helpers/services.js';
-import { makeTestCert, type TestCert } from '../helpers/tls.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sqliteBackend, startCluster, type Backend, type Cluster } from './cluster.js';
 
 const JOBS = 1000;
 
-interface Delivery {
-  webhookId: string;
-  subject: string;
-  type: string;
-  verified: boolean;
-}
-
 let backend: Backend & { remove?: () => void };
 let cluster: Cluster;
 let store: Store;
-let receiver: https.Server;
-let receiverUrl: string;
-let tls: TestCert;
-let webhookSecret = '';
-const deliveries: Delivery[] = [];
+let hooks: WebhookReceiver;
 
 beforeAll(async () => {
-  tls = await makeTestCert();
-  receiver = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = false;
-      let event: { type?: string; data?: { job_id?: string } } = {};
-      try {
-        event = verifyWebhook(webhookSecret, req.headers, body) as typeof event;
-        verified = true;
-      } catch {
-        event = JSON.parse(body) as typeof event;
-      }
-      deliveries.push({ webhookId: String(req.headers['webhook-id']), subject: event.data?.job_id ?? '?', type: event.type ?? '?', verified });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
-
+  hooks = await startWebhookReceiver();
   backend = process.env.COVERCHECK_SCALE_BACKEND === 'sqlite' ? sqliteBackend() : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_work') };
   cluster = await startCluster({
     instances: 2,
@@ -73,7 +39,7 @@ beforeAll(async () => {
       COVERCHECK_RATE_LIMIT_IP_PER_MIN: '1000000',
       COVERCHECK_QUEUE_POLL_MS: '50',
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
-      COVERCHECK_WEBHOOK_CA_FILE: tls.caFile,
+      COVERCHECK_WEBHOOK_CA_FILE: hooks.caFile,
       COVERCHECK_WEBHOOK_HOST_CONCURRENCY: '8',
     },
   });
@@ -84,9 +50,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await store?.close();
   const exits = await cluster?.stop();
-  await new Promise<void>((r) => receiver.close(() => r()));
+  await hooks?.close();
   backend?.remove?.();
-  tls?.remove();
   // Both instances stopped by themselves on SIGTERM: no database or Redis client held them open.
   for (const e of exits ?? []) expect(e).toMatchObject({ code: 0, killed: false });
 });
@@ -118,11 +83,11 @@ const POLICIES = [
 describe('two instances on one database and one Redis', () => {
   it(`processes ${JOBS} async jobs exactly once, shared between both instances, one webhook each`, async () => {
     const { key, id: keyId } = await cluster.createKey({ mode: 'live', credits: 5000, scopes: ['verify'] });
-    webhookSecret = (await store.keys.get(keyId))!.webhook_secret!;
-    expect(webhookSecret).toMatch(/^whsec_/);
+    hooks.secret = (await store.keys.get(keyId))!.webhook_secret!;
+    expect(hooks.secret).toMatch(/^whsec_/);
 
     const submitted = await pool(Array.from({ length: JOBS }, (_, i) => i), 16, async (i) => {
-      const r = await call(cluster.urls[i % 2]!, 'POST', '/api/v1/verify/async', { key, body: { ...POLICIES[i % POLICIES.length], webhook_url: receiverUrl } });
+      const r = await call(cluster.urls[i % 2]!, 'POST', '/api/v1/verify/async', { key, body: { ...POLICIES[i % POLICIES.length], webhook_url: hooks.url } });
       expect(r.status, JSON.stringify(r.body)).toBe(202);
       return r.body.job_id as string;
     });
@@ -134,8 +99,8 @@ describe('two instances on one database and one Redis', () => {
     for (;;) {
       jobs = (await pool(submitted, 8, (id) => store.jobs.get(id))) as JobRecord[];
       const done = jobs.filter((j) => j.status !== 'pending').length;
-      if (done === JOBS && deliveries.length >= JOBS) break;
-      if (Date.now() > deadline) throw new Error(`after 90 s: ${done}/${JOBS} jobs finished, ${deliveries.length} deliveries`);
+      if (done === JOBS && hooks.received.length >= JOBS) break;
+      if (Date.now() > deadline) throw new Error(`after 90 s: ${done}/${JOBS} jobs finished, ${hooks.received.length} deliveries`);
       await new Promise((r) => setTimeout(r, 250));
     }
     // Anything sent twice would arrive within the delivery timeout; give it a moment.
@@ -165,10 +130,11 @@ describe('two instances on one database and one Redis', () => {
     expect((await store.keys.get(keyId))!.balance).toBe(5000 - charged);
 
     // Webhooks: exactly one signed delivery per job, one webhook-id each.
-    expect(deliveries.every((d) => d.verified && d.type === 'job.completed')).toBe(true);
+    const deliveries = hooks.received;
+    expect(deliveries.every((d) => d.verified && d.status === 204 && d.event.type === 'job.completed')).toBe(true);
     expect(deliveries).toHaveLength(JOBS);
-    expect(new Set(deliveries.map((d) => d.subject))).toEqual(new Set(submitted));
-    expect(new Set(deliveries.map((d) => d.webhookId)).size).toBe(JOBS);
+    expect(new Set(deliveries.map((d) => d.event.data.job_id))).toEqual(new Set(submitted));
+    expect(new Set(deliveries.map((d) => d.id)).size).toBe(JOBS);
   }, 150_000);
 
   it('200 concurrent verifications over both instances on 50 credits charge exactly 50', async () => {

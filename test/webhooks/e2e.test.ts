@@ -1,56 +1,26 @@
 /**
- * End to end: a connector delivering to a real HTTPS receiver on loopback (self-signed
- * certificate made here) that fails its first 3 deliveries and then accepts.
+ * End to end: a connector delivering to a real HTTPS receiver on loopback (test/helpers/webhook-receiver.ts)
+ * that fails its first 3 deliveries and then accepts.
  */
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook, ZWebhookEventSchema } from '../../shared/webhooks.js';
+import { ZWebhookEventSchema } from '../../shared/webhooks.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
-import { makeTestCert, type TestCert } from '../helpers/tls.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-interface Received {
-  id: string;
-  status: number;
-  verified: boolean;
-  event: any;
-}
-
-let receiver: https.Server;
+let hooks: WebhookReceiver;
 let receiverUrl: string;
+/** Deliveries the receiver still answers 500 to before it accepts. */
 let failFirst = 3;
-const received: Received[] = [];
-let secret = '';
 let srv: TestServer;
-let tls: TestCert;
 
 beforeAll(async () => {
-  tls = await makeTestCert();
-  receiver = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verified = false;
-      let event: unknown = null;
-      try {
-        event = verifyWebhook(secret, req.headers, body);
-        verified = true;
-      } catch {
-        verified = false;
-      }
-      const status = failFirst > 0 ? 500 : 204;
-      if (failFirst > 0) failFirst--;
-      received.push({ id: String(req.headers['webhook-id']), status, verified, event });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  receiverUrl = `https://localhost:${(receiver.address() as AddressInfo).port}/hooks/covercheck`;
+  hooks = await startWebhookReceiver();
+  hooks.answer = () => (failFirst > 0 ? (failFirst--, 500) : 204);
+  receiverUrl = `${hooks.url}/covercheck`;
   srv = await startTestServer({
     env: {
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
-      COVERCHECK_WEBHOOK_CA_FILE: tls.caFile,
+      COVERCHECK_WEBHOOK_CA_FILE: hooks.caFile,
       // The documented schedule (10 s, 30 s, 2 min, ...) run 100,000 times faster.
       COVERCHECK_WEBHOOK_RETRY_SCALE: '0.00001',
       COVERCHECK_WEBHOOK_TIMEOUT_MS: '2000',
@@ -60,9 +30,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await srv.close();
-  receiver.closeAllConnections();
-  await new Promise((r) => receiver.close(r));
-  tls.remove();
+  await hooks.close();
 });
 
 async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
@@ -76,22 +44,22 @@ async function waitFor(cond: () => boolean, ms = 10_000): Promise<void> {
 describe('signed webhooks with retries', () => {
   it('a receiver failing 3 times then accepting gets exactly one logical event, validly signed, same webhook-id on every attempt', async () => {
     const k = await srv.key({ mode: 'test' });
-    secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
-    expect(secret).toMatch(/^whsec_/);
-    received.length = 0;
+    hooks.secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
+    expect(hooks.secret).toMatch(/^whsec_/);
+    hooks.received.length = 0;
     failFirst = 3;
     const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
       key: k.key,
       body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: receiverUrl },
     });
     expect(r.status).toBe(202);
-    await waitFor(() => received.some((x) => x.status === 204));
+    await waitFor(() => hooks.received.some((x) => x.status === 204));
     await new Promise((res) => setTimeout(res, 100));
 
-    expect(received.map((x) => x.status)).toEqual([500, 500, 500, 204]);
-    expect(new Set(received.map((x) => x.id)).size).toBe(1);
-    expect(received.every((x) => x.verified)).toBe(true);
-    const accepted = new Map(received.filter((x) => x.status < 300).map((x) => [x.id, x.event]));
+    expect(hooks.received.map((x) => x.status)).toEqual([500, 500, 500, 204]);
+    expect(new Set(hooks.received.map((x) => x.id)).size).toBe(1);
+    expect(hooks.received.every((x) => x.verified)).toBe(true);
+    const accepted = new Map(hooks.received.filter((x) => x.status < 300).map((x) => [x.id, x.event]));
     expect(accepted.size).toBe(1);
     const event = ZWebhookEventSchema.parse([...accepted.values()][0]);
     expect(event).toMatchObject({ type: 'job.completed', data: { job_id: r.body.job_id, status: 'complete', result: { status: 'verified' } } });
@@ -101,29 +69,29 @@ describe('signed webhooks with retries', () => {
     const log = await call(srv.url, 'GET', '/api/v1/webhooks/deliveries', { key: k.key });
     expect(log.status).toBe(200);
     expect(log.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
-    expect(log.body.deliveries[0]).toMatchObject({ webhook_id: received[0]!.id, event_type: 'job.completed', subject_id: r.body.job_id, status: 'delivered', attempts: 4 });
+    expect(log.body.deliveries[0]).toMatchObject({ webhook_id: hooks.received[0]!.id, event_type: 'job.completed', subject_id: r.body.job_id, status: 'delivered', attempts: 4 });
     expect(log.body.deliveries[0].attempt_log.map((a: any) => a.status)).toEqual([500, 500, 500, 204]);
   });
 
   it('a batch with webhook_url sends batch.completed with every result', async () => {
     const k = await srv.key({ mode: 'test' });
-    secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
-    received.length = 0;
+    hooks.secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
+    hooks.received.length = 0;
     failFirst = 0;
     const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
       key: k.key,
       body: { webhook_url: receiverUrl, policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }, { country: 'UK' }] },
     });
-    await waitFor(() => received.length === 1);
-    expect(received[0]!.verified).toBe(true);
-    expect(received[0]!.event).toMatchObject({ type: 'batch.completed', data: { batch_id: r.body.batch_id, status: 'complete', completed_count: 2 } });
-    expect(received[0]!.event.data.results).toHaveLength(2);
+    await waitFor(() => hooks.received.length === 1);
+    expect(hooks.received[0]!.verified).toBe(true);
+    expect(hooks.received[0]!.event).toMatchObject({ type: 'batch.completed', data: { batch_id: r.body.batch_id, status: 'complete', completed_count: 2 } });
+    expect(hooks.received[0]!.event.data.results).toHaveLength(2);
   });
 
   it('a receiver that never accepts: every scheduled attempt is made, then the delivery is failed', async () => {
     const k = await srv.key({ mode: 'test' });
-    secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
-    received.length = 0;
+    hooks.secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
+    hooks.received.length = 0;
     failFirst = 1_000;
     await call(srv.url, 'POST', '/api/v1/verify/async', { key: k.key, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: receiverUrl } });
     const deadline = Date.now() + 15_000;
@@ -134,8 +102,8 @@ describe('signed webhooks with retries', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(delivery).toMatchObject({ status: 'failed', attempts: 9, next_attempt_at: null });
-    expect(received).toHaveLength(9);
-    expect(new Set(received.map((x) => x.id)).size).toBe(1);
+    expect(hooks.received).toHaveLength(9);
+    expect(new Set(hooks.received.map((x) => x.id)).size).toBe(1);
   });
 
   it('the delivery log is per key and paginated; bad page parameters -> 400', async () => {
