@@ -1,12 +1,12 @@
 /** Bench helpers: start a target child process, drive it with autocannon, summarise. */
 import autocannon from 'autocannon';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
+import { generateKey } from '../connector/src/auth/keys.js';
 import { freePort } from '../test/helpers/services.js';
 
 /**
@@ -131,8 +131,7 @@ export interface BuiltConnector {
 export async function startConnectorBuild(env: Record<string, string> = {}): Promise<BuiltConnector> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-'));
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const sandboxKey = `pk_test_${Array.from(crypto.randomBytes(44), (b) => alphabet[b % alphabet.length]).join('')}`;
+  const sandboxKey = generateKey('test').key;
   const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, 'dist/connector/main.js'], {
     env: {
       ...process.env,

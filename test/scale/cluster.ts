@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { generateKey } from '../../connector/src/auth/keys.js';
 import { openStore, type StoreOptions } from '../../connector/src/store/index.js';
 import type { TScope } from '../../shared/account.js';
 import { freePort } from '../helpers/services.js';
@@ -66,14 +67,6 @@ function baseEnv(): Record<string, string> {
   return env;
 }
 
-const SANDBOX_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-function randomSandboxKey(): string {
-  let s = 'pk_test_';
-  for (let i = 0; i < 44; i++) s += SANDBOX_ALPHABET[Math.floor(Math.random() * SANDBOX_ALPHABET.length)];
-  return s;
-}
-
 async function waitHealthy(url: string, child: ChildProcess, out: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -105,7 +98,7 @@ function stopChild(child: ChildProcess, graceMs: number): Promise<Exit> {
 }
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
-  const sandboxKey = randomSandboxKey();
+  const sandboxKey = generateKey('test').key;
   const database = opts.backend.kind === 'postgres' ? { COVERCHECK_DATABASE_URL: opts.backend.databaseUrl } : { COVERCHECK_DB: opts.backend.path };
   const children: ChildProcess[] = [];
   const outputs: string[] = [];
