@@ -5,6 +5,7 @@
  */
 import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
 import type { TPlan, TScope } from '../../../shared/account.js';
+import type { BalanceAdjustment } from './balance-adjustment.js';
 
 export type KeyMode = 'live' | 'test';
 export type KeyStatus = 'active' | 'revoked' | 'deactivated';
@@ -161,7 +162,7 @@ export interface CreditStore {
   /** Current balance, rolled over to `period` if that is newer. */
   balance(keyId: string, period: string, at: string): Promise<number>;
   /** Operator adjustment: set the allowance and/or add to the balance. */
-  adjust(keyId: string, opts: { allowance?: number; add?: number; set?: number }, at: string): Promise<ApiKeyRecord | null>;
+  adjust(keyId: string, opts: BalanceAdjustment, at: string): Promise<ApiKeyRecord | null>;
   ledger(keyId: string): Promise<LedgerEntry[]>;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { TCountry } from '../../../../shared/policy.js';
 import type { IdempotencyBegin, LedgerEntry, Store } from '../types.js';
+import { adjustedBalance } from '../balance-adjustment.js';
 import { currentBalance, debit, rollover, writeLedger } from './credit-ops.js';
 import { all, changed, createPool, migrate, one, tx } from './db.js';
 import { datasetStore } from './datasets.js';
@@ -94,10 +95,7 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
           const before = await one(c, 'SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [keyId]);
           if (!before) return null;
           if (opts.allowance !== undefined) await c.query('UPDATE api_keys SET allowance = $1 WHERE id = $2', [opts.allowance, keyId]);
-          let balance = before.balance as number;
-          if (opts.set !== undefined) balance = opts.set;
-          if (opts.add !== undefined) balance += opts.add;
-          balance = Math.max(0, balance);
+          const balance = adjustedBalance(before.balance as number, opts);
           const delta = balance - (before.balance as number);
           if (delta !== 0) {
             await c.query('UPDATE api_keys SET balance = $1 WHERE id = $2', [balance, keyId]);

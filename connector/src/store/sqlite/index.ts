@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TCountry } from '../../../../shared/policy.js';
 import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, RegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
+import { adjustedBalance, type BalanceAdjustment } from '../balance-adjustment.js';
 import { creditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
 import { datasetStore } from './datasets.js';
@@ -98,14 +99,11 @@ export function openSqliteStore(databasePath: string): Store {
     return credits.balance(keyId);
   });
 
-  const adjustTx = db.transaction((keyId: string, opts: { allowance?: number; add?: number; set?: number }, at: string) => {
+  const adjustTx = db.transaction((keyId: string, opts: BalanceAdjustment, at: string) => {
     const before = q.keyById.get(keyId) as Row | undefined;
     if (!before) return null;
     if (opts.allowance !== undefined) db.prepare('UPDATE api_keys SET allowance = ? WHERE id = ?').run(opts.allowance, keyId);
-    let balance = before.balance as number;
-    if (opts.set !== undefined) balance = opts.set;
-    if (opts.add !== undefined) balance += opts.add;
-    balance = Math.max(0, balance);
+    const balance = adjustedBalance(before.balance as number, opts);
     const delta = balance - (before.balance as number);
     if (delta !== 0) {
       db.prepare('UPDATE api_keys SET balance = ? WHERE id = ?').run(balance, keyId);
