@@ -319,4 +319,37 @@ export const PG_MIGRATIONS: Migration[] = [
     name: 'jobs remember the worker that finished them (SQLite migration 7)',
     sql: `ALTER TABLE jobs ADD COLUMN finished_by text;`,
   },
+  {
+    id: 4,
+    name: 'period rollover as its own function, used by covercheck_debit and by balance reads',
+    sql: `
+      -- The rollover rule lived twice (in covercheck_debit and in the store's balance read); now once.
+      CREATE FUNCTION covercheck_rollover(p_key text, p_period text, p_at timestamptz)
+      RETURNS void LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_balance integer;
+      BEGIN
+        UPDATE api_keys SET balance = allowance, period = p_period WHERE id = p_key AND period < p_period RETURNING balance INTO v_balance;
+        IF FOUND THEN
+          INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (p_key, 0, 'period_reset', p_period, v_balance, p_at);
+        END IF;
+      END
+      $fn$;
+
+      CREATE OR REPLACE FUNCTION covercheck_debit(p_key text, p_amount integer, p_period text, p_reason text, p_ref text, p_at timestamptz)
+      RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_balance integer;
+      BEGIN
+        PERFORM covercheck_rollover(p_key, p_period, p_at);
+        UPDATE api_keys SET balance = balance - p_amount WHERE id = p_key AND balance >= p_amount RETURNING balance INTO v_balance;
+        IF NOT FOUND THEN
+          RETURN NULL;
+        END IF;
+        INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES (p_key, -p_amount, p_reason, p_ref, v_balance, p_at);
+        RETURN v_balance;
+      END
+      $fn$;
+    `,
+  },
 ];
