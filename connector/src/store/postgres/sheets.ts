@@ -21,11 +21,13 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           if (!first) return [];
           const rows = await all(
             c,
-            `UPDATE sheet_writebacks SET lease_until = $3, attempts = attempts + 1
-             WHERE spreadsheet_id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2) RETURNING *`,
+            `WITH leased AS (
+               UPDATE sheet_writebacks SET lease_until = $3, attempts = attempts + 1
+               WHERE spreadsheet_id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2) RETURNING *)
+             SELECT * FROM leased ORDER BY next_attempt_at, id COLLATE "C"`,
             [first.spreadsheet_id, now, until],
           );
-          return rows.map(toWriteback).sort((a, b) => (a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : a.id < b.id ? -1 : 1));
+          return rows.map(toWriteback);
         });
       },
       async finish(id, o, at) {
