@@ -57,8 +57,12 @@ describe('extractFields on text PDFs', () => {
 
 describe('extractFields on a scan', () => {
   it('OCRs an image-only page and reads every field', async () => {
-    const r = await extractFields(corpusPdf('015'), { ocr, matcher });
+    const images: Buffer[] = [];
+    const seeing: Ocr = { recognize: (image) => (images.push(image), ocr.recognize(image)), terminate: () => Promise.resolve() };
+    const r = await extractFields(corpusPdf('015'), { ocr: seeing, matcher });
     expect(r.ocrPages).toBe(1);
+    // The page goes to tesseract as 8-bit greyscale PGM, not as a PNG it must decode.
+    expect(images.map((i) => i.subarray(0, 3).toString('latin1'))).toEqual(['P5\n']);
     expectTruth('015', r.fields);
     // OCR'd fields carry less confidence than text-layer ones.
     expect(Math.max(...Object.values(r.fields.confidence))).toBeLessThan(1);

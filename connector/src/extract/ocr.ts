@@ -8,7 +8,7 @@ import { linesFromBoxes, type Line, type WordBox } from './lines.js';
 
 /** What the pipeline needs from OCR; tests may pass a fake. */
 export interface Ocr {
-  /** Reads an image (PNG/JPEG bytes) into reading-order lines. */
+  /** Reads an image (PGM, PNG or JPEG bytes) into reading-order lines. */
   recognize(image: Buffer): Promise<OcrResult>;
   terminate(): Promise<void>;
 }

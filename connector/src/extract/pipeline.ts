@@ -5,7 +5,7 @@ import { extractFieldsFromLines, type InsurerMatcher, type Language } from './fi
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { MAX_PAGES, openPdf } from './pdf.js';
-import { OCR_DPI, OCR_TEXT_THRESHOLD, renderPage } from './render.js';
+import { OCR_DPI, OCR_TEXT_THRESHOLD, renderPageForOcr } from './render.js';
 import { readTextLines, textLength } from './text-layer.js';
 
 export interface ExtractDeps {
@@ -47,7 +47,7 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
         throw new ExtractError('corrupt_pdf', `page ${n}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       }
       if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
-        const image = await renderPage(doc, page, options.dpi ?? OCR_DPI);
+        const image = await renderPageForOcr(doc, page, options.dpi ?? OCR_DPI);
         const result = await deps.ocr.recognize(image);
         pageLines = result.lines;
         ocrPages++;

