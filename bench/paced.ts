@@ -16,6 +16,11 @@ export interface PacedLoad {
   rate: number;
   durationS: number;
   connections?: number;
+  /**
+   * Checked every millisecond tick: once it returns true no more requests are sent (those in flight
+   * still count), so a window can end with the background work it measures rather than run past it.
+   */
+  stopWhen?: () => boolean;
 }
 
 export interface PacedResult {
@@ -70,6 +75,11 @@ export async function pacedLoad(load: PacedLoad): Promise<PacedResult> {
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now();
+      if (load.stopWhen?.()) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
       while (sent < total && start + (sent * 1000) / load.rate <= now) {
         inflight.push(fire());
         sent++;
