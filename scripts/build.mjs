@@ -2,9 +2,14 @@
 import { build } from 'esbuild';
 
 await build({
-  // The extraction worker is its own entry: piscina loads it by path (dist/connector/worker.js,
-  // next to main.js, where extract/pool.ts looks for it).
-  entryPoints: { 'connector/main': 'connector/src/main.ts', 'connector/worker': 'connector/src/extract/worker.ts' },
+  // The extraction process and its pool's worker are their own entries, loaded by path next to
+  // main.js: dist/connector/extract-host.js (forked by extract/process-pool.ts) and
+  // dist/connector/worker.js (loaded by piscina, extract/pool.ts).
+  entryPoints: {
+    'connector/main': 'connector/src/main.ts',
+    'connector/extract-host': 'connector/src/extract/host.ts',
+    'connector/worker': 'connector/src/extract/worker.ts',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

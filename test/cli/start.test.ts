@@ -55,10 +55,31 @@ describe('npm start', () => {
     expect(line).toMatchObject({ method: 'POST', status: 200, key_id: expect.stringMatching(/^key_/), msg: 'request completed' });
     expect(logs).not.toContain(key);
     expect(logs).not.toContain(key.slice(8, 20));
+
+    // Extraction from the build: a scan goes to the extraction process (its own bundle entry) and back.
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync('test/fixtures/policies/001.pdf')], { type: 'application/pdf' }), '001.pdf');
+    const upload = await fetch(`${url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(upload.status).toBe(202);
+    const { job_id } = (await upload.json()) as { job_id: string };
+    let job: { status: string; result?: { policy_number?: string } } = { status: 'pending' };
+    for (let i = 0; i < 150 && job.status === 'pending'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      job = (await (await fetch(`${url}/api/v1/jobs/${job_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as typeof job;
+    }
+    const truth = JSON.parse(fs.readFileSync('test/fixtures/policies/001.json', 'utf8')) as { kind: string; policy_number: string };
+    expect(truth.kind).toBe('scanned');
+    expect(job.status).toBe('complete');
+    expect(job.result?.policy_number).toBe(truth.policy_number);
+    const children = fs.readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    expect(children.length).toBe(1);
+
     const exited = new Promise<number | null>((r) => proc.on('exit', r));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
     child = undefined;
+    // The extraction process ended with the connector.
+    for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
   });
   it('a second start on the same database prints a new key and revokes the previous one', async () => {
     const first = await startOnce();

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtractError } from '../../connector/src/extract/errors.js';
-import { createExtractionPool, ExtractionQueueFullError, type ExtractionPool } from '../../connector/src/extract/pool.js';
-import { EXTRACTION_NICE } from '../../connector/src/extract/worker.js';
+import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/pool.js';
+import { EXTRACTION_NICE } from '../../connector/src/extract/priority.js';
+import { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 
 let pool: ExtractionPool | null = null;
@@ -11,23 +12,56 @@ afterEach(async () => {
   pool = null;
 });
 
-describe('extraction pool', () => {
-  it('extracts in a worker thread with the register rows it was given', async () => {
-    pool = createExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+/** Nice value of every thread of a process: field 19 of /proc/<pid>/task/<tid>/stat (after the parenthesised name, which may contain spaces). */
+function niceByThread(pid: number | 'self'): { tid: number; nice: number }[] {
+  return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return [{ tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
+    } catch {
+      return []; // the thread ended between listing and reading
+    }
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// Both pools keep one contract; the connector runs the process pool, which runs the thread pool inside.
+describe.each([
+  ['thread pool (in this process)', (o: ExtractionPoolOptions) => createThreadPool(o)],
+  ['process pool (extraction process)', (o: ExtractionPoolOptions) => createProcessExtractionPool(o)],
+])('%s', (_name, make) => {
+  it('extracts with the register rows it was given', async () => {
+    pool = make({ rows: await registerRows(), threads: 1, maxQueue: 4 });
     const r = await pool.run(corpusPdf('002'));
     expect(r.fields.insurer).toBe(corpusTruth('002').insurer);
     expect(r.fields.vehicle_registration).toBe(corpusTruth('002').vehicle_registration);
   });
 
-  it('rebuilds ExtractError with its code across the thread boundary', async () => {
-    pool = createExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+  it('rebuilds ExtractError with its code across the boundary', async () => {
+    pool = make({ rows: await registerRows(), threads: 1, maxQueue: 4 });
     const err = await pool.run(Buffer.from('not a pdf')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExtractError);
     expect((err as ExtractError).code).toBe('corrupt_pdf');
   });
 
   it('reports queueFull and refuses work once maxQueue tasks wait', async () => {
-    pool = createExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 2 });
+    pool = make({ rows: await registerRows(), threads: 1, maxQueue: 2 });
     expect(pool.queueFull()).toBe(false);
     const pdf = corpusPdf('002');
     const running = [pool.run(pdf), pool.run(pdf), pool.run(pdf)];
@@ -37,23 +71,70 @@ describe('extraction pool', () => {
     expect(results.map((r) => r.fields.policy_number)).toEqual(Array(3).fill(corpusTruth('002').policy_number));
     expect(pool.queueFull()).toBe(false);
   });
+});
 
-  it.runIf(process.platform === 'linux')('runs extraction and its OCR threads at a lower CPU priority than the main thread', async () => {
-    // Nice value of every thread of this process: field 19 of /proc/self/task/<tid>/stat (after the
-    // parenthesised name, which may itself contain spaces).
-    const niceByThread = () =>
-      fs.readdirSync('/proc/self/task').map((tid) => {
-        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        return { tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) };
-      });
-    const before = niceByThread().filter((t) => t.nice === EXTRACTION_NICE).length;
-    pool = createExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+describe.runIf(process.platform === 'linux')('extraction priority', () => {
+  it('thread pool: its thread and the OCR threads it starts run at nice 19, the main thread stays at 0', async () => {
+    const before = niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length;
+    pool = createThreadPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
     const r = await pool.run(corpusPdf('001'));
     expect(corpusTruth('001').kind).toBe('scanned');
     expect(r.fields.policy_number).toBe(corpusTruth('001').policy_number);
-    const threads = niceByThread();
+    const threads = niceByThread('self');
     expect(threads.find((t) => t.tid === process.pid)?.nice).toBe(0);
     // The pool's thread and the tesseract worker thread(s) it started, at least.
     expect(threads.filter((t) => t.nice === EXTRACTION_NICE).length - before).toBeGreaterThanOrEqual(2);
+  });
+
+  it('process pool: every thread of the extraction process runs at nice 19 and none of this process changes', async () => {
+    const mine = niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length;
+    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+    pool = p;
+    const r = await p.run(corpusPdf('001'));
+    expect(r.fields.policy_number).toBe(corpusTruth('001').policy_number);
+    const pid = p.pid();
+    expect(pid).not.toBeNull();
+    const threads = niceByThread(pid!);
+    // node's own threads, the pool thread and tesseract's: all of them, not only some.
+    expect(threads.length).toBeGreaterThan(5);
+    expect(threads.filter((t) => t.nice !== EXTRACTION_NICE)).toEqual([]);
+    expect(niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length).toBe(mine);
+  });
+});
+
+describe('process pool lifecycle', () => {
+  it('rejects the tasks of a process that dies with ExtractionProcessError, then starts a new one', async () => {
+    const p: ProcessExtractionPool = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+    pool = p;
+    await p.run(corpusPdf('002'));
+    const first = p.pid()!;
+    // A scan takes long enough to still be running when the process is killed.
+    const running = [p.run(corpusPdf('001')), p.run(corpusPdf('002'))];
+    process.kill(first, 'SIGKILL');
+    for (const task of running) await expect(task).rejects.toBeInstanceOf(ExtractionProcessError);
+    expect(p.pending()).toBe(0);
+    const r = await p.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+
+  it('ends the process after idleMs without work and starts it again for the next task', async () => {
+    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, idleMs: 300 });
+    pool = p;
+    await p.run(corpusPdf('002'));
+    const first = p.pid()!;
+    await until(() => p.pid() === null && !alive(first));
+    const r = await p.run(corpusPdf('004'));
+    expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+
+  it('destroy ends the process and refuses later tasks', async () => {
+    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+    await p.run(corpusPdf('002'));
+    const pid = p.pid()!;
+    await p.destroy();
+    expect(alive(pid)).toBe(false);
+    await expect(p.run(corpusPdf('002'))).rejects.toBeInstanceOf(ExtractionProcessError);
   });
 });

@@ -1,9 +1,10 @@
-/** Adapts the worker-thread pool to the job queue's Extractor: unreadable documents become outcomes, not throws. */
+/** Adapts the extraction pool to the job queue's Extractor: unreadable documents become outcomes, not throws. */
 import type { Extractor } from '../jobs/extractor.js';
 import { COUNTRIES } from '../../../shared/policy.js';
 import type { InsurerRecord, Store } from '../store/types.js';
 import { isExtractError } from './errors.js';
-import { createExtractionPool, type ExtractionPool } from './pool.js';
+import type { ExtractionPool } from './pool.js';
+import { createProcessExtractionPool } from './process-pool.js';
 
 export function poolExtractor(pool: ExtractionPool): Extractor {
   return {
@@ -13,7 +14,7 @@ export function poolExtractor(pool: ExtractionPool): Extractor {
         const r = await pool.run(pdf);
         return { ok: true, fields: r.fields, pages: r.pages, ocrPages: r.ocrPages };
       } catch (err) {
-        // A full queue or a crashed thread is not the document's fault: it propagates and the job is retried.
+        // A full queue or a crashed extraction process is not the document's fault: it propagates and the job is retried.
         if (isExtractError(err)) return { ok: false, code: err.code, message: err.publicMessage };
         throw err;
       }
@@ -21,10 +22,10 @@ export function poolExtractor(pool: ExtractionPool): Extractor {
   };
 }
 
-/** The pool the connector runs, matching insurer names against the register as the store holds it now. */
+/** The pool the connector runs (in its extraction process), matching insurer names against the register as the store holds it now. */
 export async function createConnectorExtraction(store: Pick<Store, 'insurers'>, opts: { threads: number; maxQueue?: number }): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
   const rows: InsurerRecord[] = [];
   for (const c of COUNTRIES) rows.push(...(await store.insurers.listByCountry(c)));
-  const pool = createExtractionPool({ rows, threads: opts.threads, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}) });
+  const pool = createProcessExtractionPool({ rows, threads: opts.threads, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}) });
   return { pool, extractor: poolExtractor(pool) };
 }

@@ -1,4 +1,8 @@
-/** Runs extractFields in worker threads (piscina) so OCR and PDF parsing never block the main event loop. */
+/**
+ * Runs extractFields in worker threads (piscina) so OCR and PDF parsing never block an event loop.
+ * The connector runs this pool inside its extraction process (process-pool.ts, host.ts), not in
+ * its own process; the pool interface is the same either way.
+ */
 import os from 'node:os';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -50,8 +54,8 @@ function defaultWorkerFile(): string {
   return fileURLToPath(new URL('./worker-shim.mjs', import.meta.url));
 }
 
-/** Creates the pool. Threads start lazily; each builds its OCR workers on its first task (~1 s). */
-export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
+/** Creates the pool in this process. Threads start lazily; each builds its OCR workers on its first task (~0.5 s). */
+export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool {
   const threads = Math.max(1, options.threads ?? os.availableParallelism() - 1);
   const maxQueue = options.maxQueue ?? 16;
   const workerData: ExtractWorkerData = {
@@ -69,6 +73,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     idleTimeout: 60_000,
     workerData,
   });
+  // A thread that fails outside a task (its module does not load, say) is reported here as well as
+  // to the tasks it fails; without a listener the event would end the whole process.
+  piscina.on('error', () => undefined);
   let destroyed = false;
   let inFlight = 0;
 

@@ -1,12 +1,13 @@
 /** Piscina worker: one OCR instance and one insurer matcher per thread, created on first use and reused. */
-import fs from 'node:fs';
-import os from 'node:os';
 import { isMainThread, workerData } from 'node:worker_threads';
 import type { InsurerRecord } from '../store/types.js';
 import { isExtractError } from './errors.js';
 import { matcherFromRows } from './matcher.js';
 import { createOcr, type Ocr } from './ocr.js';
 import { extractFields, type ExtractDeps, type ExtractResult } from './pipeline.js';
+import { lowerThreadPriority } from './priority.js';
+
+export { EXTRACTION_NICE } from './priority.js';
 
 /** What the pool passes each thread through workerData. */
 export interface ExtractWorkerData {
@@ -18,23 +19,9 @@ export interface ExtractWorkerData {
 /** A task's outcome, as plain data: a thrown ExtractError would lose its class and code crossing the thread boundary. */
 export type ExtractTaskResult = { ok: true; result: ExtractResult } | { ok: false; code: string; message: string };
 
-/**
- * Extraction is background work next to latency-bound HTTP: on Linux this thread runs at nice 19 (the lowest priority), and
- * the tesseract threads it starts inherit that, so under CPU contention the scheduler favours the
- * connector's main thread and sync verifications keep their latency while scans are OCRed. Linux
- * priorities are per thread: setpriority() on this thread's own id (from /proc/thread-self) leaves
- * the rest of the process alone. Elsewhere, or if refused, extraction runs at normal priority.
- */
-export const EXTRACTION_NICE = 19;
-function lowerThreadPriority(): void {
-  try {
-    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, EXTRACTION_NICE);
-  } catch {
-    // not Linux, or not permitted
-  }
-}
-// Only as a pool thread: importing this module elsewhere (for its types or constants) must not slow the importer down.
+// Also when this pool runs inside the connector's process rather than the extraction process
+// (the pool tests run it directly): the thread and the tesseract threads it starts still yield.
+// Only as a pool thread: importing this module elsewhere (for its types) must not slow the importer down.
 if (!isMainThread) lowerThreadPriority();
 
 let deps: Promise<ExtractDeps> | null = null;

@@ -1,0 +1,50 @@
+/**
+ * The extraction process: a child of the connector (process-pool.ts) that runs the worker-thread
+ * pool and answers extraction tasks over IPC. It lowers all its threads to nice 19 first, so the
+ * threads its pool, tesseract and V8 start later inherit that too.
+ */
+import { isExtractError } from './errors.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FromHost, ToHost } from './host-protocol.js';
+import { createThreadPool, type ExtractionPool } from './pool.js';
+import { lowerProcessPriority } from './priority.js';
+
+lowerProcessPriority();
+
+let pool: ExtractionPool | null = null;
+
+// In a build this file is dist/connector/extract-host.js and the pool's worker sits beside it; the
+// pool itself may be bundled into a shared chunk elsewhere, so its own default path would be wrong.
+// From sources there is no worker.js here and the pool falls back to its tsx shim.
+const builtWorker = fileURLToPath(new URL('./worker.js', import.meta.url));
+const workerFile = existsSync(builtWorker) ? { workerFile: builtWorker } : {};
+
+function send(msg: FromHost): void {
+  process.send?.(msg);
+}
+
+process.on('message', (msg: ToHost) => {
+  if (msg.type === 'init') {
+    // The connector bounds the queue before anything is sent here, so this pool never refuses.
+    pool = createThreadPool({ ...msg.options, ...workerFile, maxQueue: Number.MAX_SAFE_INTEGER });
+    return;
+  }
+  const { id, pdf } = msg;
+  if (!pool) {
+    send({ type: 'failed', id, message: 'extraction process got a task before its init' });
+    return;
+  }
+  pool.run(pdf).then(
+    (result) => send({ type: 'done', id, out: { ok: true, result } }),
+    (err: unknown) => {
+      if (isExtractError(err)) send({ type: 'done', id, out: { ok: false, code: err.code, message: err.message } });
+      else send({ type: 'failed', id, message: err instanceof Error ? err.message : String(err) });
+    },
+  );
+});
+
+// The connector went away (stopped or crashed): nothing is left to answer, so stop working.
+process.on('disconnect', () => {
+  void (pool?.destroy() ?? Promise.resolve()).finally(() => process.exit(0));
+});
