@@ -72,8 +72,10 @@ describe('clustered bottleneck limiters (two instances, one Redis)', () => {
     await Promise.all([runJobs(la, 3, probe, 1), runJobs(lb, 3, probe, 1)]);
     const starts = probe.starts.sort((x, y) => x - y);
     const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    // Redis hands out start times 100 ms apart; each instance's timer then fires a few ms late at most.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(85);
+    // Redis hands out start times 100 ms apart; each instance's timer then fires late by a few ms, by
+    // tens on a loaded machine (72 ms seen with the whole suite running). Limiters local to each
+    // instance would start the two instances' jobs together, with gaps near 0.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
   });
 
   it('share a reservoir: 5 starts per second between them, not 5 each', async () => {
