@@ -14,9 +14,9 @@ lowerProcessPriority();
 
 let pool: ExtractionPool | null = null;
 
-// In a build this file is dist/connector/extract-host.js and the pool's worker sits beside it; the
-// pool itself may be bundled into a shared chunk elsewhere, so its own default path would be wrong.
-// From sources there is no worker.js here and the pool falls back to its tsx shim.
+// In a build this file is dist/connector/extract-host.js and the pool's worker sits beside it (the
+// pool module itself may be in a shared chunk, so it cannot find it). From sources there is no
+// worker.js here and the pool uses its tsx shim.
 const builtWorker = fileURLToPath(new URL('./worker.js', import.meta.url));
 const workerFile = existsSync(builtWorker) ? { workerFile: builtWorker } : {};
 

@@ -4,7 +4,6 @@
  * its own process; the pool interface is the same either way.
  */
 import os from 'node:os';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { InsurerRecord } from '../store/types.js';
@@ -32,8 +31,9 @@ export interface ExtractionPoolOptions {
   ocrWorkersPerThread?: number;
   languages?: string;
   /**
-   * The worker module. Default: worker.js next to this file when it exists (a build), else the
-   * tsx shim (sources). A bundle must emit the worker as its own entry point and pass its path.
+   * The worker module. Default: the tsx shim, which loads worker.ts from the sources (tests, tsx).
+   * A build passes its compiled worker: the bundle may put this module in a shared chunk, so no
+   * path relative to it is reliable there (host.ts passes dist/connector/worker.js).
    */
   workerFile?: string;
 }
@@ -48,11 +48,7 @@ export interface ExtractionPool {
   destroy(): Promise<void>;
 }
 
-function defaultWorkerFile(): string {
-  const compiled = fileURLToPath(new URL('./worker.js', import.meta.url));
-  if (existsSync(compiled)) return compiled;
-  return fileURLToPath(new URL('./worker-shim.mjs', import.meta.url));
-}
+const SOURCE_WORKER = fileURLToPath(new URL('./worker-shim.mjs', import.meta.url));
 
 /** Creates the pool in this process. Threads start lazily; each builds its OCR workers on its first task (~0.5 s). */
 export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool {
@@ -64,7 +60,7 @@ export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool
     languages: options.languages ?? 'eng+deu+fra',
   };
   const piscina = new Piscina({
-    filename: options.workerFile ?? defaultWorkerFile(),
+    filename: options.workerFile ?? SOURCE_WORKER,
     minThreads: 0,
     maxThreads: threads,
     maxQueue,

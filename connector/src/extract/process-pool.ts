@@ -60,6 +60,8 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   let idleTimer: NodeJS.Timeout | null = null;
   let destroyed = false;
 
+  const queueFull = () => pending.size >= threads + maxQueue;
+
   const failAll = (why: string) => {
     for (const [id, task] of pending) {
       pending.delete(id);
@@ -109,7 +111,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   return {
     run(pdf: Uint8Array): Promise<ExtractResult> {
       if (destroyed) return Promise.reject(new ExtractionProcessError('extraction pool is shut down'));
-      if (pending.size >= threads + maxQueue) return Promise.reject(new ExtractionQueueFullError());
+      if (queueFull()) return Promise.reject(new ExtractionQueueFullError());
       if (idleTimer) {
         clearTimeout(idleTimer);
         idleTimer = null;
@@ -121,7 +123,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       child.send(task);
       return done;
     },
-    queueFull: () => pending.size >= threads + maxQueue,
+    queueFull,
     pending: () => pending.size,
     pid: () => child?.pid ?? null,
     async destroy(): Promise<void> {
