@@ -32,9 +32,11 @@ export interface PacedResult {
   p99: number;
   max: number;
   achievedRps: number;
+  /** Every latency in ms, sorted, so that windows can be pooled. */
+  latencies: number[];
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -104,5 +106,6 @@ export async function pacedLoad(load: PacedLoad): Promise<PacedResult> {
     p99: r(percentile(latencies, 99)),
     max: r(latencies.at(-1) ?? NaN),
     achievedRps: r(sent / elapsed),
+    latencies,
   };
 }
