@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/pool.js';
-import { EXTRACTION_NICE } from '../../connector/src/extract/priority.js';
+import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/priority.js';
 import { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 
@@ -12,17 +13,30 @@ afterEach(async () => {
   pool = null;
 });
 
-/** Nice value of every thread of a process: field 19 of /proc/<pid>/task/<tid>/stat (after the parenthesised name, which may contain spaces). */
-function niceByThread(pid: number | 'self'): { tid: number; nice: number }[] {
+/**
+ * Nice value and scheduling policy of every thread of a process: fields 19 and 41 of
+ * /proc/<pid>/task/<tid>/stat (counted after the parenthesised name, which may contain spaces).
+ */
+function niceByThread(pid: number | 'self'): { tid: number; nice: number; policy: number }[] {
   return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      return [{ tid: Number(tid), nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [{ tid: Number(tid), nice: Number(fields[16]), policy: Number(fields[38]) }];
     } catch {
       return []; // the thread ended between listing and reading
     }
   });
 }
+
+const hasChrt = (() => {
+  try {
+    execFileSync('chrt', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 const alive = (pid: number) => {
   try {
@@ -86,8 +100,9 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
     expect(threads.filter((t) => t.nice === EXTRACTION_NICE).length - before).toBeGreaterThanOrEqual(2);
   });
 
-  it('process pool: every thread of the extraction process runs at nice 19 and none of this process changes', async () => {
+  it('process pool: every thread of the extraction process runs at nice 19 in SCHED_IDLE, and none of this process changes', async () => {
     const mine = niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length;
+    expect(niceByThread('self').filter((t) => t.policy === SCHED_IDLE)).toEqual([]);
     const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
     pool = p;
     const r = await p.run(corpusPdf('001'));
@@ -98,7 +113,10 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
     // node's own threads, the pool thread and tesseract's: all of them, not only some.
     expect(threads.length).toBeGreaterThan(5);
     expect(threads.filter((t) => t.nice !== EXTRACTION_NICE)).toEqual([]);
+    // chrt is util-linux, on every Debian; without it the class stays normal (priority.ts).
+    if (hasChrt) expect(threads.filter((t) => t.policy !== SCHED_IDLE)).toEqual([]);
     expect(niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length).toBe(mine);
+    expect(niceByThread('self').filter((t) => t.policy === SCHED_IDLE)).toEqual([]);
   });
 });
 
