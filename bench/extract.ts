@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { call } from '../test/helpers/server.js';
 import { buildConnector, fmt, startConnectorBuild } from './lib.js';
-import { pacedLoad, percentile } from './paced.js';
+import { percentile, startLoadGenerator } from './paced.js';
 
 /** Idle/busy window pairs. */
 const ROUNDS = 5;
@@ -110,6 +110,7 @@ export async function benchExtract(): Promise<Record<string, number>> {
   const connector = await startConnectorBuild();
   const base = connector.url;
   const info = { testKey: connector.sandboxKey, pid: connector.pid };
+  let stopGenerator = () => {};
   try {
     const verify = {
       url: `${base}/api/v1/verify`,
@@ -132,8 +133,18 @@ export async function benchExtract(): Promise<Record<string, number>> {
       }
     };
 
+    // The verify load comes from a process of its own that does nothing else (startLoadGenerator).
+    const generator = await startLoadGenerator();
+    stopGenerator = () => generator.close();
+    /** A busy window: paced verify while the four scans are extracted, closing when they are done. */
+    const whileExtracting = async () => {
+      const extraction = extractScans().then(() => generator.stop());
+      const result = await generator.run({ ...verify, rate: 200, durationS: 60 });
+      await extraction;
+      return result;
+    };
     const memWatch = watchTreeMemory(info.pid, { pss: false });
-    await pacedLoad({ ...verify, rate: 200, durationS: 2 });
+    await generator.run({ ...verify, rate: 200, durationS: 2 });
 
     // Rounds alternate an idle window and a busy one; the busy window closes when the last of the
     // four extractions finishes, so it never includes idle time after them. The figure pools every
@@ -145,14 +156,9 @@ export async function benchExtract(): Promise<Record<string, number>> {
     const idleAll: number[] = [];
     const busyAll: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const idle = await pacedLoad({ ...verify, rate: 200, durationS: 5 });
-      let done = false;
-      const extraction = extractScans().then(() => {
-        done = true;
-      });
+      const idle = await generator.run({ ...verify, rate: 200, durationS: 5 });
       const started = performance.now();
-      const busy = await pacedLoad({ ...verify, rate: 200, durationS: 60, stopWhen: () => done });
-      await extraction;
+      const busy = await whileExtracting();
       idleAll.push(...idle.latencies);
       busyAll.push(...busy.latencies);
       rounds.push({ idle: idle.p99, busy: busy.p99, busyS: (performance.now() - started) / 1000, sent: busy.sent });
@@ -160,12 +166,7 @@ export async function benchExtract(): Promise<Record<string, number>> {
     const mem = memWatch.stop();
     // PSS in a round of its own (see watchTreeMemory): the same four scans under the same load.
     const pssWatch = watchTreeMemory(info.pid, { pss: true });
-    let pssDone = false;
-    const pssRound = extractScans().then(() => {
-      pssDone = true;
-    });
-    await pacedLoad({ ...verify, rate: 200, durationS: 60, stopWhen: () => pssDone });
-    await pssRound;
+    await whileExtracting();
     const pss = pssWatch.stop();
 
     idleAll.sort((x, y) => x - y);
@@ -195,6 +196,7 @@ export async function benchExtract(): Promise<Record<string, number>> {
       peak_pss_mb: pss.peakPssMb,
     };
   } finally {
+    stopGenerator();
     await connector.stop();
   }
 }

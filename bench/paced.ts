@@ -6,7 +6,9 @@
  * waits for earlier answers. autocannon's own rate option sends each second's quota in one burst,
  * which measures peak-load latency rather than latency at a given rate.
  */
+import { fork } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 
 export interface PacedLoad {
   url: string;
@@ -107,5 +109,55 @@ export async function pacedLoad(load: PacedLoad): Promise<PacedResult> {
     max: r(latencies.at(-1) ?? NaN),
     achievedRps: r(sent / elapsed),
     latencies,
+  };
+}
+
+export interface LoadGenerator {
+  /** Runs one paced load in the generator process; `stop()` ends it early, as `stopWhen` would. */
+  run(load: Omit<PacedLoad, 'stopWhen'>): Promise<PacedResult>;
+  stop(): void;
+  close(): void;
+}
+
+/**
+ * Paced loads from a process that does nothing else, started with --single-threaded-gc. Where the
+ * bench itself also uploads files and polls jobs, its garbage collections delay the reading of
+ * answers (charged to the server as latency), and V8's parallel GC threads take CPU from the server
+ * on a 2-core machine: in a busy window of bench/extract, `perf sched` showed the connector runnable
+ * but waiting 13.7 ms behind four GC threads of the bench process; with the generator on one
+ * thread the longest wait was 2.8 ms.
+ */
+export async function startLoadGenerator(): Promise<LoadGenerator> {
+  const child = fork(fileURLToPath(new URL('./paced-child.ts', import.meta.url)), [], {
+    execArgv: ['--single-threaded-gc', '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let pending: { resolve(r: PacedResult): void; reject(e: Error): void } | null = null;
+  child.on('exit', (code) => pending?.reject(new Error(`load generator exited with ${code}`)));
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
+  });
+  child.on('message', (msg: { type: string; result?: PacedResult }) => {
+    if (msg.type === 'result' && pending) {
+      const p = pending;
+      pending = null;
+      p.resolve(msg.result!);
+    }
+  });
+  return {
+    run(load) {
+      if (pending) return Promise.reject(new Error('the load generator runs one load at a time'));
+      return new Promise<PacedResult>((resolve, reject) => {
+        pending = { resolve, reject };
+        child.send({ type: 'run', load });
+      });
+    },
+    stop() {
+      if (child.connected) child.send({ type: 'stop' });
+    },
+    close() {
+      if (child.connected) child.disconnect();
+    },
   };
 }
