@@ -10,10 +10,10 @@ import { generateKey } from '../connector/src/auth/keys.js';
 import { freePort } from '../test/helpers/services.js';
 
 /**
- * Node flags of bench targets: those `npm start` uses (a 32 MB young generation: fewer scavenges,
- * +20-50% sync verify throughput measured here), unless BENCH_NODE_FLAGS says otherwise.
+ * Node flags of bench targets: those `npm start` uses (an 8 MB young generation, see the README's
+ * Benchmarks), unless BENCH_NODE_FLAGS says otherwise.
  */
-const TARGET_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
+const TARGET_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
 export async function startTarget<T>(script: string, env: Record<string, string> = {}): Promise<{ info: T; stop: () => Promise<void>; signal: (s: NodeJS.Signals) => void }> {
   const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
