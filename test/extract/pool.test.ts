@@ -121,6 +121,18 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
 });
 
 describe('process pool lifecycle', () => {
+  it.runIf(process.platform === 'linux')('starts the extraction process with its own node flags and malloc setting, not the connector\'s', async () => {
+    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
+    pool = p;
+    await p.run(corpusPdf('002'));
+    const pid = p.pid()!;
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=2', '--v8-pool-size=1']));
+    const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(env).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(process.env.MALLOC_MMAP_THRESHOLD_).toBeUndefined();
+  });
+
   it('rejects the tasks of a process that dies with ExtractionProcessError, then starts a new one', async () => {
     const p: ProcessExtractionPool = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4 });
     pool = p;
