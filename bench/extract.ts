@@ -149,9 +149,9 @@ export async function benchExtract(): Promise<Record<string, number>> {
     // Rounds alternate an idle window and a busy one; the busy window closes when the last of the
     // four extractions finishes, so it never includes idle time after them. The figure pools every
     // idle request and every busy one: a window's own p99 at 200 req/s is its 6th- to 10th-worst
-    // request, and a single pause of the connector's garbage collector (8-20 ms here, idle or not)
-    // decides it, so per-window ratios swing from 0.4 to 5 by where those pauses fall. The pooled
-    // p99s rest on ~3,000 requests each; the per-round figures are printed beside them.
+    // request, and a single pause of the connector's garbage collector, idle or not, decides it, so
+    // per-window ratios swing from 0.4 to 8 by where those pauses fall. The pooled p99s rest on
+    // 3,500-5,000 requests each; the per-round figures are printed beside them.
     const rounds: { idle: number; busy: number; busyS: number; sent: number }[] = [];
     const idleAll: number[] = [];
     const busyAll: number[] = [];
