@@ -12,7 +12,8 @@ export default defineConfig({
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       // The HTTP suites once more with every server on PostgreSQL (test/helpers/server.ts reads the
       // variable): the whole API over the second backend, not only the storage suite.
-      { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], env: { COVERCHECK_TEST_BACKEND: 'postgres' } } },
+      // server.test.ts starts no store, so it runs once.
+      { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/http/server.test.ts'], env: { COVERCHECK_TEST_BACKEND: 'postgres' } } },
     ],
   },
 });

@@ -12,6 +12,7 @@ import { createApp } from '../../connector/src/app.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createHttpServer } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -57,7 +58,7 @@ const bare = express();
 bare.get('/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });
-const a = app.listen(0, '127.0.0.1');
+const a = createHttpServer(app).listen(0, '127.0.0.1');
 const b = bare.listen(0, '127.0.0.1');
 await Promise.all([a, b].map((s) => new Promise((r) => s.once('listening', r))));
 process.stdout.write(JSON.stringify({ port: (a.address() as AddressInfo).port, barePort: (b.address() as AddressInfo).port, datasets: await store.datasets.count() }) + '\n');

@@ -1,6 +1,7 @@
 /**
  * Bench target for bench/layers: the sync verify pipeline cut into layers, each on its own route
- * of one Express app, so the cost of every layer shows as a drop in requests/s.
+ * of one Express app, so the cost of every layer shows as a drop in requests/s. The app is served
+ * as the connector serves its own (createHttpServer), so the layers are the connector's.
  */
 import express from 'express';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createHttpServer } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -48,7 +50,7 @@ app.post('/engine', express.json(), async (q, r) => {
   const o = await runSyncVerification(q.body, test.record, deps);
   r.status(o.status).json(o.body);
 });
-const server = app.listen(0, '127.0.0.1');
+const server = createHttpServer(app).listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));
 process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port, key: test.key }) + '\n');
 process.on('SIGTERM', () => {

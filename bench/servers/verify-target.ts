@@ -1,7 +1,8 @@
 /**
  * Bench target, run as a child process: the real connector app on a temporary SQLite file with
  * the shipped data, plus a bare Express hello route on a second port in the same process, so
- * both are measured under the same conditions. Prints one JSON line with ports and keys.
+ * both are measured under the same conditions (and the same hello route on a third port, served as
+ * the connector is). Prints one JSON line with ports and keys.
  */
 import express from 'express';
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext, startWorkers } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
+import { createHttpServer } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -34,18 +36,26 @@ const test = await createApiKey(store, { mode: 'test', name: 'bench test', scope
 // bench/batch measures a pure drain: it submits first, then starts the workers with SIGUSR2.
 if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => startWorkers(ctx));
 else startWorkers(ctx);
-const connector = createApp(ctx).listen(0, '127.0.0.1');
+const connector = createHttpServer(createApp(ctx)).listen(0, '127.0.0.1');
 const bare = express();
 bare.get('/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });
 const bareServer = bare.listen(0, '127.0.0.1');
-await Promise.all([connector, bareServer].map((s) => new Promise((r) => s.once('listening', r))));
+// The same bare app served as the connector is served (createHttpServer): how much of the ratio
+// to the bare route comes from that construction rather than from verify's own work.
+const likeConnector = express();
+likeConnector.get('/hello', (_req, res) => {
+  res.json({ hello: 'world' });
+});
+const likeConnectorServer = createHttpServer(likeConnector).listen(0, '127.0.0.1');
+await Promise.all([connector, bareServer, likeConnectorServer].map((s) => new Promise((r) => s.once('listening', r))));
 
 process.stdout.write(
   JSON.stringify({
     connectorPort: (connector.address() as AddressInfo).port,
     barePort: (bareServer.address() as AddressInfo).port,
+    likeConnectorPort: (likeConnectorServer.address() as AddressInfo).port,
     liveKey: live.key,
     testKey: test.key,
     pid: process.pid,
@@ -54,6 +64,7 @@ process.stdout.write(
 process.on('SIGTERM', () => {
   connector.close();
   bareServer.close();
+  likeConnectorServer.close();
   void store
     .close()
     .then(() => {

@@ -5,6 +5,7 @@ import { loadConfig } from './config.js';
 import { createContext, startWorkers, stopWorkers } from './context.js';
 import { ensureSandboxKey, seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/as-extractor.js';
+import { listen } from './http/server.js';
 import { createLogger } from './logger.js';
 import { connectRedis, createLimiters, type RedisHandle } from './redis/index.js';
 import { createSheets } from './sheets/index.js';
@@ -43,8 +44,7 @@ async function main(): Promise<void> {
   const app = createApp(ctx);
   // Workers start before the server: work accepted by an earlier run (even one that crashed) resumes.
   startWorkers(ctx);
-  const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const server = await listen(app, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   logger.info({ port, host: config.host }, 'connector listening');
