@@ -32,7 +32,13 @@ async function main(): Promise<void> {
     redis ? { limits: 'shared', redis: redis.where, prefix: redis.prefix } : { limits: 'per-process' },
     redis ? 'rate limits and upstream quotas are shared through Redis' : 'rate limits and upstream quotas are kept per process (no COVERCHECK_REDIS_URL)',
   );
-  const storeOptions = { databasePath: config.databasePath, databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize };
+  const storeOptions = {
+    databasePath: config.databasePath,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    checkpointIntervalMs: config.sqliteCheckpointMs,
+    onCheckpointError: (err: Error) => logger.warn({ err: err.message }, 'background WAL checkpoints failed; SQLite keeps checkpointing in its commits'),
+  };
   const store = await openStore(storeOptions);
   const now = new Date();
   const seeded = await seedReferenceData(store, shippedDataDir(), now);

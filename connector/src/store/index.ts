@@ -14,6 +14,10 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PostgreSQL connections in this process's pool. */
   poolSize?: number;
+  /** SQLite: background WAL checkpoint every this many ms (0 or omitted: none; see sqlite/checkpointer.ts). */
+  checkpointIntervalMs?: number;
+  /** SQLite: where a failing background checkpoint is reported. */
+  onCheckpointError?: (err: Error) => void;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -22,7 +26,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore(opts.databaseUrl, { poolSize: opts.poolSize ?? 10 });
   }
-  return openSqliteStore(opts.databasePath);
+  const interval = opts.checkpointIntervalMs ?? 0;
+  return openSqliteStore(opts.databasePath, interval > 0 ? { checkpoint: { intervalMs: interval, onError: opts.onCheckpointError ?? (() => {}) } } : {});
 }
 
 /** Where the store lives, for logs: the SQLite path, or the PostgreSQL URL without its password. */

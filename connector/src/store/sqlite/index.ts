@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { TCountry } from '../../../../shared/policy.js';
 import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, RegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
 import { adjustedBalance, type BalanceAdjustment } from '../balance-adjustment.js';
+import { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 import { creditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
 import { datasetStore } from './datasets.js';
@@ -30,7 +31,12 @@ export function migrate(db: Database.Database): number[] {
   return applied;
 }
 
-export function openSqliteStore(databasePath: string): Store {
+export interface SqliteStoreOptions {
+  /** Background WAL checkpoints (checkpointer.ts); omitted: SQLite's checkpoints in the commit only (CLIs, tests of the store). */
+  checkpoint?: CheckpointerOptions;
+}
+
+export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions = {}): Store {
   if (databasePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(databasePath)), { recursive: true });
   const db = new Database(databasePath);
   db.pragma('journal_mode = WAL');
@@ -39,6 +45,7 @@ export function openSqliteStore(databasePath: string): Store {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  const checkpointer = opts.checkpoint && opts.checkpoint.intervalMs > 0 && databasePath !== ':memory:' ? startCheckpointer(databasePath, opts.checkpoint) : null;
 
   const q = {
     keyInsert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
@@ -270,6 +277,7 @@ export function openSqliteStore(databasePath: string): Store {
       return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     },
     async close() {
+      await checkpointer?.stop();
       if (db.open) db.close();
     },
   };
