@@ -1,6 +1,12 @@
 /**
  * bench/verify: POST /api/v1/verify against a bare Express hello route, same process, same run.
  * Prints requests/s of each, the ratio, and p50/p99; then p99 of verify at half its peak rate.
+ * Peak rates are measured in three interleaved rounds (bare, verify, ... in turn) and reported as
+ * medians: on this shared 2-core VM one 8-second window of either can be 20% off, and a ratio of
+ * two single windows taken a minute apart moves with it. A round's peak for a route is the better
+ * of 10 and 32 connections: a charged verification waits for its group commit, so 10 connections
+ * leave the connector idle part of the time (9,600–10,700 req/s against 11,800 with 32), while
+ * the bare route does best with 10 (12,800–13,400 against 11,500–12,400).
  * Targets (issue 2): ratio >= 0.8, p99 < 5 ms at half the peak rate.
  *
  * The bare route is a default Express app (`app.listen`). The connector is served through
@@ -8,8 +14,8 @@
  * the bench also measures the hello route served that way and prints verify's ratio to it: that
  * one says what verify's own work costs, the first what the connector costs against plain Express.
  */
-import { drive, fmt, startTarget } from './lib.js';
-import { pacedLoad } from './paced.js';
+import { drive, fmt, startTarget, type Load, type Measured } from './lib.js';
+import { startLoadGenerator, type PacedResult } from './paced.js';
 
 interface TargetInfo {
   connectorPort: number;
@@ -19,8 +25,27 @@ interface TargetInfo {
   testKey: string;
 }
 
+const ROUNDS = 3;
+const CONNECTIONS = [10, 32];
+
+/** The better of the two connection counts, with how many it took. */
+async function peak(load: Load, durationS: number): Promise<Measured & { connections: number }> {
+  let best: (Measured & { connections: number }) | null = null;
+  for (const connections of CONNECTIONS) {
+    const m = await drive({ ...load, connections, durationS });
+    if (!best || m.rps > best.rps) best = { ...m, connections };
+  }
+  return best!;
+}
+
+/** The round with the median rate (its latencies with it). */
+function median<M extends Measured>(rounds: M[]): M {
+  return [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+}
+
 export async function benchVerify(opts: { durationS?: number } = {}): Promise<Record<string, number>> {
   const durationS = opts.durationS ?? 8;
+  const roundS = 4;
   const { info, stop } = await startTarget<TargetInfo>('bench/servers/verify-target.ts');
   try {
     const verifyLoad = (rate?: number, key = info.liveKey) => ({
@@ -35,27 +60,53 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     await drive({ url: `http://127.0.0.1:${info.barePort}/hello`, durationS: 2 });
     await drive({ url: `http://127.0.0.1:${info.likeConnectorPort}/hello`, durationS: 2 });
     await drive({ ...verifyLoad(), durationS: 2 });
-    const bare = await drive({ url: `http://127.0.0.1:${info.barePort}/hello`, durationS });
-    const likeConnector = await drive({ url: `http://127.0.0.1:${info.likeConnectorPort}/hello`, durationS });
-    const verify = await drive(verifyLoad());
-    const sandbox = await drive(verifyLoad(undefined, info.testKey));
+    const loads: Record<'bare' | 'likeConnector' | 'verify' | 'sandbox', Load> = {
+      bare: { url: `http://127.0.0.1:${info.barePort}/hello` },
+      likeConnector: { url: `http://127.0.0.1:${info.likeConnectorPort}/hello` },
+      verify: verifyLoad(),
+      sandbox: verifyLoad(undefined, info.testKey),
+    };
+    type Peak = Measured & { connections: number };
+    const rounds = { bare: [] as Peak[], likeConnector: [] as Peak[], verify: [] as Peak[], sandbox: [] as Peak[] };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const name of Object.keys(loads) as (keyof typeof loads)[]) rounds[name].push(await peak(loads[name], roundS));
+    }
+    const bare = median(rounds.bare);
+    const likeConnector = median(rounds.likeConnector);
+    const verify = median(rounds.verify);
+    const sandbox = median(rounds.sandbox);
+    const non2xx = rounds.verify.reduce((n, m) => n + m.non2xx, 0) + rounds.sandbox.reduce((n, m) => n + m.non2xx, 0);
     const halfRate = Math.floor(verify.rps / 2);
     const { overallRate: _r, ...paced } = verifyLoad();
-    const half = await pacedLoad({ ...paced, rate: halfRate, durationS });
-    const bareHalf = await pacedLoad({ url: `http://127.0.0.1:${info.barePort}/hello`, rate: halfRate, durationS });
+    // Half rate from a generator process of its own (bench/paced.ts), after a window at the same
+    // rate that is printed but not counted: the figure is the steady state at that rate, not the
+    // wake of the full-speed runs before it (their garbage, their WAL).
+    const gen = await startLoadGenerator();
+    let settle: PacedResult, half: PacedResult, likeHalf: PacedResult, bareHalf: PacedResult;
+    try {
+      settle = await gen.run({ ...paced, rate: halfRate, durationS: 3 });
+      half = await gen.run({ ...paced, rate: halfRate, durationS });
+      likeHalf = await gen.run({ url: `http://127.0.0.1:${info.likeConnectorPort}/hello`, rate: halfRate, durationS });
+      bareHalf = await gen.run({ url: `http://127.0.0.1:${info.barePort}/hello`, rate: halfRate, durationS });
+    } finally {
+      gen.close();
+    }
     const ratio = verify.rps / bare.rps;
-    console.log('bench/verify (autocannon, 10 connections, live key charged each call)');
-    console.log(`  bare express GET /hello   ${fmt(bare.rps, 0).padStart(7)} req/s   p50 ${bare.p50} ms   p99 ${bare.p99} ms`);
-    console.log(`  POST /api/v1/verify       ${fmt(verify.rps, 0).padStart(7)} req/s   p50 ${verify.p50} ms   p99 ${verify.p99} ms   non-2xx ${verify.non2xx}`);
-    console.log(`  POST /api/v1/verify (sandbox key: no charge written) ${fmt(sandbox.rps, 0)} req/s   p50 ${sandbox.p50} ms   p99 ${sandbox.p99} ms`);
-    console.log(`  ratio verify/bare         ${fmt(ratio, 2)}   (target >= 0.8)`);
+    const conns = (rs: Peak[]) => `connections ${rs.map((m) => m.connections).join('/')}`;
+    console.log(`bench/verify (autocannon, live key charged each call; median of ${ROUNDS} interleaved rounds, each the better of ${CONNECTIONS.join(' and ')} connections for ${roundS} s)`);
+    console.log(`  bare express GET /hello   ${fmt(bare.rps, 0).padStart(7)} req/s   p50 ${bare.p50} ms   p99 ${bare.p99} ms   ${conns(rounds.bare)}`);
+    console.log(`  POST /api/v1/verify       ${fmt(verify.rps, 0).padStart(7)} req/s   p50 ${verify.p50} ms   p99 ${verify.p99} ms   non-2xx ${non2xx}   ${conns(rounds.verify)}`);
+    console.log(`  POST /api/v1/verify (sandbox key: no charge written) ${fmt(sandbox.rps, 0)} req/s   p50 ${sandbox.p50} ms   p99 ${sandbox.p99} ms   ${conns(rounds.sandbox)}`);
+    console.log(`  ratio verify/bare         ${fmt(ratio, 2)}   (target >= 0.8)   rounds: ${rounds.verify.map((v, i) => fmt(v.rps / rounds.bare[i]!.rps, 2)).join(' ')}`);
     console.log(`  the hello route served as the connector is (createHttpServer) ${fmt(likeConnector.rps, 0)} req/s   p50 ${likeConnector.p50} ms   p99 ${likeConnector.p99} ms`);
     console.log(`  ratio verify/that route   ${fmt(verify.rps / likeConnector.rps, 2)}   (verify's own work against the same serving)`);
-    console.log(`  paced at half the verify peak, ${halfRate} req/s (open loop, latency from send):`);
+    console.log(`  paced at half the verify peak, ${halfRate} req/s (open loop, latency from send, generator process of its own):`);
+    console.log(`    POST /api/v1/verify, first 3 s (not counted) p99 ${settle.p99} ms`);
     console.log(`    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   (target p99 < 5 ms)   failed ${half.failed}`);
+    console.log(`    hello served as the connector is  p50 ${likeHalf.p50} ms   p90 ${likeHalf.p90} ms   p99 ${likeHalf.p99} ms   max ${likeHalf.max} ms`);
     console.log(`    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`);
-    if (verify.non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');
-    return { bare_rps: bare.rps, like_connector_rps: likeConnector.rps, verify_rps: verify.rps, sandbox_rps: sandbox.rps, ratio, verify_p99: verify.p99, half_rate_p99: half.p99, bare_half_rate_p99: bareHalf.p99 };
+    if (non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');
+    return { bare_rps: bare.rps, like_connector_rps: likeConnector.rps, verify_rps: verify.rps, sandbox_rps: sandbox.rps, ratio, verify_p99: verify.p99, half_rate_p99: half.p99, like_connector_half_rate_p99: likeHalf.p99, bare_half_rate_p99: bareHalf.p99 };
   } finally {
     await stop();
   }
