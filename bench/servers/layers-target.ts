@@ -22,7 +22,7 @@ import { requestLog } from '../../connector/src/http/request-log.js';
 import { runSyncVerification } from '../../connector/src/verify/run-sync.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-layers-'));
 const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'b.db'), COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
-const store = await openStore({ databasePath: config.databasePath, checkpointIntervalMs: config.sqliteCheckpointMs, onCheckpointError: (err) => console.error(err) });
+const store = await openStore({ databasePath: config.databasePath, walSyncMs: config.sqliteWalSyncMs, onWalSyncError: (err) => console.error(err) });
 await seedReferenceData(store, shippedDataDir(), new Date());
 const logger = createLogger('warn', fs.createWriteStream('/dev/null'));
 const ctx = createContext(config, store, logger);

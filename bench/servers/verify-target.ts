@@ -27,9 +27,9 @@ const config = loadConfig({
   COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
   COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
   // Passed through for A/B runs; unset: the default, as npm start runs.
-  COVERCHECK_SQLITE_CHECKPOINT_MS: process.env.COVERCHECK_SQLITE_CHECKPOINT_MS,
+  COVERCHECK_SQLITE_WAL_SYNC_MS: process.env.COVERCHECK_SQLITE_WAL_SYNC_MS,
 });
-const store = await openStore({ databasePath: config.databasePath, checkpointIntervalMs: config.sqliteCheckpointMs, onCheckpointError: (err) => console.error(err) });
+const store = await openStore({ databasePath: config.databasePath, walSyncMs: config.sqliteWalSyncMs, onWalSyncError: (err) => console.error(err) });
 await seedReferenceData(store, shippedDataDir(), new Date());
 const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')));
 const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 10_000_000 });

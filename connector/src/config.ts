@@ -14,7 +14,7 @@ const EnvSchema = z.object({
   COVERCHECK_DB: z.string().min(1).default('data/covercheck.db'),
   COVERCHECK_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be postgres://user:password@host:port/database').optional(),
   COVERCHECK_DATABASE_POOL: int(1, 200).default(10),
-  COVERCHECK_SQLITE_CHECKPOINT_MS: int(0, 60_000).default(20),
+  COVERCHECK_SQLITE_WAL_SYNC_MS: int(0, 60_000).default(20),
   COVERCHECK_REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'must be redis://[:password@]host:port[/db] or rediss://...').optional(),
   COVERCHECK_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - only').default('covercheck'),
   COVERCHECK_DEMO: bool.default(true),
@@ -72,8 +72,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** PostgreSQL connections per instance. */
   databasePoolSize: number;
-  /** SQLite: background WAL checkpoint interval in ms; 0 leaves checkpoints to SQLite's commits. */
-  sqliteCheckpointMs: number;
+  /** SQLite: how often the WAL is synced in the background (ms); 0: never, only by SQLite's checkpoints. */
+  sqliteWalSyncMs: number;
   /**
    * Redis shared by every instance: clustered bottleneck limiters (registry upstreams, webhook
    * hosts, Sheets quotas) and the inbound rate limits. Unset: limits are kept per process.
@@ -176,7 +176,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePath: e.COVERCHECK_DB,
     databaseUrl: e.COVERCHECK_DATABASE_URL,
     databasePoolSize: e.COVERCHECK_DATABASE_POOL,
-    sqliteCheckpointMs: e.COVERCHECK_SQLITE_CHECKPOINT_MS,
+    sqliteWalSyncMs: e.COVERCHECK_SQLITE_WAL_SYNC_MS,
     redis: e.COVERCHECK_REDIS_URL ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX } : null,
     demo: e.COVERCHECK_DEMO,
     sandboxKey: e.COVERCHECK_SANDBOX_KEY,

@@ -36,8 +36,8 @@ async function main(): Promise<void> {
     databasePath: config.databasePath,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
-    checkpointIntervalMs: config.sqliteCheckpointMs,
-    onCheckpointError: (err: Error) => logger.warn({ err: err.message }, 'background WAL checkpoints failed; SQLite keeps checkpointing in its commits'),
+    walSyncMs: config.sqliteWalSyncMs,
+    onWalSyncError: (err: Error) => logger.warn({ err: err.message }, 'background WAL sync failed; SQLite still syncs it at each checkpoint'),
   };
   const store = await openStore(storeOptions);
   const now = new Date();

@@ -55,12 +55,12 @@ export async function startTestServer(
   const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
   // The `postgres` vitest project runs the HTTP suites again on PostgreSQL (vitest.config.ts).
   const databaseUrl = opts.databaseUrl ?? (process.env.COVERCHECK_TEST_BACKEND === 'postgres' ? await createDatabase(inject('postgresUrl'), 'http') : undefined);
-  // As main.ts opens it, background WAL checkpoints included (a failing one is printed).
+  // As main.ts opens it, background WAL syncs included (a failing one is printed).
   const store = await openStore({
     databasePath: dbPath,
     databaseUrl,
-    checkpointIntervalMs: config.sqliteCheckpointMs,
-    onCheckpointError: (err) => console.error(err),
+    walSyncMs: config.sqliteWalSyncMs,
+    onWalSyncError: (err) => console.error(err),
   });
   if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());

@@ -14,10 +14,10 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PostgreSQL connections in this process's pool. */
   poolSize?: number;
-  /** SQLite: background WAL checkpoint every this many ms (0 or omitted: none; see sqlite/checkpointer.ts). */
-  checkpointIntervalMs?: number;
-  /** SQLite: where a failing background checkpoint is reported. */
-  onCheckpointError?: (err: Error) => void;
+  /** SQLite: sync the WAL in the background every this many ms (0 or omitted: never; see sqlite/wal-presync.ts). */
+  walSyncMs?: number;
+  /** SQLite: where a failing background sync is reported. */
+  onWalSyncError?: (err: Error) => void;
 }
 
 export async function openStore(opts: StoreOptions): Promise<Store> {
@@ -26,8 +26,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore(opts.databaseUrl, { poolSize: opts.poolSize ?? 10 });
   }
-  const interval = opts.checkpointIntervalMs ?? 0;
-  return openSqliteStore(opts.databasePath, interval > 0 ? { checkpoint: { intervalMs: interval, onError: opts.onCheckpointError ?? (() => {}) } } : {});
+  const interval = opts.walSyncMs ?? 0;
+  return openSqliteStore(opts.databasePath, interval > 0 ? { walPresync: { intervalMs: interval, onError: opts.onWalSyncError ?? (() => {}) } } : {});
 }
 
 /** Where the store lives, for logs: the SQLite path, or the PostgreSQL URL without its password. */

@@ -5,9 +5,9 @@ import path from 'node:path';
 import type { TCountry } from '../../../../shared/policy.js';
 import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, RegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
 import { adjustedBalance, type BalanceAdjustment } from '../balance-adjustment.js';
-import { startCheckpointer, type CheckpointerOptions } from './checkpointer.js';
 import { creditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
+import { startWalPresync, type WalPresyncOptions } from './wal-presync.js';
 import { datasetStore } from './datasets.js';
 import { portalStore } from './portal.js';
 import { sheetStores } from './sheets.js';
@@ -32,8 +32,8 @@ export function migrate(db: Database.Database): number[] {
 }
 
 export interface SqliteStoreOptions {
-  /** Background WAL checkpoints (checkpointer.ts); omitted: SQLite's checkpoints in the commit only (CLIs, tests of the store). */
-  checkpoint?: CheckpointerOptions;
+  /** Background syncs of the WAL (wal-presync.ts); omitted: none (CLIs, tests of the store). */
+  walPresync?: WalPresyncOptions;
 }
 
 export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions = {}): Store {
@@ -45,7 +45,7 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
-  const checkpointer = opts.checkpoint && opts.checkpoint.intervalMs > 0 && databasePath !== ':memory:' ? startCheckpointer(databasePath, opts.checkpoint) : null;
+  const presync = opts.walPresync && opts.walPresync.intervalMs > 0 && databasePath !== ':memory:' ? startWalPresync(`${path.resolve(databasePath)}-wal`, opts.walPresync) : null;
 
   const q = {
     keyInsert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
@@ -277,7 +277,7 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
       return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     },
     async close() {
-      await checkpointer?.stop();
+      await presync?.stop();
       if (db.open) db.close();
     },
   };
