@@ -14,8 +14,10 @@
  * checkpoint). Extra syncs never weaken durability; SQLite's own checkpoints, and so the WAL's
  * bound, are untouched.
  *
- * A worker thread running the checkpoints on a connection of its own did as well for the tail, but
- * a thread costs ~10 MB of RSS (its own V8 isolate); this costs an open file.
+ * A worker thread running the checkpoints on a connection of its own did more for the tail in its
+ * A/B, since it also took the copy into the database file and that file's fsync off the event loop,
+ * but it costs ~10 MB of RSS (its own V8 isolate), which bench/extract's memory target has no room
+ * for; this costs an open file (README, Benchmarks).
  */
 import fs from 'node:fs';
 
