@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../../connector/src/config.js';
 import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
-import { createHttpServer } from '../../connector/src/http/server.js';
+import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { connectRedis, createLimiters } from '../../connector/src/redis/index.js';
 import { createSheets } from '../../connector/src/sheets/index.js';
@@ -78,8 +78,7 @@ export async function startTestServer(
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
   if (opts.workers !== false) startWorkers(ctx);
-  const server: Server = createHttpServer(createApp(ctx)).listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server: Server = await listen(createApp(ctx), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

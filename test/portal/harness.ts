@@ -12,7 +12,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../connector/src/app.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
-import { createHttpServer } from '../../connector/src/http/server.js';
+import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
@@ -64,8 +64,7 @@ export async function startPortalServer(env: Record<string, string> = {}): Promi
   let offset = 0;
   const ctx = createContext(config, store, createLogger('trace', sink), { now: () => new Date(Date.now() + offset) });
   startWorkers(ctx);
-  const server: Server = createHttpServer(createApp(ctx)).listen(port, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const server: Server = await listen(createApp(ctx), port, '127.0.0.1');
   return {
     url,
     ctx,

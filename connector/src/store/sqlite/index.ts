@@ -32,7 +32,7 @@ export function migrate(db: Database.Database): number[] {
 }
 
 export interface SqliteStoreOptions {
-  /** Background syncs of the WAL (wal-presync.ts); omitted: none (CLIs, tests of the store). */
+  /** Background syncs of the WAL (wal-presync.ts); omitted or an interval of 0: none (CLIs, tests of the store). */
   walPresync?: WalPresyncOptions;
 }
 
