@@ -48,24 +48,20 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
   const roundS = 4;
   const { info, stop } = await startTarget<TargetInfo>('bench/servers/verify-target.ts');
   try {
-    const verifyLoad = (rate?: number, key = info.liveKey) => ({
+    const verifyLoad = (key: string) => ({
       url: `http://127.0.0.1:${info.connectorPort}/api/v1/verify`,
       method: 'POST' as const,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' }),
-      durationS,
-      ...(rate ? { overallRate: rate } : {}),
     });
-    // Warm both (JIT, SQLite page cache), then measure.
-    await drive({ url: `http://127.0.0.1:${info.barePort}/hello`, durationS: 2 });
-    await drive({ url: `http://127.0.0.1:${info.likeConnectorPort}/hello`, durationS: 2 });
-    await drive({ ...verifyLoad(), durationS: 2 });
     const loads: Record<'bare' | 'likeConnector' | 'verify' | 'sandbox', Load> = {
       bare: { url: `http://127.0.0.1:${info.barePort}/hello` },
       likeConnector: { url: `http://127.0.0.1:${info.likeConnectorPort}/hello` },
-      verify: verifyLoad(),
-      sandbox: verifyLoad(undefined, info.testKey),
+      verify: verifyLoad(info.liveKey),
+      sandbox: verifyLoad(info.testKey),
     };
+    // Warm the three servers (JIT, SQLite page cache), then measure.
+    for (const load of [loads.bare, loads.likeConnector, loads.verify]) await drive({ ...load, durationS: 2 });
     type Peak = Measured & { connections: number };
     const rounds = { bare: [] as Peak[], likeConnector: [] as Peak[], verify: [] as Peak[], sandbox: [] as Peak[] };
     for (let r = 0; r < ROUNDS; r++) {
@@ -77,7 +73,7 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     const sandbox = median(rounds.sandbox);
     const non2xx = rounds.verify.reduce((n, m) => n + m.non2xx, 0) + rounds.sandbox.reduce((n, m) => n + m.non2xx, 0);
     const halfRate = Math.floor(verify.rps / 2);
-    const { overallRate: _r, ...paced } = verifyLoad();
+    const paced = loads.verify;
     // Half rate from a generator process of its own (bench/paced.ts), after a window at the same
     // rate that is printed but not counted: the figure is the steady state at that rate, not the
     // wake of the full-speed runs before it (their garbage, their WAL).
@@ -86,8 +82,8 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     try {
       settle = await gen.run({ ...paced, rate: halfRate, durationS: 3 });
       half = await gen.run({ ...paced, rate: halfRate, durationS });
-      likeHalf = await gen.run({ url: `http://127.0.0.1:${info.likeConnectorPort}/hello`, rate: halfRate, durationS });
-      bareHalf = await gen.run({ url: `http://127.0.0.1:${info.barePort}/hello`, rate: halfRate, durationS });
+      likeHalf = await gen.run({ ...loads.likeConnector, rate: halfRate, durationS });
+      bareHalf = await gen.run({ ...loads.bare, rate: halfRate, durationS });
     } finally {
       gen.close();
     }

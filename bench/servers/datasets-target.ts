@@ -3,7 +3,6 @@
  * shipped catalogue plus 10,000 generated datasets (words drawn from a vocabulary, so searches hit
  * realistic numbers of rows) and one 100,000-point series, with a bare Express route beside it.
  */
-import express from 'express';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -16,6 +15,7 @@ import { createHttpServer } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
+import { helloApp } from './hello.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-datasets-'));
 const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'bench.db'), COVERCHECK_LOG_LEVEL: 'warn', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
@@ -54,12 +54,8 @@ await store.datasets.writePoints('gen-big-series', big, 'replace', at);
 
 const ctx = createContext(config, store, createLogger('warn', fs.createWriteStream('/dev/null')));
 const app = createApp(ctx);
-const bare = express();
-bare.get('/hello', (_req, res) => {
-  res.json({ hello: 'world' });
-});
 const a = createHttpServer(app).listen(0, '127.0.0.1');
-const b = bare.listen(0, '127.0.0.1');
+const b = helloApp().listen(0, '127.0.0.1');
 await Promise.all([a, b].map((s) => new Promise((r) => s.once('listening', r))));
 process.stdout.write(JSON.stringify({ port: (a.address() as AddressInfo).port, barePort: (b.address() as AddressInfo).port, datasets: await store.datasets.count() }) + '\n');
 process.on('SIGTERM', () => {

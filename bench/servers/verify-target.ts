@@ -4,7 +4,6 @@
  * both are measured under the same conditions (and the same hello route on a third port, served as
  * the connector is). Prints one JSON line with ports and keys.
  */
-import express from 'express';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -18,6 +17,7 @@ import { createHttpServer } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
+import { helloApp } from './hello.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-'));
 const logLevel = process.env.BENCH_LOG_LEVEL ?? 'warn';
@@ -39,18 +39,10 @@ const test = await createApiKey(store, { mode: 'test', name: 'bench test', scope
 if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => startWorkers(ctx));
 else startWorkers(ctx);
 const connector = createHttpServer(createApp(ctx)).listen(0, '127.0.0.1');
-const bare = express();
-bare.get('/hello', (_req, res) => {
-  res.json({ hello: 'world' });
-});
-const bareServer = bare.listen(0, '127.0.0.1');
+const bareServer = helloApp().listen(0, '127.0.0.1');
 // The same bare app served as the connector is served (createHttpServer): how much of the ratio
 // to the bare route comes from that construction rather than from verify's own work.
-const likeConnector = express();
-likeConnector.get('/hello', (_req, res) => {
-  res.json({ hello: 'world' });
-});
-const likeConnectorServer = createHttpServer(likeConnector).listen(0, '127.0.0.1');
+const likeConnectorServer = createHttpServer(helloApp()).listen(0, '127.0.0.1');
 await Promise.all([connector, bareServer, likeConnectorServer].map((s) => new Promise((r) => s.once('listening', r))));
 
 process.stdout.write(
