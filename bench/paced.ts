@@ -133,7 +133,13 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let pending: { resolve(r: PacedResult): void; reject(e: Error): void } | null = null;
-  child.on('exit', (code) => pending?.reject(new Error(`load generator exited with ${code}`)));
+  let exitCode: number | null | undefined;
+  child.on('exit', (code) => {
+    exitCode = code;
+    const p = pending;
+    pending = null;
+    p?.reject(new Error(`load generator exited with ${code}`));
+  });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
@@ -147,6 +153,7 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
   });
   return {
     run(load) {
+      if (exitCode !== undefined) return Promise.reject(new Error(`load generator exited with ${exitCode}`));
       if (pending) return Promise.reject(new Error('the load generator runs one load at a time'));
       return new Promise<PacedResult>((resolve, reject) => {
         pending = { resolve, reject };

@@ -14,8 +14,9 @@
  * the bench also measures the hello route served that way and prints verify's ratio to it: that
  * one says what verify's own work costs, the first what the connector costs against plain Express.
  */
-import { drive, fmt, startTarget, type Load, type Measured } from './lib.js';
+import { drive, fmt, mainThreadCpuMs, startTarget, type Load, type Measured } from './lib.js';
 import { startLoadGenerator, type PacedResult } from './paced.js';
+import { describeWakeCost, measureWakeCost } from './wake.js';
 
 interface TargetInfo {
   connectorPort: number;
@@ -23,17 +24,25 @@ interface TargetInfo {
   likeConnectorPort: number;
   liveKey: string;
   testKey: string;
+  pid: number;
 }
 
 const ROUNDS = 3;
 const CONNECTIONS = [10, 32];
 
-/** The better of the two connection counts, with how many it took. */
-async function peak(load: Load, durationS: number): Promise<Measured & { connections: number }> {
-  let best: (Measured & { connections: number }) | null = null;
+type Peak = Measured & { connections: number; cpuUsPerRequest: number };
+
+/**
+ * The better of the two connection counts, with how many it took and the target's main-thread CPU
+ * per request in that run.
+ */
+async function peak(load: Load, durationS: number, pid: number): Promise<Peak> {
+  let best: Peak | null = null;
   for (const connections of CONNECTIONS) {
+    const cpu = mainThreadCpuMs(pid);
     const m = await drive({ ...load, connections, durationS });
-    if (!best || m.rps > best.rps) best = { ...m, connections };
+    const cpuUsPerRequest = ((mainThreadCpuMs(pid) - cpu) * 1000) / m.requests;
+    if (!best || m.rps > best.rps) best = { ...m, connections, cpuUsPerRequest };
   }
   return best!;
 }
@@ -62,10 +71,9 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     };
     // Warm the three servers (JIT, SQLite page cache), then measure.
     for (const load of [loads.bare, loads.likeConnector, loads.verify]) await drive({ ...load, durationS: 2 });
-    type Peak = Measured & { connections: number };
     const rounds = { bare: [] as Peak[], likeConnector: [] as Peak[], verify: [] as Peak[], sandbox: [] as Peak[] };
     for (let r = 0; r < ROUNDS; r++) {
-      for (const name of Object.keys(loads) as (keyof typeof loads)[]) rounds[name].push(await peak(loads[name], roundS));
+      for (const name of Object.keys(loads) as (keyof typeof loads)[]) rounds[name].push(await peak(loads[name], roundS, info.pid));
     }
     const bare = median(rounds.bare);
     const likeConnector = median(rounds.likeConnector);
@@ -79,14 +87,21 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     // wake of the full-speed runs before it (their garbage, their WAL).
     const gen = await startLoadGenerator();
     let settle: PacedResult, half: PacedResult, likeHalf: PacedResult, bareHalf: PacedResult;
+    let halfCpuUs: number, likeHalfCpuUs: number;
     try {
       settle = await gen.run({ ...paced, rate: halfRate, durationS: 3 });
+      let cpu = mainThreadCpuMs(info.pid);
       half = await gen.run({ ...paced, rate: halfRate, durationS });
+      halfCpuUs = ((mainThreadCpuMs(info.pid) - cpu) * 1000) / half.sent;
+      cpu = mainThreadCpuMs(info.pid);
       likeHalf = await gen.run({ ...loads.likeConnector, rate: halfRate, durationS });
+      likeHalfCpuUs = ((mainThreadCpuMs(info.pid) - cpu) * 1000) / likeHalf.sent;
       bareHalf = await gen.run({ ...loads.bare, rate: halfRate, durationS });
     } finally {
       gen.close();
     }
+    // Measured last, with the target idle: it shares the machine with nothing of the bench.
+    const wake = await measureWakeCost();
     const ratio = verify.rps / bare.rps;
     const conns = (rs: Peak[]) => `connections ${rs.map((m) => m.connections).join('/')}`;
     console.log(`bench/verify (autocannon, live key charged each call; median of ${ROUNDS} interleaved rounds, each the better of ${CONNECTIONS.join(' and ')} connections for ${roundS} s)`);
@@ -101,8 +116,23 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     console.log(`    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   (target p99 < 5 ms)   failed ${half.failed}`);
     console.log(`    hello served as the connector is  p50 ${likeHalf.p50} ms   p90 ${likeHalf.p90} ms   p99 ${likeHalf.p99} ms   max ${likeHalf.max} ms`);
     console.log(`    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`);
+    console.log(`  connector main-thread CPU per request: verify ${fmt(verify.cpuUsPerRequest, 0)} µs at the peak, ${fmt(halfCpuUs, 0)} µs at half rate; hello served as the connector is ${fmt(likeConnector.cpuUsPerRequest, 0)} µs at the peak, ${fmt(likeHalfCpuUs, 0)} µs at half rate`);
+    console.log(`  waking on this machine (bench/wake): ${describeWakeCost(wake)}`);
     if (non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');
-    return { bare_rps: bare.rps, like_connector_rps: likeConnector.rps, verify_rps: verify.rps, sandbox_rps: sandbox.rps, ratio, verify_p99: verify.p99, half_rate_p99: half.p99, like_connector_half_rate_p99: likeHalf.p99, bare_half_rate_p99: bareHalf.p99 };
+    return {
+      bare_rps: bare.rps,
+      like_connector_rps: likeConnector.rps,
+      verify_rps: verify.rps,
+      sandbox_rps: sandbox.rps,
+      ratio,
+      verify_p99: verify.p99,
+      half_rate_p99: half.p99,
+      like_connector_half_rate_p99: likeHalf.p99,
+      bare_half_rate_p99: bareHalf.p99,
+      verify_cpu_us_peak: verify.cpuUsPerRequest,
+      verify_cpu_us_half_rate: halfCpuUs,
+      wake_ratio: wake.ratio,
+    };
   } finally {
     await stop();
   }
