@@ -13,8 +13,8 @@
  * three are medians, taken in alternating blocks so that a noisy second of the VM falls on each.
  *
  * Where a process has its CPU and caches to itself, the three should be close. On the VM this
- * project is developed on they are not: 8.5–13.7 µs back to back, 2–3 times that after 1 ms of busy
- * waiting and 4–6 times after a 1 ms sleep (ratio 3.8–6.4, six runs). Whatever else the host runs
+ * project is developed on they are not: 8.5–13.7 µs back to back, about 2–3 times that after 1 ms of
+ * busy waiting and 3–6 times after a 1 ms sleep (ratio 2.9–6.4, nine runs). Whatever else the host runs
  * takes the caches in between, and more of them when the virtual CPU halts: the guest kernel is
  * booted with `haltpoll.guest_halt_poll_ns=0`, so an idle virtual CPU halts at once instead of
  * polling for a while first. See the README's Benchmarks.
@@ -74,7 +74,7 @@ export async function measureWakeCost(): Promise<WakeCost> {
     const afterSpin: number[] = [];
     let i = 0;
     for (let b = 0; b < BLOCKS; b++) {
-      unit(i++); // the first of a block follows the other mode's sleep
+      unit(i++); // not counted: it follows the previous block's busy waiting
       for (let n = 0; n < PER_BLOCK; n++) backToBack.push(unit(i++));
       for (let n = 0; n < PER_BLOCK; n++) {
         await new Promise((resolve) => setTimeout(resolve, 1));
