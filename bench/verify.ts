@@ -116,7 +116,7 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     console.log(`    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   (target p99 < 5 ms)   failed ${half.failed}`);
     console.log(`    hello served as the connector is  p50 ${likeHalf.p50} ms   p90 ${likeHalf.p90} ms   p99 ${likeHalf.p99} ms   max ${likeHalf.max} ms`);
     console.log(`    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`);
-    console.log(`  connector main-thread CPU per request: verify ${fmt(verify.cpuUsPerRequest, 0)} µs at the peak, ${fmt(halfCpuUs, 0)} µs at half rate; hello served as the connector is ${fmt(likeConnector.cpuUsPerRequest, 0)} µs at the peak, ${fmt(likeHalfCpuUs, 0)} µs at half rate`);
+    console.log(`  connector main-thread CPU per request: verify ${fmt(verify.cpuUsPerRequest, 0)} µs at the peak, ${fmt(halfCpuUs, 0)} µs at half rate (the loop ${fmt((halfCpuUs * half.achievedRps) / 1e4, 0)}% busy there); hello served as the connector is ${fmt(likeConnector.cpuUsPerRequest, 0)} µs at the peak, ${fmt(likeHalfCpuUs, 0)} µs at half rate`);
     console.log(`  waking on this machine (bench/wake): ${describeWakeCost(wake)}`);
     if (non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');
     return {
