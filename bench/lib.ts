@@ -95,6 +95,13 @@ export function mainThreadCpuMs(pid: number): number {
   }
 }
 
+/** Runs `work`, and gives its result with the main-thread CPU (ms) process `pid` used meanwhile. */
+export async function withMainThreadCpu<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
+  const before = mainThreadCpuMs(pid);
+  const result = await work();
+  return { result, cpuMs: mainThreadCpuMs(pid) - before };
+}
+
 export function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }

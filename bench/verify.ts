@@ -14,7 +14,7 @@
  * the bench also measures the hello route served that way and prints verify's ratio to it: that
  * one says what verify's own work costs, the first what the connector costs against plain Express.
  */
-import { drive, fmt, mainThreadCpuMs, startTarget, type Load, type Measured } from './lib.js';
+import { drive, fmt, startTarget, withMainThreadCpu, type Load, type Measured } from './lib.js';
 import { startLoadGenerator, type PacedResult } from './paced.js';
 import { describeWakeCost, measureWakeCost } from './wake.js';
 
@@ -39,10 +39,8 @@ type Peak = Measured & { connections: number; cpuUsPerRequest: number };
 async function peak(load: Load, durationS: number, pid: number): Promise<Peak> {
   let best: Peak | null = null;
   for (const connections of CONNECTIONS) {
-    const cpu = mainThreadCpuMs(pid);
-    const m = await drive({ ...load, connections, durationS });
-    const cpuUsPerRequest = ((mainThreadCpuMs(pid) - cpu) * 1000) / m.requests;
-    if (!best || m.rps > best.rps) best = { ...m, connections, cpuUsPerRequest };
+    const { result: m, cpuMs } = await withMainThreadCpu(pid, () => drive({ ...load, connections, durationS }));
+    if (!best || m.rps > best.rps) best = { ...m, connections, cpuUsPerRequest: (cpuMs * 1000) / m.requests };
   }
   return best!;
 }
@@ -90,12 +88,12 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     let halfCpuUs: number, likeHalfCpuUs: number;
     try {
       settle = await gen.run({ ...paced, rate: halfRate, durationS: 3 });
-      let cpu = mainThreadCpuMs(info.pid);
-      half = await gen.run({ ...paced, rate: halfRate, durationS });
-      halfCpuUs = ((mainThreadCpuMs(info.pid) - cpu) * 1000) / half.sent;
-      cpu = mainThreadCpuMs(info.pid);
-      likeHalf = await gen.run({ ...loads.likeConnector, rate: halfRate, durationS });
-      likeHalfCpuUs = ((mainThreadCpuMs(info.pid) - cpu) * 1000) / likeHalf.sent;
+      const verifyHalf = await withMainThreadCpu(info.pid, () => gen.run({ ...paced, rate: halfRate, durationS }));
+      half = verifyHalf.result;
+      halfCpuUs = (verifyHalf.cpuMs * 1000) / half.sent;
+      const helloHalf = await withMainThreadCpu(info.pid, () => gen.run({ ...loads.likeConnector, rate: halfRate, durationS }));
+      likeHalf = helloHalf.result;
+      likeHalfCpuUs = (helloHalf.cpuMs * 1000) / likeHalf.sent;
       bareHalf = await gen.run({ ...loads.bare, rate: halfRate, durationS });
     } finally {
       gen.close();

@@ -3,6 +3,7 @@
  * shipped catalogue plus 10,000 generated datasets (words drawn from a vocabulary, so searches hit
  * realistic numbers of rows) and one 100,000-point series, with a bare Express route beside it.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import { createApp } from '../../connector/src/app.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
-import { createHttpServer } from '../../connector/src/http/server.js';
+import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -53,10 +54,10 @@ await store.datasets.upsert({ slug: 'gen-big-series', title: 'Big generated seri
 await store.datasets.writePoints('gen-big-series', big, 'replace', at);
 
 const ctx = createContext(config, store, createLogger('warn', fs.createWriteStream('/dev/null')));
-const app = createApp(ctx);
-const a = createHttpServer(app).listen(0, '127.0.0.1');
+const a = await listen(createApp(ctx), 0, '127.0.0.1');
+// The bare route as Express serves it by default (app.listen), not as the connector is served.
 const b = helloApp().listen(0, '127.0.0.1');
-await Promise.all([a, b].map((s) => new Promise((r) => s.once('listening', r))));
+await once(b, 'listening');
 process.stdout.write(JSON.stringify({ port: (a.address() as AddressInfo).port, barePort: (b.address() as AddressInfo).port, datasets: await store.datasets.count() }) + '\n');
 process.on('SIGTERM', () => {
   a.close();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
-import { createHttpServer } from '../../connector/src/http/server.js';
+import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -50,8 +50,7 @@ app.post('/engine', express.json(), async (q, r) => {
   const o = await runSyncVerification(q.body, test.record, deps);
   r.status(o.status).json(o.body);
 });
-const server = createHttpServer(app).listen(0, '127.0.0.1');
-await new Promise((r) => server.once('listening', r));
+const server = await listen(app, 0, '127.0.0.1');
 process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port, key: test.key }) + '\n');
 process.on('SIGTERM', () => {
   server.close();

@@ -4,6 +4,7 @@
  * both are measured under the same conditions (and the same hello route on a third port, served as
  * the connector is). Prints one JSON line with ports and keys.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig } from '../../connector/src/config.js';
 import { createContext, startWorkers } from '../../connector/src/context.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
-import { createHttpServer } from '../../connector/src/http/server.js';
+import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -38,12 +39,12 @@ const test = await createApiKey(store, { mode: 'test', name: 'bench test', scope
 // bench/batch measures a pure drain: it submits first, then starts the workers with SIGUSR2.
 if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => startWorkers(ctx));
 else startWorkers(ctx);
-const connector = createHttpServer(createApp(ctx)).listen(0, '127.0.0.1');
+const connector = await listen(createApp(ctx), 0, '127.0.0.1');
 const bareServer = helloApp().listen(0, '127.0.0.1');
+await once(bareServer, 'listening');
 // The same bare app served as the connector is served (createHttpServer): how much of the ratio
 // to the bare route comes from that construction rather than from verify's own work.
-const likeConnectorServer = createHttpServer(helloApp()).listen(0, '127.0.0.1');
-await Promise.all([connector, bareServer, likeConnectorServer].map((s) => new Promise((r) => s.once('listening', r))));
+const likeConnectorServer = await listen(helloApp(), 0, '127.0.0.1');
 
 process.stdout.write(
   JSON.stringify({
