@@ -1,6 +1,6 @@
 /** Bench helpers: start a target child process, drive it with autocannon, summarise. */
 import autocannon from 'autocannon';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,8 +10,8 @@ import { generateKey } from '../connector/src/auth/keys.js';
 import { freePort } from '../test/helpers/services.js';
 
 /**
- * Node flags of bench targets: those `npm start` uses (an 8 MB young generation, see the README's
- * Benchmarks), unless BENCH_NODE_FLAGS says otherwise.
+ * Node flags of bench targets: those `npm start` uses (an 8 MB young generation, see
+ * docs/benchmarks.md), unless BENCH_NODE_FLAGS says otherwise.
  */
 const TARGET_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
@@ -74,32 +74,6 @@ export async function drive(load: Load): Promise<Measured> {
     errors: result.errors,
     requests: result.requests.total,
   };
-}
-
-let clockTicks: number | undefined;
-
-/**
- * CPU time (user + system, in ms) that a process's main thread has used so far, from /proc; NaN
- * where there is no /proc. Only the main thread: the event loop is what a request waits for, and
- * GC helpers or libuv's pool would blur it.
- */
-export function mainThreadCpuMs(pid: number): number {
-  try {
-    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-  } catch {
-    return NaN;
-  }
-}
-
-/** Runs `work`, and gives its result with the main-thread CPU (ms) process `pid` used meanwhile. */
-export async function withMainThreadCpu<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
-  const before = mainThreadCpuMs(pid);
-  const result = await work();
-  return { result, cpuMs: mainThreadCpuMs(pid) - before };
 }
 
 export function fmt(n: number, digits = 1): string {
@@ -168,7 +142,7 @@ export async function startConnectorBuild(env: Record<string, string> = {}): Pro
       COVERCHECK_LOG_LEVEL: 'warn',
       COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
       COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
-      // As package.json's start script: one malloc arena instead of one per thread (see README).
+      // As package.json's start script: one malloc arena instead of one per thread (see docs/extraction.md).
       MALLOC_ARENA_MAX: '1',
       ...env,
     },

@@ -6,7 +6,6 @@ import { benchExtract } from './extract.js';
 import { benchLayers } from './layers.js';
 import { benchScale } from './scale.js';
 import { benchVerify } from './verify.js';
-import { benchWake } from './wake.js';
 import { benchWriteback } from './writeback.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -18,7 +17,6 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   writeback: () => benchWriteback(),
   addon: () => benchAddon(),
   scale: () => benchScale(),
-  wake: () => benchWake(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -53,7 +53,6 @@ process.stdout.write(
     likeConnectorPort: (likeConnectorServer.address() as AddressInfo).port,
     liveKey: live.key,
     testKey: test.key,
-    pid: process.pid,
   }) + '\n',
 );
 process.on('SIGTERM', () => {
