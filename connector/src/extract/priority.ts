@@ -6,8 +6,8 @@
  * Nice 19 only weights the share of CPU: a request that wakes the connector while the cores run OCR
  * may still wait for the OCR thread's slice to end, where a normal thread waking up preempts a
  * SCHED_IDLE one at once. In bench/extract, verify's p99 while scans were extracted was 9.7-16.1 ms
- * in four runs with SCHED_IDLE and 16.3-16.7 ms in three without (README, "Extraction runs at the
- * lowest CPU priority").
+ * in four runs with SCHED_IDLE and 16.3-16.7 ms in three without (docs/extraction.md, "Process,
+ * priority and memory").
  *
  * Linux priorities and classes are per thread and a new thread inherits its creator's, so lowering
  * every thread of the extraction process at its start covers the threads it starts later (the

@@ -3,7 +3,7 @@
  * (host.ts) rather than in the connector's own. Why a process and not only threads:
  *  - Latency. Threads share one address space, one V8 platform and one allocator with the request
  *    handler: OCR's heavy mapping and unmapping of memory and its isolates' garbage collection stalled
- *    sync verifications for tens of milliseconds although the OCR threads ran at nice 19 (see README,
+ *    sync verifications for tens of milliseconds although the OCR threads ran at nice 19 (see docs/benchmarks.md,
  *    "Extraction and request latency"). The process has its own, and every thread of it runs at nice 19.
  *  - Memory. tesseract's WASM heap only grows; the process is ended after IDLE_MS without work,
  *    which returns all of it, and a document that makes pdf.js or tesseract run out of memory ends

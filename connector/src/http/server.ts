@@ -6,7 +6,7 @@
  * is expensive in itself and leaves every later property access on `req` and `res`, in Express and
  * in node's own HTTP code, on a slow path. Measured on the 2-core development machine with a hello
  * route: 80–97 µs of server CPU per request through Express against 13–19 µs for node's http alone,
- * and 23–28 µs for the same Express app on this server (README, Benchmarks).
+ * and 23–28 µs for the same Express app on this server (docs/benchmarks.md).
  *
  * node's `http.createServer` takes the constructors of its request and response objects
  * (`IncomingMessage`, `ServerResponse` options). These build them with the app's prototypes from the

@@ -1,4 +1,4 @@
-/** Renders the format table as Markdown for the README (a test keeps the two identical). */
+/** Renders the format table as Markdown for docs/reference-data.md (a test keeps the two identical). */
 import { FORMAT_RULES } from './patterns.js';
 
 export function formatTableMarkdown(): string {

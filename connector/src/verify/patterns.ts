@@ -7,7 +7,7 @@
  * legacy Kfz record, 35 in newer records); elsewhere the rules are plausibility bounds that real
  * numbers pass and typing mistakes (a name in the number field, a date, a plate, stray symbols)
  * fail. Every rule runs on the normalised number (upper case, no spaces, dashes or dots).
- * The README's "Policy-number formats" table is generated from this one.
+ * The "Policy-number formats" table of docs/reference-data.md is generated from this one.
  */
 import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
 

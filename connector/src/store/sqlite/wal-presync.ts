@@ -17,7 +17,7 @@
  * A worker thread running the checkpoints on a connection of its own did more for the tail in its
  * A/B, since it also took the copy into the database file and that file's fsync off the event loop,
  * but it costs ~10 MB of RSS (its own V8 isolate), which bench/extract's memory target has no room
- * for; this costs an open file (README, Benchmarks).
+ * for; this costs an open file (docs/benchmarks.md).
  */
 import fs from 'node:fs';
 
