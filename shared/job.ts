@@ -55,7 +55,7 @@ export const ZJobSchema = z
           .meta({ description: 'Submitted fields the document contradicts; any mismatch adds the document_mismatch flag to the result.' }),
       })
       .optional()
-      .meta({ description: 'For async verification with a document: what happened to it.' }),
+      .meta({ description: 'Only on an async verification sent with a document: what happened to it. Never on an extraction job, whose PDF is the job itself.' }),
     webhook: z
       .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
       .optional()

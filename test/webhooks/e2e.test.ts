@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZWebhookEventSchema } from '../../shared/webhooks.js';
+import { corpusPdf } from '../extract/helpers.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -18,6 +19,8 @@ beforeAll(async () => {
   hooks.answer = () => (failFirst > 0 ? (failFirst--, 500) : 204);
   receiverUrl = `${hooks.url}/covercheck`;
   srv = await startTestServer({
+    // For the extraction callback below; the pool starts on first use.
+    extraction: true,
     env: {
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
       COVERCHECK_WEBHOOK_CA_FILE: hooks.caFile,
@@ -86,6 +89,22 @@ describe('signed webhooks with retries', () => {
     expect(hooks.received[0]!.verified).toBe(true);
     expect(hooks.received[0]!.event).toMatchObject({ type: 'batch.completed', data: { batch_id: r.body.batch_id, status: 'complete', completed_count: 2 } });
     expect(hooks.received[0]!.event.data.results).toHaveLength(2);
+  });
+
+  it('an extraction job calls back with its fields as result and no `document` outcome (that is for verifications with a PDF)', async () => {
+    const k = await srv.key({ mode: 'test' });
+    hooks.secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
+    hooks.received.length = 0;
+    failFirst = 0;
+    const form = new FormData();
+    form.append('file', new Blob([corpusPdf('002')], { type: 'application/pdf' }), 'policy.pdf');
+    form.append('webhook_url', receiverUrl);
+    const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${k.key}` }, body: form });
+    expect(res.status).toBe(202);
+    await waitFor(() => hooks.received.length === 1, 30_000);
+    const event = ZWebhookEventSchema.parse(hooks.received[0]!.event);
+    expect(event).toMatchObject({ type: 'job.completed', data: { kind: 'extraction', status: 'complete', result: { insurance_type: 'motor' } } });
+    expect(event.data).not.toHaveProperty('document');
   });
 
   it('a receiver that never accepts: every scheduled attempt is made, then the delivery is failed', async () => {

@@ -28,7 +28,11 @@ export function jobView(job: JobRecord, deliveries?: OutboxRecord[]): TJob {
   if (job.status === 'complete' && job.result) view.result = JSON.parse(job.result) as TJob['result'];
   if (job.status === 'failed' && job.error) view.error = JSON.parse(job.error) as TErrorBody;
   if (job.document_outcome) view.document = JSON.parse(job.document_outcome) as DocumentOutcome;
-  else if (job.document_bytes !== null && job.status !== 'pending') view.document = { bytes: job.document_bytes, extraction: 'not_available', detail: DOCUMENT_NOT_EXTRACTED };
+  // `document` reports on the PDF sent with an async verification. An extraction job's PDF is its
+  // subject, not an attachment: its outcome is the job's own result or error.
+  else if (job.kind === 'verification' && job.document_bytes !== null && job.status !== 'pending') {
+    view.document = { bytes: job.document_bytes, extraction: 'not_available', detail: DOCUMENT_NOT_EXTRACTED };
+  }
   const webhook = webhookView(job.webhook_url, deliveries);
   if (webhook) view.webhook = webhook;
   return view;
