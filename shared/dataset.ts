@@ -48,7 +48,15 @@ const intParam = (min: number, max: number, dflt: number, what: string) =>
 /** Query of GET /api/v1/datasets (strings in, typed out). Unknown parameters are refused. */
 export const ZDatasetListQuerySchema = z
   .object({
-    q: z.string().trim().min(1).max(200).optional().meta({ description: 'Full-text search over title, description, category and source; words are ANDed, prefixes match.' }),
+    q: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({
+        description:
+          'Full-text search over title, description, category and source; words are ANDed, prefixes match. Any text up to 200 characters is accepted: ' +
+          'search syntax is ignored, and a q with no letter or digit (empty, spaces, punctuation) searches nothing and lists as if it were absent.',
+      }),
     category: z.string().trim().min(1).max(100).optional().meta({ description: 'Exact category, case-insensitive.' }),
     source: z.string().trim().min(1).max(200).optional().meta({ description: 'Exact publisher, case-insensitive.' }),
     cadence: ZCadenceSchema.optional(),

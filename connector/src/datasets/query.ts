@@ -27,8 +27,9 @@ export async function listDatasets(store: DatasetStore, rawQuery: Record<string,
   const parsed = ZDatasetListQuerySchema.safeParse(singleValues(rawQuery));
   if (!parsed.success) throw badQuery(parsed.error);
   const { q, category, source, cadence, limit, offset } = parsed.data;
+  // A q without a letter or digit lists as if absent: a search box cleared to "" or holding only
+  // punctuation is a user still typing, not an error (docs/datasets.md).
   const terms = q ? searchTerms(q) : null;
-  if (q && !terms) throw new AppError('invalid_request', 'q must contain at least one letter or digit.');
   const { items, total } = await store.search({
     ...(terms ? { terms } : {}),
     ...(category ? { category } : {}),
