@@ -78,7 +78,7 @@ describe('POST /api/v1/verify/async', () => {
   });
 
   const bad: [string, Record<string, unknown>, number, string][] = [
-    ['missing fields', { country: 'UK' }, 400, 'missing_required_fields'],
+    ['missing fields', { country: 'UK' }, 400, 'missing_required_field'],
     ['unsupported country', { ...policy, country: 'ES' }, 400, 'unsupported_country'],
     ['bad policy number', { ...policy, policy_number: 'AB' }, 400, 'invalid_policy_number'],
     ['document not base64', { ...policy, document: 'this is not base64!' }, 400, 'invalid_document'],

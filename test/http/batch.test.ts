@@ -38,7 +38,7 @@ describe('POST /api/v1/verify/batch', () => {
     const byIndex = Object.fromEntries(batch.results.map((x: any) => [x.index, x]));
     expect(batch.results.map((x: any) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(byIndex[0].result.status).toBe('verified');
-    expect(byIndex[1].error).toMatchObject({ error: 'missing_required_fields', code: 400 });
+    expect(byIndex[1].error).toMatchObject({ error: 'missing_required_field', code: 400, message: 'Missing required fields: policy_number, insurance_type' });
     expect(byIndex[2].error).toMatchObject({ error: 'unsupported_country' });
     expect(byIndex[3].error).toMatchObject({ error: 'invalid_policy_number' });
     expect(byIndex[4].error).toMatchObject({ error: 'invalid_request' });

@@ -10,7 +10,9 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; error: TErrorCode
 /** Policy fields, then the number's format for its country and type: what the sync route refuses with 400. */
 export function checkPolicy(raw: unknown, allowedExtra: readonly string[] = []): Checked<TPolicy> {
   const input = parsePolicyInput(raw, { allowedExtra });
-  if (!input.ok) return { ok: false, error: input.problem.error, message: input.problem.detail };
+  // Spec 7: missing_required_fields (plural, with a detail) is the sync endpoint's code; everywhere
+  // else a missing field is missing_required_field. The message still names every missing field.
+  if (!input.ok) return { ok: false, error: input.problem.error === 'missing_required_fields' ? 'missing_required_field' : input.problem.error, message: input.problem.detail };
   const format = checkFormat(normalisePolicyNumber(input.policy.policy_number), input.policy.country, input.policy.insurance_type);
   if (!format.ok) {
     return {
