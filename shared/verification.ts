@@ -12,12 +12,20 @@ export const ZVerificationStatusSchema = z.enum(VERIFICATION_STATUSES).meta({
 export type TVerificationStatus = z.infer<typeof ZVerificationStatusSchema>;
 
 /**
- * Checks that can run. The register check is named after the regulator whose register backs it
- * (fca_register for UK, bafin_register for DE, acpr_register for FR).
+ * `verification_sources` keeps to the spec's three values (2.2: "format, fca_register, registry"), so a
+ * client decoding it as that enum never fails: the regulator-register check is `fca_register` whichever
+ * regulator's register ran it. Which register that was, and the sanctions check, are named in `checks[]`.
  */
-export const VERIFICATION_SOURCES = ['format', 'fca_register', 'bafin_register', 'acpr_register', 'registry', 'sanctions'] as const;
-export const ZVerificationSourceSchema = z.enum(VERIFICATION_SOURCES).meta({ id: 'VerificationSource' });
+export const VERIFICATION_SOURCES = ['format', 'fca_register', 'registry'] as const;
+export const ZVerificationSourceSchema = z
+  .enum(VERIFICATION_SOURCES)
+  .meta({ id: 'VerificationSource', description: 'The spec\'s check names. fca_register stands for the regulator-register check of any country; checks[] names the register.' });
 export type TVerificationSource = z.infer<typeof ZVerificationSourceSchema>;
+
+/** What `checks[].source` names: the actual register (FCA, BaFin, ACPR) and the sanctions list too (ours). */
+export const CHECK_SOURCES = ['format', 'fca_register', 'bafin_register', 'acpr_register', 'registry', 'sanctions'] as const;
+export const ZCheckSourceSchema = z.enum(CHECK_SOURCES).meta({ id: 'CheckSource' });
+export type TCheckSource = z.infer<typeof ZCheckSourceSchema>;
 
 /** Warning flags. Each is documented in the README's "Flags" table. */
 export const FLAGS = [
@@ -54,7 +62,7 @@ export type TInsurer = z.infer<typeof ZInsurerSchema>;
 
 export const ZCheckSchema = z
   .object({
-    source: ZVerificationSourceSchema,
+    source: ZCheckSourceSchema,
     outcome: z.enum(['pass', 'fail', 'warn', 'unavailable', 'skipped']),
     detail: z.string(),
   })
@@ -74,7 +82,9 @@ export const ZVerificationResultSchema = z
   .object({
     status: ZVerificationStatusSchema,
     confidence_score: z.number().min(0).max(1).meta({ description: '0.0 to 1.0, two decimals. Above 0.7 is a strong match.' }),
-    verification_sources: z.array(ZVerificationSourceSchema).meta({ description: 'Checks that ran, in the order they ran.' }),
+    verification_sources: z
+      .array(ZVerificationSourceSchema)
+      .meta({ description: 'Checks that ran, in the order they ran, in the spec\'s three values (the register check is fca_register for every country; see checks[] for which register and for sanctions).' }),
     insurer: ZInsurerSchema.nullable(),
     flags: z.array(ZFlagSchema),
     credits_charged: z.number().int().min(0).max(1).meta({ description: '1 on verified or unverified, 0 on inconclusive, on error and for sandbox keys.' }),

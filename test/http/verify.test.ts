@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ZSyncErrorBodySchema, ZErrorBodySchema } from '../../shared/errors.js';
 import { ZVerificationResultSchema } from '../../shared/verification.js';
-import { call, startTestServer, type TestServer } from '../helpers/server.js';
+import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let key: string;
@@ -22,7 +23,7 @@ describe('POST /api/v1/verify results', () => {
       status: 'verified',
       credits_charged: 1,
       policy_number: 'UKM10000001',
-      verification_sources: ['format', 'fca_register', 'registry', 'sanctions'],
+      verification_sources: ['format', 'fca_register', 'registry'],
       insurer: { reference: 'DEMO-UK-0001', demo: true, regulated: 'YES', authorised: true },
       coverage: { start_date: '2026-01-01', end_date: '2030-12-31', registry_status: 'active' },
     });
@@ -38,7 +39,9 @@ describe('POST /api/v1/verify results', () => {
     expect(withProvider.body.confidence_score).toBe(1);
     expect(withProvider.body.confidence_score).toBeGreaterThan(without.body.confidence_score);
     expect(withProvider.body.insurer).toMatchObject({ name: 'HDI Global SE', reference: '5096', demo: false, match_score: 1 });
-    expect(withProvider.body.verification_sources).toContain('bafin_register');
+    // The spec's value for the register check whatever the country; which register ran is in checks[].
+    expect(withProvider.body.verification_sources).toEqual(['format', 'fca_register', 'registry']);
+    expect(withProvider.body.checks.map((c: { source: string }) => c.source)).toEqual(['format', 'bafin_register', 'registry', 'sanctions']);
   });
   it('a provider naming another insurer than the registry holds is unverified with provider_mismatch', async () => {
     const r = await verify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'Debeka Allgemeine Versicherung AG' });
@@ -84,6 +87,35 @@ describe('POST /api/v1/verify results', () => {
   it('an unknown provider is flagged provider_not_found', async () => {
     const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' });
     expect(r.body.flags).toContain('provider_not_found');
+  });
+});
+
+describe('verification_sources keeps to the spec (2.2: format, fca_register, registry)', () => {
+  // A client that decodes the field as the spec's enum, as a generated client would.
+  const ZSpecSources = z.array(z.enum(['format', 'fca_register', 'registry']));
+  const policies = [
+    { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' },
+    { policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor' },
+    { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' },
+    { policy_number: 'AUTO-2109-000001', country: 'FR', insurance_type: 'motor' },
+    { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health', provider: 'Harmonie Mutuelle' },
+  ];
+  it('sync, async and batch results decode with the spec\'s three values; the register and sanctions checks are named in checks[]', async () => {
+    const { key } = await srv.key({ mode: 'test' });
+    const seen = new Set<string>();
+    for (const p of policies) {
+      const sync = await verify(p, key);
+      expect(ZSpecSources.safeParse(sync.body.verification_sources).success, JSON.stringify(sync.body.verification_sources)).toBe(true);
+      for (const c of sync.body.checks) seen.add(c.source);
+      const job = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: p });
+      const done = await pollUntil(srv.url, job.body.poll_url, key, (b: any) => b.status !== 'pending');
+      expect(ZSpecSources.safeParse(done.result.verification_sources).success).toBe(true);
+    }
+    const batch = await call(srv.url, 'POST', '/api/v1/verify/batch', { key, body: { policies } });
+    const finished = await pollUntil(srv.url, `/api/v1/batches/${batch.body.batch_id}`, key, (b: any) => b.status === 'complete');
+    for (const r of finished.results) expect(ZSpecSources.safeParse(r.result.verification_sources).success).toBe(true);
+    // The actual registers and the sanctions check still show, in checks[].
+    for (const source of ['fca_register', 'bafin_register', 'acpr_register', 'sanctions']) expect(seen, source).toContain(source);
   });
 });
 

@@ -4,7 +4,7 @@
  * sync route, the job workers and the tests call it alike.
  */
 import type { TCountry, TPolicy } from '../../../shared/policy.js';
-import type { TCheck, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
+import type { TCheck, TCheckSource, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
 import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
 import type { InsurerRecord, RegistryPolicyRecord } from '../store/types.js';
 import { normalisePolicyNumber } from './normalise.js';
@@ -13,8 +13,8 @@ import type { ReferenceData } from './reference-data.js';
 import type { RegistryAnswer, RegistryChain } from './registry/index.js';
 import { score, type Signals } from './score.js';
 
-/** The register check is named after the regulator whose register backs it. */
-export const REGISTER_SOURCE: Record<TCountry, TVerificationSource> = { UK: 'fca_register', DE: 'bafin_register', FR: 'acpr_register' };
+/** In checks[] the register check is named after the regulator whose register backs it; in verification_sources it is always fca_register (spec 2.2). */
+export const REGISTER_SOURCE: Record<TCountry, TCheckSource> = { UK: 'fca_register', DE: 'bafin_register', FR: 'acpr_register' };
 
 export interface EngineDeps {
   reference: { get(): Promise<ReferenceData> };
@@ -84,7 +84,7 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<E
   let insurerRecord: InsurerRecord | null = null;
   const registerSource = REGISTER_SOURCE[policy.country];
   if (policy.provider || registryInsurer || recordOfType?.insurer_reference) {
-    sources.push(registerSource);
+    sources.push('fca_register');
     if (policy.provider && !providerMatch) {
       provider = { kind: 'not_on_register' };
       flags.add('provider_not_found');
@@ -149,7 +149,6 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<E
   const names = [insurerRecord?.name, ...(insurerRecord?.aliases ?? []), policy.provider].filter((n): n is string => !!n);
   let sanctioned = false;
   if (names.length > 0) {
-    sources.push('sanctions');
     const hit = ref.sanctions.find(policy.country, names);
     sanctioned = hit !== null;
     if (hit) {
