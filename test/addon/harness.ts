@@ -67,7 +67,8 @@ export const ENTRY_POINTS = [
   'VERIFYPOLICY', 'onOpen', 'onInstall', 'showVerifySidebar', 'showPdfSidebar', 'showDatasetSidebar', 'showSettings', 'getSettings', 'saveSettings',
   'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
   'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
-  'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule',
+  'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule', 'showPdfPicker', 'getPickerConfig', 'pickedPdf',
+  'pickCancelled', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];
 
