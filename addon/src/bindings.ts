@@ -67,15 +67,26 @@ export function getBindingStatus(): BindingView {
 }
 
 /**
- * Connects this spreadsheet to the current user's key (no-op when it already is): binding, then
- * metadata (replacing the one this add-on wrote before for the same key), then verification.
+ * Connects this spreadsheet to the current user's key: binding, then metadata (replacing the one
+ * this add-on wrote before for the same key), then verification. When a binding is already
+ * active it is kept, after re-verifying it if `recheck` (the connector said sheet_not_bound:
+ * someone may have deleted the metadata).
  */
-export function bindSpreadsheet(): BindingView {
+export function bindSpreadsheet(recheck = false): BindingView {
   const conn = keyedConn();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
   let created: TBinding;
   try {
-    if (activeFor(conn, ss.getId())) return getBindingStatus();
+    const active = activeFor(conn, ss.getId());
+    if (active && !recheck) return getBindingStatus();
+    if (active) {
+      try {
+        api.verifyBinding(conn, active.binding_id);
+        return getBindingStatus();
+      } catch (e) {
+        if (!(e instanceof ConnectorError && e.kind === 'sheet_not_bound')) throw e;
+      }
+    }
     created = api.createBinding(conn, ss.getId());
   } catch (e) {
     if (isMissingRoute(e)) return unsupported();
@@ -89,9 +100,10 @@ export function bindSpreadsheet(): BindingView {
   ss.addDeveloperMetadata(created.metadata_key, created.metadata_value, SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT);
   const written = ss.createDeveloperMetadataFinder().withKey(created.metadata_key).withValue(created.metadata_value).find()[0];
   props.setProperty(recordProp(id), JSON.stringify({ bindingId: created.binding_id, metadataId: written ? written.getId() : null }));
-  if (old && old.bindingId !== created.binding_id) {
+  const others = api.bindings(conn).filter((b) => b.spreadsheet_id === ss.getId() && b.binding_id !== created.binding_id).map((b) => b.binding_id);
+  for (const stale of new Set([...others, ...(old ? [old.bindingId] : [])])) {
     try {
-      api.deleteBinding(conn, old.bindingId);
+      api.deleteBinding(conn, stale);
     } catch {
       // Already gone on the connector's side: nothing to undo.
     }

@@ -38,19 +38,19 @@ export interface ChildConnector {
   stop(): Promise<void>;
 }
 
-export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'connector-child.ts'), JSON.stringify(spec)], {
+/** Starts a TypeScript child process that prints one JSON line when ready; stopped with SIGTERM. */
+export async function startChild<T>(script: string, args: string[]): Promise<T & { stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout! });
     rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`connector child exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  const info = JSON.parse(line) as { url: string; keys: Record<string, string>; control: string; google?: { control: string; serviceEmail: string } };
   return {
-    ...info,
+    ...(JSON.parse(line) as T),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -58,6 +58,10 @@ export async function startConnectorChild(spec: { extraction?: boolean; env?: Re
         child.kill('SIGTERM');
       }),
   };
+}
+
+export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
+  return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec)]);
 }
 
 // ---------------------------------------------------------------- one user of the add-on
