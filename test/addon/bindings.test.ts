@@ -117,7 +117,7 @@ describe('binding a spreadsheet to the key (add-on side)', () => {
     expect(h.fns.bindSpreadsheet(true)).toMatchObject({ bound: true });
     expect(h.ss.metadata).toHaveLength(1);
     expect(await mirrored(SID)).toHaveLength(1);
-    expect((await (await direct('GET', '/api/v1/sheets/bindings', google.keys.alice!)).json()).bindings.filter((b: { spreadsheet_id: string }) => b.spreadsheet_id === SID)).toHaveLength(1);
+    expect(((await (await direct('GET', '/api/v1/sheets/bindings', google.keys.alice!)).json()) as { bindings: { spreadsheet_id: string }[] }).bindings.filter((b: { spreadsheet_id: string }) => b.spreadsheet_id === SID)).toHaveLength(1);
     expect(h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true })).toMatchObject({ total: 2 });
   }, 40_000);
 
