@@ -10,7 +10,6 @@ import { errorText } from '../../shared/errors.js';
 import type { TJob, TJobAccepted } from '../../shared/job.js';
 import type { TSchedule, TSheetTarget } from '../../shared/sheets.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
-import type { TVerificationResult } from '../../shared/verification.js';
 
 /** Where and as whom to call. `key` null is allowed for the public dataset routes only. */
 export interface Conn {

@@ -13,7 +13,7 @@ export interface UiLog {
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
-function htmlOutput(guard: Guard, content: string) {
+function htmlOutput(content: string) {
   const o: V = { content, title: '', width: 0, height: 0 };
   o.setTitle = (t: string) => ((o.title = t), o);
   o.setWidth = (w: number) => ((o.width = w), o);
@@ -21,7 +21,6 @@ function htmlOutput(guard: Guard, content: string) {
   o.setSandboxMode = () => o;
   o.getContent = () => o.content;
   o.getTitle = () => o.title;
-  void guard;
   return o;
 }
 
@@ -35,7 +34,7 @@ export function makeHtmlService(guard: Guard, dir: string) {
     SandboxMode: { IFRAME: 'IFRAME' },
     createHtmlOutputFromFile(name: string) {
       guard.call('HtmlService.createHtmlOutputFromFile');
-      return htmlOutput(guard, read(name));
+      return htmlOutput(read(name));
     },
     /**
      * reference/html/html-template: <?= x ?> prints x escaped, <?!= x ?> prints it as is. The
@@ -47,7 +46,6 @@ export function makeHtmlService(guard: Guard, dir: string) {
       const t: V = {
         evaluate: () =>
           htmlOutput(
-            guard,
             src.replace(/<\?(!?)=\s*([A-Za-z_]\w*)\s*\?>/g, (_m, raw: string, k: string) => {
               if (!(k in t)) throw new GasError(`ReferenceError: ${k} is not defined`);
               return raw ? String(t[k]) : escapeHtml(String(t[k]));
