@@ -1,5 +1,7 @@
 // Bundles the add-on for Apps Script V8 into dist/addon: Code.js (an IIFE that sets
-// globalThis.__covercheck, then one top-level stub per entry point), the HTML files and appsscript.json.
+// globalThis.__covercheck, then one top-level stub per entry point), the HTML files (with
+// addon/html/styles.css inlined where they say <!-- styles.css -->) and appsscript.json. The
+// manifest's urlFetchWhitelist is compiled in, so Settings can check a connector URL against it.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +11,9 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const out = path.join(root, 'dist/addon');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
+
+const manifest = JSON.parse(fs.readFileSync(path.join(root, 'appsscript.json'), 'utf8'));
+if (manifest.addOns) throw new Error('appsscript.json: an Editor add-on has no addOns block (that is Workspace add-on configuration)');
 
 const result = await build({
   entryPoints: [path.join(root, 'addon/src/main.ts')],
@@ -20,6 +25,7 @@ const result = await build({
   mainFields: ['module', 'main'],
   minify: true,
   legalComments: 'none',
+  define: { __URL_FETCH_ALLOWLIST__: JSON.stringify(manifest.urlFetchWhitelist ?? []) },
   // The contract's zod schemas run at module load; bundle zod without its locales and JSON Schema code.
   plugins: [
     {
@@ -49,8 +55,11 @@ const stubs = names.map((n) =>
 const code = `// Covercheck add-on: built by scripts/build-addon.mjs from addon/src. Do not edit.\n${bundle}\n${stubs.join('\n\n')}\n`;
 fs.writeFileSync(path.join(out, 'Code.js'), code);
 
+const styles = fs.readFileSync(path.join(root, 'addon/html/styles.css'), 'utf8');
 for (const f of fs.readdirSync(path.join(root, 'addon/html'))) {
-  if (f.endsWith('.html')) fs.copyFileSync(path.join(root, 'addon/html', f), path.join(out, f));
+  if (!f.endsWith('.html')) continue;
+  const html = fs.readFileSync(path.join(root, 'addon/html', f), 'utf8');
+  fs.writeFileSync(path.join(out, f), html.replace('<!-- styles.css -->', `<style>\n${styles}</style>`));
 }
 fs.copyFileSync(path.join(root, 'appsscript.json'), path.join(out, 'appsscript.json'));
 console.log(`dist/addon/Code.js ${(Buffer.byteLength(code) / 1024).toFixed(1)} KB, ${names.length} entry points`);

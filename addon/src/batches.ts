@@ -6,7 +6,7 @@
 import { MAX_BATCH_SIZE, type TBatch } from '../../shared/batch.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
-import { api, callMany, ConnectorError, type CallOpts, type Conn } from './connector.js';
+import { api, callMany, ConnectorError, slowestRoundTripMs, type CallOpts, type Conn } from './connector.js';
 
 export { MAX_BATCH_SIZE };
 
@@ -39,38 +39,43 @@ export function firstPollDelayMs(rows: number): number {
 }
 
 /**
- * One round: GETs every listed batch in one fetchAll (long-poll when supported) and returns them.
- * A batch whose GET failed is left out; errors that concern the whole connection are thrown.
+ * One round: GETs every listed batch in one fetchAll (long-poll when supported) and returns them,
+ * and the ids the connector no longer knows (404). Errors that concern the whole connection are thrown.
  */
-export function pollRound(conn: Conn, ids: string[], waitSeconds: number, opts: CallOpts = {}): Map<string, TBatch> {
+export function pollRound(conn: Conn, ids: string[], waitSeconds: number, opts: CallOpts = {}): { got: Map<string, TBatch>; gone: string[] } {
   const outs = callMany<TBatch>(conn, ids.map((id) => api.getBatchReq(id, waitSeconds)), opts);
   const got = new Map<string, TBatch>();
+  const gone: string[] = [];
   outs.forEach((o, i) => {
     if (o.ok) got.set(ids[i]!, o.body);
     else if (o.error.kind === 'unauthorized' || o.error.kind === 'unreachable') throw o.error;
+    else if (o.error.status === 404) gone.push(ids[i]!);
   });
-  return got;
+  return { got, gone };
 }
 
 /**
- * Polls until every batch is complete or the deadline passes; returns the complete ones. The
- * first round comes after `firstDelayMs`; later rounds back off (0.5 s, 1 s, 2 s...).
+ * Polls until every batch is complete or the deadline is near; returns the complete ones and the
+ * vanished ones. The first round comes after `firstDelayMs`; later rounds back off (0.5 s, 1 s,
+ * 2 s…). A round starts only when its sleep, its long-poll hold and one more round trip as slow as
+ * the slowest so far all end before the deadline, so the caller always gets to answer in time.
  */
-export function collect(conn: Conn, ids: string[], firstDelayMs: number, deadline: number, opts: CallOpts = {}): Map<string, TBatch> {
+export function collect(conn: Conn, ids: string[], firstDelayMs: number, deadline: number, opts: CallOpts = {}): { done: Map<string, TBatch>; gone: string[] } {
   const done = new Map<string, TBatch>();
+  const gone: string[] = [];
   let open = [...new Set(ids)];
   let delay = firstDelayMs;
   let backoff = 500;
   while (open.length > 0) {
-    const left = deadline - Date.now();
-    if (left <= delay) break;
+    const wait = Math.min(LONG_POLL_SECONDS, Math.floor((deadline - Date.now() - delay - slowestRoundTripMs()) / 1000) - 1);
+    if (wait < 0) break;
     if (delay > 0) Utilities.sleep(delay);
-    const wait = Math.max(0, Math.min(LONG_POLL_SECONDS, Math.floor((deadline - Date.now()) / 1000) - 2));
-    const got = pollRound(conn, open, wait, { ...opts, deadline });
-    for (const [id, b] of got) if (b.status === 'complete') done.set(id, b);
-    open = open.filter((id) => !done.has(id));
+    const round = pollRound(conn, open, wait, { ...opts, deadline });
+    for (const [id, b] of round.got) if (b.status === 'complete') done.set(id, b);
+    gone.push(...round.gone);
+    open = open.filter((id) => !done.has(id) && !round.gone.includes(id));
     delay = backoff;
     backoff = Math.min(backoff * 2, 4000);
   }
-  return done;
+  return { done, gone };
 }

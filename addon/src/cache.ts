@@ -1,27 +1,41 @@
 /**
- * Verification results in the document cache, keyed by a hash of the normalised input, so a
- * recalculation neither refetches nor re-charges. Lifetimes: 6 hours (CacheService's maximum) for
- * verified and unverified, 10 minutes for inconclusive (a registry outage should not stick).
- * CacheService limits respected here: keys up to 250 characters, values up to 100 KB, and
- * getAll/putAll in slices of at most 1000 keys.
+ * What =VERIFYPOLICY remembers between executions, so a recalculation neither refetches nor
+ * re-charges:
+ * - Results, in the document cache, packed into at most 64 items (one per first character of the
+ *   input hash, up to 100 KB each) rather than one item per policy: CacheService keeps at most
+ *   1,000 items and then only the 900 farthest from expiry (Cache reference, put), so one item per
+ *   policy would lose results, and re-charge, past ~900 distinct policies. Each entry carries its
+ *   own expiry: 6 hours (CacheService's maximum) for verified and unverified, 10 minutes for
+ *   inconclusive (a registry outage should not stick).
+ * - Submitted batches not yet collected, in document properties, which are never evicted: one
+ *   property per batch ("cc.p.<batch id>" -> "<submitted, epoch s>|<hash>,<hash>,…", about 1.7 KB
+ *   for 100 policies, under the 9 KB a value), kept under a budget well inside the 500 KB a store.
  */
 import type { TPolicy } from '../../shared/policy.js';
 import type { TVerificationResult, TVerificationStatus } from '../../shared/verification.js';
 
 export const RESULT_TTL_SECONDS = 6 * 60 * 60;
 export const INCONCLUSIVE_TTL_SECONDS = 10 * 60;
-/** How long a submitted-but-unfinished batch item is remembered, so a recalculation polls it instead of paying again. */
-export const PENDING_TTL_SECONDS = 15 * 60;
-const MAX_VALUE_BYTES = 100 * 1024;
-const SLICE = 1000;
+/** How long a submitted batch is worth collecting rather than submitting again (the connector keeps batches). */
+export const PENDING_TTL_SECONDS = 6 * 60 * 60;
+/** Characters of the input hash kept in packs and pending records (96 bits: collisions are out of reach). */
+export const HASH_CHARS = 16;
+const PACK = 'r2:';
+/** Under CacheService's 100 KB a value, with room for the JSON around the entries. */
+const PACK_MAX_BYTES = 100 * 1024 - 512;
+const PENDING = 'cc.p.';
+/** Bytes of document properties pending records may use (the store holds 500 KB; the grant, schedules and bindings need little). */
+export const PENDING_BUDGET_BYTES = 300 * 1024;
 
-/** What a cell needs from a result; kept small so thousands fit in the cache. */
+/** What a cell needs from a result. */
 export interface CachedResult {
   s: TVerificationStatus;
   c: number;
   i: string;
   f: string[];
 }
+/** One packed entry: status, confidence, insurer, flags, expiry (epoch seconds). */
+type Entry = [TVerificationStatus, number, string, string[], number];
 
 export function toCached(r: TVerificationResult): CachedResult {
   return { s: r.status, c: r.confidence_score, i: r.insurer?.name ?? '', f: r.flags };
@@ -32,56 +46,113 @@ export function inputHash(connectorUrl: string, p: TPolicy): string {
   const number = p.policy_number.toUpperCase().replace(/[\s\-\u2010-\u2015.]/g, '');
   const text = ['v1', connectorUrl, number, p.country, p.insurance_type, (p.provider ?? '').trim().toLowerCase()].join('\u0000');
   const digest = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, text, Utilities.Charset.UTF_8);
-  return Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '');
+  return Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '').slice(0, HASH_CHARS);
 }
 
-const cache = () => CacheService.getDocumentCache() ?? CacheService.getScriptCache();
+const nowSec = () => Math.floor(Date.now() / 1000);
+const packKey = (hash: string) => PACK + hash.charAt(0);
+/** The document cache: shared by this spreadsheet's users only (never the script cache, which every user of the add-on shares). */
+const cache = () => CacheService.getDocumentCache();
 
-function getAll(keys: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
+function readPacks(keys: string[]): Map<string, Record<string, Entry>> {
+  const out = new Map<string, Record<string, Entry>>();
   const c = cache();
-  for (let i = 0; i < keys.length; i += SLICE) Object.assign(out, c.getAll(keys.slice(i, i + SLICE)));
+  if (!c || keys.length === 0) return out;
+  const raw = c.getAll(keys);
+  for (const k of keys) {
+    try {
+      out.set(k, raw[k] ? (JSON.parse(raw[k]) as Record<string, Entry>) : {});
+    } catch {
+      out.set(k, {});
+    }
+  }
   return out;
-}
-
-function putAll(values: Record<string, string>, ttl: number): void {
-  const c = cache();
-  const entries = Object.entries(values).filter(([, v]) => v.length <= MAX_VALUE_BYTES);
-  for (let i = 0; i < entries.length; i += SLICE) c.putAll(Object.fromEntries(entries.slice(i, i + SLICE)), ttl);
 }
 
 export function getResults(hashes: string[]): Map<string, CachedResult> {
-  const raw = getAll(hashes.map((h) => `r:${h}`));
+  const packs = readPacks([...new Set(hashes.map(packKey))]);
+  const now = nowSec();
   const out = new Map<string, CachedResult>();
   for (const h of hashes) {
-    const v = raw[`r:${h}`];
-    if (v) out.set(h, JSON.parse(v) as CachedResult);
+    const e = packs.get(packKey(h))?.[h];
+    if (e && e[4] > now) out.set(h, { s: e[0], c: e[1], i: e[2], f: e[3] });
   }
   return out;
 }
 
+/** Merges results into their packs (re-read first, so another execution's writes are kept), dropping expired entries and, over 100 KB, the soonest to expire. */
 export function putResults(results: Map<string, CachedResult>): void {
-  const long: Record<string, string> = {};
-  const short: Record<string, string> = {};
-  for (const [h, r] of results) (r.s === 'inconclusive' ? short : long)[`r:${h}`] = JSON.stringify(r);
-  putAll(long, RESULT_TTL_SECONDS);
-  putAll(short, INCONCLUSIVE_TTL_SECONDS);
-}
-
-/** Pending batch items: hash -> "batchId:index". */
-export function getPending(hashes: string[]): Map<string, { batchId: string; index: number }> {
-  const raw = getAll(hashes.map((h) => `p:${h}`));
-  const out = new Map<string, { batchId: string; index: number }>();
-  for (const h of hashes) {
-    const v = raw[`p:${h}`];
-    const m = v ? /^(.+):(\d+)$/.exec(v) : null;
-    if (m) out.set(h, { batchId: m[1]!, index: Number(m[2]) });
+  const c = cache();
+  if (!c || results.size === 0) return;
+  const now = nowSec();
+  const packs = readPacks([...new Set([...results.keys()].map(packKey))]);
+  for (const [h, r] of results) packs.get(packKey(h))![h] = [r.s, r.c, r.i, r.f, now + (r.s === 'inconclusive' ? INCONCLUSIVE_TTL_SECONDS : RESULT_TTL_SECONDS)];
+  const out: Record<string, string> = {};
+  for (const [k, pack] of packs) {
+    let entries = Object.entries(pack).filter(([, e]) => e[4] > now);
+    let text = JSON.stringify(Object.fromEntries(entries));
+    if (text.length > PACK_MAX_BYTES) {
+      entries = entries.sort((a, b) => b[1][4] - a[1][4]);
+      while (entries.length && (text = JSON.stringify(Object.fromEntries(entries))).length > PACK_MAX_BYTES) entries = entries.slice(0, Math.floor(entries.length * 0.9));
+    }
+    out[k] = text;
   }
-  return out;
+  c.putAll(out, RESULT_TTL_SECONDS);
 }
 
-export function putPending(pending: Map<string, { batchId: string; index: number }>): void {
-  const vals: Record<string, string> = {};
-  for (const [h, p] of pending) vals[`p:${h}`] = `${p.batchId}:${p.index}`;
-  putAll(vals, PENDING_TTL_SECONDS);
+export interface PendingItem {
+  batchId: string;
+  index: number;
+}
+
+interface PendingRecords {
+  /** hash -> where its result will be. */
+  items: Map<string, PendingItem>;
+  /** Bytes the store holds now. */
+  storeBytes: number;
+}
+
+/** Every live pending record (expired ones are deleted on the way). */
+function readPending(): PendingRecords {
+  const props = PropertiesService.getDocumentProperties();
+  const all = props.getProperties();
+  const items = new Map<string, PendingItem>();
+  const cutoff = nowSec() - PENDING_TTL_SECONDS;
+  let storeBytes = 0;
+  for (const [k, v] of Object.entries(all)) {
+    storeBytes += k.length + v.length;
+    if (!k.startsWith(PENDING)) continue;
+    const [at, list] = v.split('|');
+    if (Number(at) < cutoff || !list) {
+      props.deleteProperty(k);
+      continue;
+    }
+    list.split(',').forEach((h, index) => items.set(h, { batchId: k.slice(PENDING.length), index }));
+  }
+  return { items, storeBytes };
+}
+
+export function getPending(hashes: string[]): { pending: Map<string, PendingItem>; roomBatches: number } {
+  const { items, storeBytes } = readPending();
+  const pending = new Map<string, PendingItem>();
+  for (const h of hashes) {
+    const p = items.get(h);
+    if (p) pending.set(h, p);
+  }
+  // A record of 100 hashes is about 1.7 KB.
+  const perBatch = PENDING.length + 40 + 100 * (HASH_CHARS + 1) + 12;
+  return { pending, roomBatches: Math.max(0, Math.floor((PENDING_BUDGET_BYTES - storeBytes) / perBatch)) };
+}
+
+/** Records submitted batches before anything waits on them (one setProperties call). */
+export function putPending(batches: { batchId: string; hashes: string[] }[]): void {
+  if (batches.length === 0) return;
+  const at = nowSec();
+  PropertiesService.getDocumentProperties().setProperties(Object.fromEntries(batches.map((b) => [PENDING + b.batchId, `${at}|${b.hashes.join(',')}`])));
+}
+
+/** Forgets collected (or vanished) batches. */
+export function dropPending(batchIds: string[]): void {
+  const props = PropertiesService.getDocumentProperties();
+  for (const id of batchIds) props.deleteProperty(PENDING + id);
 }

@@ -10,7 +10,6 @@ import { errorText } from '../../shared/errors.js';
 import type { TJob, TJobAccepted } from '../../shared/job.js';
 import type { TSchedule, TSheetTarget } from '../../shared/sheets.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
-import type { TVerificationResult } from '../../shared/verification.js';
 
 /** Where and as whom to call. `key` null is allowed for the public dataset routes only. */
 export interface Conn {
@@ -23,10 +22,12 @@ export interface Conn {
  * - no_key / no_url: the add-on isn't set up (Settings, or no key granted to the spreadsheet);
  * - unreachable: DNS, TCP or TLS failed, or the URL isn't on the manifest's urlFetchWhitelist;
  * - unauthorized (401), forbidden (403 scope), out_of_credits (402), rate_limited (429 after one retry);
+ * - sheet_not_bound (403): the spreadsheet is not bound to this key (see bindings.ts), so the
+ *   connector won't write into it;
  * - bad_request (400/404/413/415/422): the input, in the connector's own words;
  * - server (5xx or an answer that isn't JSON).
  */
-export type ConnectorErrorKind = 'no_key' | 'no_url' | 'unreachable' | 'unauthorized' | 'forbidden' | 'out_of_credits' | 'rate_limited' | 'bad_request' | 'server';
+export type ConnectorErrorKind = 'no_key' | 'no_url' | 'unreachable' | 'unauthorized' | 'forbidden' | 'sheet_not_bound' | 'out_of_credits' | 'rate_limited' | 'bad_request' | 'server';
 
 export class ConnectorError extends Error {
   constructor(
@@ -118,6 +119,9 @@ export function interpret<T>(conn: Conn, status: number, text: string, headers: 
       return err('out_of_credits', `Out of credits: balance ${bal ?? 'unknown'}`);
     }
     case 403:
+      if (typeof body === 'object' && body !== null && (body as { error?: unknown }).error === 'sheet_not_bound') {
+        return err('sheet_not_bound', `${said} Connect this spreadsheet to your API key (Covercheck > Settings > Connect) and try again.`);
+      }
       return err('forbidden', `This API key may not do that (403): ${said}`);
     case 429: {
       const ra = retryAfterOf(body, headers);
@@ -142,6 +146,12 @@ function requireConn(conn: Conn, needKey: boolean): void {
   if (needKey && !conn.key) throw new ConnectorError('no_key', 'No API key set: open Covercheck > Settings.');
 }
 
+/** The longest round trip of this execution so far: the margin a deadline-bound caller keeps for one more call. */
+let slowestMs = 0;
+export function slowestRoundTripMs(): number {
+  return slowestMs;
+}
+
 /**
  * Sends several requests in one UrlFetchApp.fetchAll. Requests answered 429 are sent once more
  * (together) after the longest retry_after, when that wait ends before the deadline.
@@ -151,10 +161,13 @@ export function callMany<T>(conn: Conn, reqs: Req[], opts: CallOpts = {}, needKe
   if (reqs.length === 0) return [];
   const send = (rs: Req[]): Outcome<T>[] => {
     let responses: GoogleAppsScript.URL_Fetch.HTTPResponse[];
+    const started = Date.now();
     try {
       responses = rs.length === 1 ? [UrlFetchApp.fetch(toParams(conn, rs[0]!).url, toParams(conn, rs[0]!))] : UrlFetchApp.fetchAll(rs.map((r) => toParams(conn, r)));
     } catch (e) {
       throw unreachable(conn, e);
+    } finally {
+      slowestMs = Math.max(slowestMs, Date.now() - started);
     }
     return responses.map((r) => interpret<T>(conn, r.getResponseCode(), r.getContentText(), r.getHeaders() as Record<string, unknown>));
   };
@@ -177,10 +190,24 @@ export function call<T>(conn: Conn, req: Req, opts: CallOpts = {}, needKey = tru
   return o!.body;
 }
 
+/**
+ * A spreadsheet bound to an API key (issue 17 item 5): the connector writes only into
+ * spreadsheets whose editor put the binding's token in the document's developer metadata.
+ */
+export interface TBinding {
+  binding_id: string;
+  spreadsheet_id: string;
+  status: 'pending' | 'active';
+  /** Only in the answer to POST /sheets/bindings: what to write as developer metadata. */
+  metadata_key?: string;
+  metadata_value?: string;
+  created_at: string;
+  verified_at: string | null;
+}
+
 /** The endpoints, named for what they do. */
 export const api = {
   account: (conn: Conn, opts?: CallOpts) => call<TAccount>(conn, { method: 'get', path: '/api/v1/account' }, opts),
-  verifyOne: (conn: Conn, policy: TVerifyRequest, opts?: CallOpts) => call<TVerificationResult>(conn, { method: 'post', path: '/api/v1/verify', json: policy }, opts),
   /** With `sheetTarget`, the connector writes the results into that sheet itself when the batch completes. */
   submitBatchReq: (policies: TVerifyRequest[], sheetTarget?: TSheetTarget): Req => ({ method: 'post', path: '/api/v1/verify/batch', json: sheetTarget ? { policies, sheet_target: sheetTarget } : { policies } }),
   /**
@@ -195,6 +222,13 @@ export const api = {
   createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number }) =>
     call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
   deleteSchedule: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
+  bindings: (conn: Conn) => {
+    const b = call<{ bindings: TBinding[] } | TBinding[]>(conn, { method: 'get', path: '/api/v1/sheets/bindings' });
+    return Array.isArray(b) ? b : b.bindings;
+  },
+  createBinding: (conn: Conn, spreadsheetId: string) => call<TBinding>(conn, { method: 'post', path: '/api/v1/sheets/bindings', json: { spreadsheet_id: spreadsheetId } }),
+  verifyBinding: (conn: Conn, id: string) => call<TBinding>(conn, { method: 'post', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}/verify`, json: {} }),
+  deleteBinding: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}` }),
   searchDatasets: (conn: Conn, q: string, limit = 20) =>
     call<{ datasets: TDataset[]; total: number }>(conn, { method: 'get', path: `/api/v1/datasets?${q.trim() ? `q=${encodeURIComponent(q.trim())}&` : ''}limit=${limit}` }, {}, false),
   dataset: (conn: Conn, slug: string) => call<TDataset>(conn, { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}` }, {}, false),

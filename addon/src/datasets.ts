@@ -1,7 +1,15 @@
 /**
  * "Import dataset": search the catalogue, preview, import a series into a named sheet (header +
- * rows), optionally a line chart, optionally a scheduled refresh through a time-driven trigger.
- * Schedules are kept in document properties, one entry per trigger.
+ * rows), optionally a line chart, optionally a scheduled refresh.
+ *
+ * Refreshes by the add-on run from one hourly time-driven trigger per user and spreadsheet, whose
+ * handler refreshes that user's schedules that are due: Editor add-ons may have only one trigger
+ * of each type per user per document, and none more often than hourly (Editor add-on triggers,
+ * Restrictions). Schedules live in document properties with their owner (a random id kept in the
+ * owner's user properties; no email address, which would need the userinfo.email scope). Any
+ * editor may remove any schedule; since an editor can't see or delete another's trigger
+ * (getProjectTriggers returns the current user's), a handler that finds none of its owner's
+ * schedules deletes its own trigger. Installable triggers don't run in test deployments.
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
@@ -11,8 +19,18 @@ import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js
 export const SCHEDULES = ['hourly', 'daily', 'weekly'] as const;
 export type TSchedule = (typeof SCHEDULES)[number];
 const SCHEDULES_PROP = 'covercheck.schedules';
-/** The function the time-driven triggers call (a top-level entry point). */
+const USER_ID_PROP = 'covercheck.userId';
+const triggerProp = (docId: string) => `covercheck.trigger.${docId}`;
+const triggerErrorProp = (docId: string) => `covercheck.triggerError.${docId}`;
+/** The function the hourly trigger calls (a top-level entry point). */
 export const REFRESH_HANDLER = 'refreshScheduledImports';
+const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 };
+/** Trigger times are "slightly randomized" (Installable triggers guide): a schedule this close to due runs now rather than an hour late. */
+const DUE_SLACK_MS = 10 * 60_000;
+/** The handler starts no refresh after this much of its 6 minutes. */
+const HANDLER_BUDGET_MS = 4 * 60_000;
+export const NO_DOCUMENT =
+  'The hourly refresh ran without access to this spreadsheet, so nothing was refreshed. Use "Refresh now", or let the connector refresh the sheet.';
 
 export interface ImportRequest {
   slug: string;
@@ -21,20 +39,41 @@ export interface ImportRequest {
   chart?: boolean;
   schedule?: TSchedule | 'none';
   /**
-   * Who refreshes: 'trigger' (default) an Apps Script time-driven trigger of this add-on;
-   * 'connector' the connector's own scheduler, through its service account (issue 7).
+   * Who refreshes: 'trigger' (default) this add-on's hourly trigger; 'connector' the connector's
+   * own scheduler, through its service account (needs the spreadsheet bound to the key).
    */
   refreshBy?: 'trigger' | 'connector';
 }
 
-export interface ScheduleEntry {
-  triggerId: string;
+interface ScheduleEntry {
+  id: string;
   slug: string;
   sheetName: string;
   limit: number;
   schedule: TSchedule;
+  /** The owner's random id (see ownId). */
+  owner: string;
+  nextDue: number;
   lastRefresh: string | null;
   lastError: string | null;
+}
+
+/** What the sidebar shows of a schedule. */
+export interface ScheduleView {
+  id: string;
+  slug: string;
+  sheetName: string;
+  schedule: TSchedule;
+  lastRefresh: string | null;
+  lastError: string | null;
+  /** Refreshed by the current user's trigger (else by another editor's). */
+  mine: boolean;
+}
+
+export interface SchedulesView {
+  schedules: ScheduleView[];
+  /** Why the current user's last hourly run refreshed nothing, if it couldn't reach the spreadsheet. */
+  triggerError: string | null;
 }
 
 /** Dataset routes are public: send no key, so a key without the datasets scope can't break them. */
@@ -62,10 +101,9 @@ export function previewDataset(slug: string): { dataset: TDataset; points: TSeri
   return { dataset: api.dataset(conn, slug), points: api.series(conn, slug, 10).points };
 }
 
-function writeSeries(conn: Conn, slug: string, sheetName: string, limit: number): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; title: string } {
+function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; title: string } {
   const dataset = api.dataset(conn, slug);
   const points = api.series(conn, slug, limit).points;
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
   const sheet = ss.getSheetByName(sheetName) ?? ss.insertSheet(sheetName);
   sheet.clearContents();
   const values: (string | number)[][] = [['Date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])];
@@ -76,11 +114,17 @@ function writeSeries(conn: Conn, slug: string, sheetName: string, limit: number)
 const sheetNameFor = (slug: string) => slug.slice(0, 90);
 const clampLimit = (n: unknown) => Math.max(1, Math.min(5000, Math.floor(Number(n) || 100)));
 
-export function importDataset(req: ImportRequest): { sheetName: string; rows: number; chart: boolean; schedule: ScheduleEntry | null; connectorSchedule: ConnectorScheduleView | null } {
+export function importDataset(req: ImportRequest): { sheetName: string; rows: number; chart: boolean; schedule: ScheduleView | null; connectorSchedule: ConnectorScheduleView | null } {
   const conn = publicConn();
   const sheetName = String(req.sheetName ?? '').trim() || sheetNameFor(req.slug);
   const limit = clampLimit(req.limit);
-  const { sheet, rows, title } = writeSeries(conn, req.slug, sheetName, limit);
+  const wanted = req.schedule && req.schedule !== 'none' ? req.schedule : null;
+  if (wanted && !SCHEDULES.includes(wanted)) throw new Error(`Schedule must be one of ${SCHEDULES.join(', ')}.`);
+  const byConnector = req.refreshBy === 'connector';
+  // The trigger first: if it can't be had, nothing has been written yet.
+  if (wanted && !byConnector) ensureTrigger();
+  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const { sheet, rows, title } = writeSeries(ss, conn, req.slug, sheetName, limit);
   let chart = false;
   if (req.chart && sheet.getCharts().length === 0) {
     sheet.insertChart(
@@ -94,56 +138,135 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
     );
     chart = true;
   }
-  const wanted = req.schedule && req.schedule !== 'none' ? req.schedule : null;
-  const byConnector = req.refreshBy === 'connector';
   const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted) : null;
   const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
   return { sheetName, rows, chart, schedule, connectorSchedule };
 }
 
-function readSchedules(): ScheduleEntry[] {
-  const raw = PropertiesService.getDocumentProperties().getProperty(SCHEDULES_PROP);
+function readSchedules(props: GoogleAppsScript.Properties.Properties): ScheduleEntry[] {
+  const raw = props.getProperty(SCHEDULES_PROP);
   return raw ? (JSON.parse(raw) as ScheduleEntry[]) : [];
 }
-function writeSchedules(list: ScheduleEntry[]): void {
-  PropertiesService.getDocumentProperties().setProperty(SCHEDULES_PROP, JSON.stringify(list));
+function writeSchedules(props: GoogleAppsScript.Properties.Properties, list: ScheduleEntry[]): void {
+  props.setProperty(SCHEDULES_PROP, JSON.stringify(list));
 }
 
-function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule): ScheduleEntry {
-  if (!SCHEDULES.includes(schedule)) throw new Error(`Schedule must be one of ${SCHEDULES.join(', ')}.`);
-  const list = readSchedules();
-  // One schedule per sheet: a new one replaces the old (and its trigger).
-  for (const old of list.filter((s) => s.sheetName === sheetName)) removeSchedule(old.triggerId);
-  const b = ScriptApp.newTrigger(REFRESH_HANDLER).timeBased();
-  const trigger = (schedule === 'hourly' ? b.everyHours(1) : schedule === 'daily' ? b.everyDays(1) : b.everyWeeks(1)).create();
-  const entry: ScheduleEntry = { triggerId: trigger.getUniqueId(), slug, sheetName, limit, schedule, lastRefresh: null, lastError: null };
-  writeSchedules([...readSchedules(), entry]);
-  return entry;
+/** This user's stable random id (user properties are per user and script, and readable in the user's own triggers). */
+function ownId(): string {
+  const up = PropertiesService.getUserProperties();
+  let id = up.getProperty(USER_ID_PROP);
+  if (!id) {
+    id = Utilities.getUuid();
+    up.setProperty(USER_ID_PROP, id);
+  }
+  return id;
 }
 
-export function listSchedules(): ScheduleEntry[] {
-  return readSchedules();
+/** The current user's hourly trigger for this spreadsheet, created when missing. */
+function ensureTrigger(): string {
+  const up = PropertiesService.getUserProperties();
+  const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
+  const recorded = up.getProperty(triggerProp(docId));
+  const mine = ScriptApp.getProjectTriggers();
+  if (recorded && mine.some((t) => t.getUniqueId() === recorded)) return recorded;
+  let uid: string;
+  try {
+    uid = ScriptApp.newTrigger(REFRESH_HANDLER).timeBased().everyHours(1).create().getUniqueId();
+  } catch (e) {
+    // One already exists for this document but its record was lost: adopt the refresh trigger no other document claims.
+    const claimed = new Set(Object.entries(up.getProperties()).filter(([k]) => k.startsWith('covercheck.trigger.')).map(([, v]) => v));
+    const orphan = mine.find((t) => t.getHandlerFunction() === REFRESH_HANDLER && !claimed.has(t.getUniqueId()));
+    if (!orphan) throw e;
+    uid = orphan.getUniqueId();
+  }
+  up.setProperty(triggerProp(docId), uid);
+  return uid;
 }
 
-export function removeSchedule(triggerId: string): ScheduleEntry[] {
-  for (const t of ScriptApp.getProjectTriggers()) if (t.getUniqueId() === triggerId) ScriptApp.deleteTrigger(t);
-  writeSchedules(readSchedules().filter((s) => s.triggerId !== triggerId));
-  return readSchedules();
+function deleteOwnTrigger(docId: string): void {
+  const up = PropertiesService.getUserProperties();
+  const uid = up.getProperty(triggerProp(docId));
+  for (const t of ScriptApp.getProjectTriggers()) if (t.getUniqueId() === uid) ScriptApp.deleteTrigger(t);
+  up.deleteProperty(triggerProp(docId));
+  up.deleteProperty(triggerErrorProp(docId));
 }
 
-/** Time-driven trigger handler: refreshes the schedule whose trigger fired (all of them when run by hand). */
-export function refreshScheduledImports(e?: { triggerUid?: string }): ScheduleEntry[] {
-  const list = readSchedules();
-  const targets = e?.triggerUid ? list.filter((s) => s.triggerId === e.triggerUid) : list;
-  for (const s of targets) {
+function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule): ScheduleView {
+  const props = PropertiesService.getDocumentProperties();
+  const me = ownId();
+  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
+  // One schedule per sheet: a new one replaces the old, whoever made it.
+  writeSchedules(props, [...readSchedules(props).filter((s) => s.sheetName !== sheetName), entry]);
+  return toView(entry, me);
+}
+
+const toView = (s: ScheduleEntry, me: string): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me });
+
+export function listSchedules(): SchedulesView {
+  const me = ownId();
+  const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
+  const raw = PropertiesService.getUserProperties().getProperty(triggerErrorProp(docId));
+  return { schedules: readSchedules(PropertiesService.getDocumentProperties()).map((s) => toView(s, me)), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
+}
+
+/** Removes a schedule (anyone's); the current user's trigger goes with their last schedule here, another editor's removes itself when it next runs. */
+export function removeSchedule(id: string): SchedulesView {
+  const props = PropertiesService.getDocumentProperties();
+  const me = ownId();
+  const left = readSchedules(props).filter((s) => s.id !== id);
+  writeSchedules(props, left);
+  if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet().getId());
+  return listSchedules();
+}
+
+/** Refreshes the given schedules now (within the handler budget), recording the outcome on each. */
+function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number): void {
+  const list = readSchedules(props);
+  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue'>>();
+  for (const s of list.filter((x) => ids.includes(x.id))) {
+    if (Date.now() - started > HANDLER_BUDGET_MS) break;
+    const at = Date.now();
     try {
-      writeSeries(publicConn(), s.slug, s.sheetName, s.limit);
-      s.lastRefresh = new Date().toISOString();
-      s.lastError = null;
+      writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit);
+      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule] });
     } catch (err) {
-      s.lastError = err instanceof Error ? err.message : String(err);
+      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: err instanceof Error ? err.message : String(err), nextDue: at + PERIOD_MS.hourly });
     }
   }
-  writeSchedules(list);
-  return list;
+  // Re-read before writing: another editor may have changed the list meanwhile.
+  writeSchedules(props, readSchedules(props).map((s) => (done.has(s.id) ? { ...s, ...done.get(s.id)! } : s)));
+}
+
+/** "Refresh now" in the sidebar: one schedule, whoever owns it. */
+export function refreshScheduleNow(id: string): SchedulesView {
+  refresh(SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), [id], Date.now());
+  return listSchedules();
+}
+
+/**
+ * The hourly trigger's handler, run as the trigger's owner. The time-driven event object names the
+ * trigger but no document, and SpreadsheetApp.getActiveSpreadsheet() "returns null if there is
+ * none": without the spreadsheet (and so without its document properties) the run records why in
+ * the owner's user properties and stops.
+ */
+export function refreshScheduledImports(e?: { triggerUid?: string }): void {
+  const started = Date.now();
+  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const props = ss ? PropertiesService.getDocumentProperties() : null;
+  if (!ss || !props) {
+    const up = PropertiesService.getUserProperties();
+    const key = Object.entries(up.getProperties()).find(([k, v]) => k.startsWith('covercheck.trigger.') && v === e?.triggerUid)?.[0];
+    if (key) up.setProperty(triggerErrorProp(key.slice('covercheck.trigger.'.length)), JSON.stringify({ at: new Date().toISOString(), message: NO_DOCUMENT }));
+    return;
+  }
+  const me = ownId();
+  const mine = readSchedules(props).filter((s) => s.owner === me);
+  const docId = ss.getId();
+  if (mine.length === 0) {
+    // Every schedule of this user's was removed (perhaps by another editor): stop firing.
+    deleteOwnTrigger(docId);
+    return;
+  }
+  PropertiesService.getUserProperties().deleteProperty(triggerErrorProp(docId));
+  refresh(ss, props, mine.filter((s) => s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started);
 }

@@ -3,9 +3,10 @@
  * targets, the custom function) is put on globalThis.__covercheck; scripts/build-addon.mjs adds a
  * top-level stub for each, because Apps Script only sees top-level function declarations.
  */
-import { importDataset, listSchedules, previewDataset, refreshScheduledImports, removeSchedule, searchDatasets } from './datasets.js';
+import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bindings.js';
+import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, searchDatasets } from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
-import { pollPdfExtraction, submitPdfExtraction } from './pdf.js';
+import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
 import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
@@ -30,16 +31,25 @@ export const entryPoints = {
   pollRowsRun,
   submitPdfExtraction,
   pollPdfExtraction,
+  showPdfPicker,
+  getPickerConfig,
+  pickedPdf,
+  pickCancelled,
+  getPick,
   searchDatasets,
   previewDataset,
   importDataset,
   listSchedules,
   removeSchedule,
   refreshScheduledImports,
+  refreshScheduleNow,
   getSheetsInfo,
   listConnectorSchedules,
   createConnectorSchedule,
   removeConnectorSchedule,
+  getBindingStatus,
+  bindSpreadsheet,
+  disconnectSpreadsheet,
 };
 
 (globalThis as unknown as { __covercheck: typeof entryPoints }).__covercheck = entryPoints;

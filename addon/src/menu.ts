@@ -1,4 +1,9 @@
-/** The add-on menu, the sidebar (one HTML page, three views) and the settings dialog. */
+/**
+ * The add-on menu, the sidebar (one HTML page, three views) and the settings dialog. onOpen runs
+ * as a simple trigger, in AuthMode.NONE where the add-on is installed but not yet used in this
+ * document, else AuthMode.LIMITED (Editor add-on authorization): it only builds the menu, which
+ * both allow.
+ */
 
 export type SidebarView = 'rows' | 'pdf' | 'datasets';
 
@@ -13,6 +18,7 @@ export function onOpen(_e?: unknown): void {
     .addToUi();
 }
 
+/** Runs in AuthMode.FULL when the add-on is installed from the Marketplace: the menu at once, without reloading. */
 export function onInstall(e?: unknown): void {
   onOpen(e);
 }

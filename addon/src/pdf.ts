@@ -1,7 +1,18 @@
-/** "Extract from Drive PDF": a Drive file -> the extraction endpoint -> a new row under matching headers. */
+/**
+ * "Extract from Drive PDF": a Drive file -> the extraction endpoint -> a new row under matching
+ * headers. The file is chosen in Google Picker, opened from the sidebar in a dialog (the file-open
+ * dialog pattern of the Apps Script dialogs guide), which grants the add-on's drive.file access to
+ * that file; a pasted link works for files picked before.
+ */
 import type { TExtractedFields, TJob } from '../../shared/job.js';
+import { MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { api } from './connector.js';
+import { fileBlob, fileMeta } from './drive.js';
 import { userConn } from './settings.js';
+
+const PICK_TTL_SECONDS = 30 * 60;
+const PICKER_KEY_PROP = 'PICKER_DEVELOPER_KEY';
+const PROJECT_NUMBER_PROP = 'CLOUD_PROJECT_NUMBER';
 
 /** Accepts a Drive file URL (…/d/ID/…, ?id=ID) or a bare ID. */
 export function fileIdFrom(input: string): string {
@@ -31,19 +42,69 @@ const DEFAULT_HEADERS: Record<string, string> = {
 
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
 
-/** Uploads the file and returns the extraction job id. */
+/**
+ * Uploads the file and returns the extraction job id. The size is checked against the connector's
+ * 14 MB before anything is downloaded.
+ */
 export function submitPdfExtraction(fileRef: string): { jobId: string; fileName: string } {
-  const id = fileIdFrom(fileRef);
-  let file: GoogleAppsScript.Drive.File;
-  try {
-    file = DriveApp.getFileById(id);
-  } catch {
-    throw new Error(`No Drive file ${id} that you can open. Check the link and that it is shared with you.`);
+  const meta = fileMeta(fileIdFrom(fileRef));
+  if (meta.mimeType !== 'application/pdf') throw new Error(`${meta.name} is not a PDF (${meta.mimeType}).`);
+  if (meta.size !== null && meta.size > MAX_DOCUMENT_BYTES) {
+    throw new Error(`${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`);
   }
-  const blob = file.getBlob();
-  if (blob.getContentType() !== 'application/pdf') throw new Error(`${file.getName()} is not a PDF (${blob.getContentType()}).`);
-  const accepted = api.extract(userConn(), blob);
-  return { jobId: accepted.job_id, fileName: file.getName() };
+  const accepted = api.extract(userConn(), fileBlob(meta));
+  return { jobId: accepted.job_id, fileName: meta.name };
+}
+
+/** Where a Picker dialog opened from the sidebar stands; the sidebar polls it (dialog and sidebar can't call each other). */
+export type PickState = { state: 'waiting' } | { state: 'cancelled' } | { state: 'picked'; jobId: string; fileName: string } | { state: 'failed'; error: string };
+
+const pickKey = (id: string) => `pick:${id}`;
+function setPick(id: string, s: PickState): PickState {
+  CacheService.getUserCache()!.put(pickKey(id), JSON.stringify(s), PICK_TTL_SECONDS);
+  return s;
+}
+
+/** Opens the Picker dialog; the sidebar then polls getPick(pickId). */
+export function showPdfPicker(): { pickId: string } {
+  const pickId = Utilities.getUuid();
+  setPick(pickId, { state: 'waiting' });
+  const t = HtmlService.createTemplateFromFile('picker');
+  (t as unknown as { pickId: string }).pickId = pickId;
+  SpreadsheetApp.getUi().showModalDialog(t.evaluate().setWidth(760).setHeight(520), 'Choose a policy PDF');
+  return { pickId };
+}
+
+/**
+ * What the dialog needs to build the Picker: the user's OAuth token (so the Picker needs no sign-in
+ * of its own), the browser API key and the Cloud project number, which setAppId needs for the
+ * drive.file grant. The last two are this deployment's, kept in script properties.
+ */
+export function getPickerConfig(): { token: string; developerKey: string; appId: string } {
+  const p = PropertiesService.getScriptProperties();
+  const developerKey = p.getProperty(PICKER_KEY_PROP);
+  const appId = p.getProperty(PROJECT_NUMBER_PROP);
+  if (!developerKey || !appId) throw new Error(`The file picker isn't set up: the add-on's script properties ${PICKER_KEY_PROP} and ${PROJECT_NUMBER_PROP} are missing (see addon/README.md).`);
+  return { token: ScriptApp.getOAuthToken(), developerKey, appId };
+}
+
+/** The dialog's answer to a pick: the file is read and submitted at once, and the sidebar learns the job id. */
+export function pickedPdf(pickId: string, fileId: string): PickState {
+  try {
+    const { jobId, fileName } = submitPdfExtraction(fileId);
+    return setPick(pickId, { state: 'picked', jobId, fileName });
+  } catch (e) {
+    return setPick(pickId, { state: 'failed', error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+export function pickCancelled(pickId: string): PickState {
+  return setPick(pickId, { state: 'cancelled' });
+}
+
+export function getPick(pickId: string): PickState {
+  const raw = CacheService.getUserCache()!.get(pickKey(pickId));
+  return raw ? (JSON.parse(raw) as PickState) : { state: 'cancelled' };
 }
 
 export interface ExtractionView {

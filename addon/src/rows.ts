@@ -8,6 +8,7 @@ import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 import { chunk, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
+import { bindSpreadsheet } from './bindings.js';
 import { ConnectorError } from './connector.js';
 import { detectColumns, FIELDS, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { userConn } from './settings.js';
@@ -197,6 +198,8 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const state: RunState = { id: Utilities.getUuid(), sheet: sheet.getName(), cols, total: valid.length + errorsNow.size, done: errorsNow.size, errors: errorsNow.size, batches: [], notes: [] };
   let target: TSheetTarget | undefined;
   if (opts.writeBack) {
+    // The connector writes only into a spreadsheet bound to the key (a no-op when bound, or when the connector needs no binding).
+    bindSpreadsheet();
     target = {
       spreadsheet_id: SpreadsheetApp.getActive().getId(),
       sheet_name: sheet.getName(),
@@ -211,7 +214,7 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const submitted = chunks.length
     ? submitChunks(userConn(), chunks.map((c) => c.map((x) => x.policy)), { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }, target)
     : [];
-  const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden'].includes(s.error.kind));
+  const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden', 'sheet_not_bound'].includes(s.error.kind));
   if (fatal && !fatal.ok) throw new Error(fatal.error.message);
   submitted.forEach((s, ci) => {
     const rows = chunks[ci]!.map((x) => x.row);
@@ -246,7 +249,7 @@ export function pollRowsRun(runId: string): Progress {
   const ask = due.length ? due : open.slice(0, 1);
   let got: Map<string, TBatch>;
   try {
-    got = pollRound(userConn(), ask.map((b) => b.id), SIDEBAR_WAIT_SECONDS, { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) });
+    got = pollRound(userConn(), ask.map((b) => b.id), SIDEBAR_WAIT_SECONDS, { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }).got;
   } catch (e) {
     save(state);
     throw new Error(e instanceof ConnectorError ? e.message : String(e));

@@ -1,15 +1,19 @@
 /**
  * Settings: the user's connector URL and API key live in user properties (never in code or cells).
- * =VERIFYPOLICY runs without access to a user's properties, so it uses a key the user explicitly
- * granted to this spreadsheet (document properties), which every editor's formulas then spend.
+ * =VERIFYPOLICY runs as a custom function, which reads only the spreadsheet owner's user
+ * properties (custom functions guide), so it uses a key the user explicitly granted to this
+ * spreadsheet (document properties), which every editor's formulas then spend.
  */
 import { api, ConnectorError, type Conn } from './connector.js';
+
+/** The manifest's urlFetchWhitelist, compiled in by scripts/build-addon.mjs. */
+declare const __URL_FETCH_ALLOWLIST__: string[];
 
 const USER_URL = 'covercheck.url';
 const USER_KEY = 'covercheck.key';
 const DOC_URL = 'covercheck.grant.url';
 const DOC_KEY = 'covercheck.grant.key';
-const DOC_BY = 'covercheck.grant.by';
+const DOC_ACCOUNT = 'covercheck.grant.account';
 const DOC_AT = 'covercheck.grant.at';
 
 /** Shown in the settings dialog before granting; the same words go in addon/README.md. */
@@ -18,14 +22,36 @@ export const GRANT_WARNING =
 
 export interface SettingsView {
   url: string;
+  /** The connector URLs this deployment may call (the manifest's allowlist): the URL field offers them. */
+  allowedUrls: string[];
   keySet: boolean;
   /** Last 4 characters of the key, so a user can tell keys apart without the key being sent back. */
   keyHint: string;
-  grant: { url: string; by: string; at: string; keyHint: string } | null;
+  /** Who granted is not recorded (that needs the userinfo.email scope): the key's connector account and when. */
+  grant: { url: string; account: string; at: string; keyHint: string } | null;
   grantWarning: string;
 }
 
 const hint = (k: string) => (k ? `…${k.slice(-4)}` : '');
+
+/** Connector origins the manifest allowlists (Google's own API prefixes aside), without the trailing slash. */
+export function allowedConnectorUrls(): string[] {
+  return __URL_FETCH_ALLOWLIST__.filter((p) => !/^https:\/\/[^/]*googleapis\.com\//.test(p)).map((p) => p.replace(/\/+$/, ''));
+}
+
+/** Whether `url` is the same as an allowlist prefix or below it (Allowlist URLs guide: prefix match, path case sensitive). */
+function underPrefix(url: string, prefix: string): boolean {
+  const p = prefix.replace(/\/+$/, '');
+  const wild = /^https:\/\/\*\.(.+)$/.exec(p);
+  if (wild) {
+    const m = /^https:\/\/([^/?#]+)(.*)$/.exec(url);
+    const [host, rest] = [m?.[1] ?? '', m?.[2] ?? ''];
+    const [domain, ...path] = wild[1]!.split('/');
+    const prefixPath = path.length ? `/${path.join('/')}` : '';
+    return host.toLowerCase().endsWith(`.${domain!.toLowerCase()}`) && (rest === prefixPath || rest.startsWith(`${prefixPath}/`));
+  }
+  return url === p || url.startsWith(`${p}/`);
+}
 
 export function userConn(): Conn {
   const p = PropertiesService.getUserProperties();
@@ -46,21 +72,31 @@ export function getSettings(): SettingsView {
   const d = PropertiesService.getDocumentProperties();
   const gUrl = d.getProperty(DOC_URL);
   const gKey = d.getProperty(DOC_KEY);
+  const allowed = allowedConnectorUrls();
   return {
-    url,
+    // Pre-filled with the one connector this deployment may call.
+    url: url || (allowed.length === 1 && !allowed[0]!.includes('*') ? allowed[0]! : ''),
+    allowedUrls: allowed,
     keySet: !!key,
     keyHint: hint(key ?? ''),
-    grant: gUrl && gKey ? { url: gUrl, by: d.getProperty(DOC_BY) ?? '', at: d.getProperty(DOC_AT) ?? '', keyHint: hint(gKey) } : null,
+    grant: gUrl && gKey ? { url: gUrl, account: d.getProperty(DOC_ACCOUNT) ?? '', at: d.getProperty(DOC_AT) ?? '', keyHint: hint(gKey) } : null,
     grantWarning: GRANT_WARNING,
   };
 }
 
-/** Checks the URL's form; http is allowed only for loopback (a local connector in development). */
+/**
+ * Checks the URL's form and that the manifest's urlFetchWhitelist lets the add-on call it: Apps
+ * Script refuses any other URL, and only https prefixes can be allowlisted (so no http://, and
+ * no loopback address, which Google's servers could not reach anyway).
+ */
 export function checkUrl(raw: string): string {
   const url = String(raw ?? '').trim().replace(/\/+$/, '');
-  const m = /^(https?):\/\/([^/:?#]+)(:\d+)?(\/[^?#]*)?$/.exec(url);
-  if (!m) throw new Error('The connector URL must look like https://covercheck.example.com');
-  if (m[1] === 'http' && !/^(127\.0\.0\.1|localhost)$/.test(m[2]!)) throw new Error('The connector URL must use https:// (http is accepted for localhost only).');
+  if (!/^https?:\/\/[^/:?#\s]+(:\d+)?(\/[^?#\s]*)?$/.test(url)) throw new Error('The connector URL must look like https://covercheck.example.com');
+  if (!url.startsWith('https://')) throw new Error('The connector URL must use https:// (Apps Script calls it from Google\'s servers, and only https URLs can be allowed in the add-on\'s manifest).');
+  const allowed = allowedConnectorUrls();
+  if (!allowed.some((p) => underPrefix(url, p))) {
+    throw new Error(`This add-on may only call ${allowed.join(' or ')} (the urlFetchWhitelist of its manifest). Ask whoever deployed it to add ${url}/ there.`);
+  }
   return url;
 }
 
@@ -68,12 +104,9 @@ export function checkUrl(raw: string): string {
 export function saveSettings(input: { url: string; key?: string }): SettingsView {
   const url = checkUrl(input.url);
   const p = PropertiesService.getUserProperties();
-  p.setProperty(USER_URL, url);
   const key = String(input.key ?? '').trim();
-  if (key) {
-    if (!/^pk_(live|test)_\S+$/.test(key)) throw new Error('An API key starts with pk_live_ or pk_test_.');
-    p.setProperty(USER_KEY, key);
-  }
+  if (key && !/^pk_(live|test)_\S+$/.test(key)) throw new Error('An API key starts with pk_live_ or pk_test_.');
+  p.setProperties(key ? { [USER_URL]: url, [USER_KEY]: key } : { [USER_URL]: url });
   return getSettings();
 }
 
@@ -93,18 +126,21 @@ export function testConnection(): { ok: boolean; message: string } {
   }
 }
 
-/** Copies the user's URL and key into this spreadsheet's document properties for =VERIFYPOLICY. */
+/**
+ * Copies the user's URL and key into this spreadsheet's document properties for =VERIFYPOLICY,
+ * after the connector has accepted the key (its account name is shown with the grant).
+ */
 export function grantKeyToSpreadsheet(confirmed: boolean): SettingsView {
   if (confirmed !== true) throw new Error(GRANT_WARNING);
-  const { url, key } = userConn();
-  if (!url || !key) throw new Error('Save a connector URL and API key first.');
-  const d = PropertiesService.getDocumentProperties();
-  d.setProperties({ [DOC_URL]: url, [DOC_KEY]: key, [DOC_BY]: Session.getActiveUser().getEmail() || 'an editor', [DOC_AT]: new Date().toISOString() });
+  const conn = userConn();
+  if (!conn.url || !conn.key) throw new Error('Save a connector URL and API key first.');
+  const account = api.account(conn);
+  PropertiesService.getDocumentProperties().setProperties({ [DOC_URL]: conn.url, [DOC_KEY]: conn.key, [DOC_ACCOUNT]: account.name, [DOC_AT]: new Date().toISOString() });
   return getSettings();
 }
 
 export function revokeGrant(): SettingsView {
   const d = PropertiesService.getDocumentProperties();
-  for (const k of [DOC_URL, DOC_KEY, DOC_BY, DOC_AT]) d.deleteProperty(k);
+  for (const k of [DOC_URL, DOC_KEY, DOC_ACCOUNT, DOC_AT]) d.deleteProperty(k);
   return getSettings();
 }

@@ -1,16 +1,23 @@
 /** =VERIFYPOLICY: single cells or whole ranges, batched, cached, with readable cell errors. */
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import { chunk, collect, firstPollDelayMs, submitChunks } from './batches.js';
-import { getPending, getResults, inputHash, putPending, putResults, toCached, type CachedResult } from './cache.js';
-import { api, ConnectorError } from './connector.js';
+import { dropPending, getPending, getResults, inputHash, putPending, putResults, toCached, type CachedResult, type PendingItem } from './cache.js';
+import type { ConnectorError } from './connector.js';
 import { grantConn } from './settings.js';
 
 type Cell = string | number | boolean | Date | null | undefined;
 type Arg = Cell | Cell[][];
 type Out = string | number;
 
-/** Custom functions stop after 30 s; leave room for writing the cache and returning. */
+/**
+ * A custom function has 30 s ("Quotas for Google Services"); stop waiting at 25 s so the cache and
+ * the pending records are written and the cells answered before Sheets ends the execution.
+ */
 export const CUSTOM_FUNCTION_BUDGET_MS = 25_000;
+/** The cell of a policy submitted but not finished in time: its batch is recorded, so the next run collects it without paying again. */
+export const STILL_RUNNING = 'Still verifying: recalculate in a minute (already submitted, no second charge).';
+/** The cell of a policy not submitted because the pending records are at their budget. */
+export const QUEUED = 'Queued: too many policies in flight; recalculate in a minute to continue (nothing charged for this one yet).';
 
 const cellText = (v: Cell): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
 
@@ -23,21 +30,16 @@ function render(r: CachedResult, full: boolean): Out[] {
   return full ? [r.s, r.c, r.i, r.f.join(', ')] : [r.s];
 }
 
-function errRow(text: string, full: boolean): Out[] {
-  const msg = `Error: ${text}`;
-  return full ? [msg, '', '', ''] : [msg];
+function textRow(text: string, full: boolean): Out[] {
+  return full ? [text, '', '', ''] : [text];
 }
 
 /** Row-level outcome before rendering: a result, an error text, or blank. */
 type RowOutcome = { kind: 'blank' } | { kind: 'error'; text: string } | { kind: 'policy'; policy: TPolicy; hash: string };
 
-/**
- * The whole computation, callable with an explicit clock (the bench and tests use it through the
- * exported entry point, which uses the real one).
- */
-export function verifyPolicyImpl(args: Arg[], now: () => number = Date.now): Out | Out[][] {
-  const start = now();
-  const deadline = start + CUSTOM_FUNCTION_BUDGET_MS;
+/** The whole computation: parse, answer from the cache, fetch the rest within the budget, render. */
+function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
+  const deadline = Date.now() + CUSTOM_FUNCTION_BUDGET_MS;
   const [pn, country, type, provider, output] = args;
   const outArg = cellText(Array.isArray(output) ? output[0]?.[0] : output).toLowerCase() || 'status';
   if (outArg !== 'status' && outArg !== 'full') throw new Error(`output must be "status" or "full", not "${outArg}".`);
@@ -69,34 +71,24 @@ export function verifyPolicyImpl(args: Arg[], now: () => number = Date.now): Out
   const errors = new Map<string, string>();
   const misses = [...byHash.keys()].filter((h) => !results.has(h));
 
-  if (misses.length === 1 && getPending(misses).size === 0) {
-    // One policy to fetch: the sync route is one call where a batch is two.
-    const h = misses[0]!;
-    try {
-      const r = toCached(api.verifyOne(conn, byHash.get(h)!, { deadline }));
-      results.set(h, r);
-      putResults(new Map([[h, r]]));
-    } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
-      // In a range, a refused input is that row's error; anything else concerns the whole formula.
-      if (!rangeMode || !(e instanceof ConnectorError && e.kind === 'bad_request')) throw new Error(msg);
-      errors.set(h, msg);
-    }
-  } else if (misses.length > 0) {
-    fetchMisses(misses, byHash, results, errors, deadline, conn);
-  }
+  // Even one policy goes as a batch of one: the sync route has no record to find again if the
+  // 30 s run ends while it waits, so a recalculation would pay a second time.
+  if (misses.length > 0) fetchMisses(misses, byHash, results, errors, deadline, conn);
 
   const outRows: Out[][] = rows.map((r) => {
     if (r.kind === 'blank') return full ? ['', '', '', ''] : [''];
-    if (r.kind === 'error') return errRow(r.text, full);
+    if (r.kind === 'error') return textRow(`Error: ${r.text}`, full);
     const res = results.get(r.hash);
     if (res) return render(res, full);
-    return errRow(errors.get(r.hash) ?? 'Still verifying: recalculate in a minute (already submitted, no second charge).', full);
+    const e = errors.get(r.hash);
+    return e === undefined || e === QUEUED ? textRow(e ?? STILL_RUNNING, full) : textRow(`Error: ${e}`, full);
   });
   if (!rangeMode) {
     const only = rows[0]!;
+    // A single cell's error shows as #ERROR! with the message on hover; a pending one is plain text.
     if (only.kind === 'error') throw new Error(only.text);
-    if (only.kind === 'policy' && !results.has(only.hash)) throw new Error(errors.get(only.hash) ?? 'Still verifying: recalculate in a minute.');
+    const e = only.kind === 'policy' && !results.has(only.hash) ? errors.get(only.hash) : undefined;
+    if (e !== undefined && e !== QUEUED) throw new Error(e);
     return full ? outRows : outRows[0]![0]!;
   }
   return outRows;
@@ -110,34 +102,36 @@ function fetchMisses(
   deadline: number,
   conn: ReturnType<typeof grantConn>,
 ): void {
-  const pending = getPending(misses);
-  const fresh = misses.filter((h) => !pending.has(h));
-  const chunks = chunk(fresh);
-  const submitted = submitChunks(conn, chunks.map((c) => c.map((h) => byHash.get(h)!)), { deadline });
+  const { pending, roomBatches } = getPending(misses);
+  const chunks = chunk(misses.filter((h) => !pending.has(h)));
+  const sendable = chunks.slice(0, roomBatches);
+  for (const c of chunks.slice(roomBatches)) for (const h of c) errors.set(h, QUEUED);
+  const submitted = sendable.length ? submitChunks(conn, sendable.map((c) => c.map((h) => byHash.get(h)!)), { deadline }) : [];
   const failures = submitted.filter((s) => !s.ok).map((s) => (s as { error: ConnectorError }).error);
   // Nothing went through and the reason concerns the whole call: show it as the formula's error.
   if (failures.length === submitted.length && failures.length > 0 && pending.size === 0) throw new Error(failures[0]!.message);
-  const newPending = new Map<string, { batchId: string; index: number }>();
+  const fresh: { batchId: string; hashes: string[] }[] = [];
   submitted.forEach((s, ci) => {
-    chunks[ci]!.forEach((h, idx) => {
-      if (s.ok) newPending.set(h, { batchId: s.batchId, index: idx });
-      else errors.set(h, s.error.message);
-    });
+    if (s.ok) fresh.push({ batchId: s.batchId, hashes: sendable[ci]! });
+    else for (const h of sendable[ci]!) errors.set(h, s.error.message);
   });
-  putPending(newPending);
-  const all = new Map([...pending, ...newPending]);
-  const ids = [...new Set([...all.values()].map((p) => p.batchId))];
-  const done = collect(conn, ids, firstPollDelayMs(newPending.size), deadline, { deadline });
+  // Recorded before any wait: if the run ends while waiting, the next one finds these batches.
+  putPending(fresh);
+  const all = new Map<string, PendingItem>(pending);
+  for (const b of fresh) b.hashes.forEach((h, index) => all.set(h, { batchId: b.batchId, index }));
+  const freshCount = fresh.reduce((n, b) => n + b.hashes.length, 0);
+  const { done, gone } = collect(conn, [...new Set([...all.values()].map((p) => p.batchId))], firstPollDelayMs(freshCount), deadline, { deadline });
   const fetched = new Map<string, CachedResult>();
   for (const [h, p] of all) {
-    const b = done.get(p.batchId);
-    const item = b?.results.find((r) => r.index === p.index);
+    if (gone.includes(p.batchId)) errors.set(h, 'The connector no longer has this batch: recalculate to verify again.');
+    const item = done.get(p.batchId)?.results.find((r) => r.index === p.index);
     if (!item) continue;
     if (item.result) fetched.set(h, toCached(item.result));
     else if (item.error) errors.set(h, item.error.message);
   }
   for (const [h, r] of fetched) results.set(h, r);
   putResults(fetched);
+  dropPending([...done.keys(), ...gone]);
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
- * The PDF flow against a connector that runs extraction (a real worker pool), and 429 handling
- * against one with a tiny per-key rate limit. Each connector runs in its own child process.
+ * The PDF flow under the drive.file scope (Google Picker grants the file, the Drive API reads it
+ * with ScriptApp.getOAuthToken()) against a connector that runs extraction (a real worker pool),
+ * and 429 handling against one with a tiny per-key rate limit. Each connector runs in its own
+ * child process. The Picker's browser side is tested in sidebar-browser.test.ts.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type HarnessOptions } from './harness.js';
 
 let extracting: ChildConnector;
 let limited: ChildConnector;
@@ -15,7 +17,7 @@ beforeAll(async () => {
   http = new SyncHttp();
   [extracting, limited] = await Promise.all([
     startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 }, noExtract: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
-    startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '2' }, keys: { live: { mode: 'live', credits: 100 } } }),
+    startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3' }, keys: { live: { mode: 'live', credits: 100 } } }),
   ]);
 }, 90_000);
 
@@ -24,22 +26,45 @@ afterAll(async () => {
   await http?.close();
 });
 
-const drive = { '1AbCdEfGhIjKlMnOp002': path.join(ROOT, 'test/fixtures/policies/002.pdf'), '1AbCdEfGhIjKlMnOpTXT': path.join(ROOT, 'package.json') };
+const PDF = '1AbCdEfGhIjKlMnOp002';
+const TXT = '1AbCdEfGhIjKlMnOpTXT';
+const BIG = '1AbCdEfGhIjKlMnOpBIG';
+const OTHER = '1AbCdEfGhIjKlMnOpOTH';
+const drive = {
+  [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf') },
+  [TXT]: { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' },
+  [BIG]: { bytes: new Uint8Array(15 * 1024 * 1024), name: 'scan.pdf', mimeType: 'application/pdf' },
+  [OTHER]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf'), name: 'not-picked.pdf' },
+};
+const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
+const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: extracting.url, drive, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER, ...opts });
 
-describe('sidebar: extract from Drive PDF', () => {
-  it('uploads a corpus PDF from Drive, polls the job and appends a row under matching headers', () => {
-    const h = loadAddon(http, { drive });
-    h.fns.saveSettings({ url: extracting.url, key: extracting.keys.live });
-    const s = h.ss.getActiveSheet();
+describe('extract from a Drive PDF chosen in Google Picker', () => {
+  it('the sidebar opens the Picker dialog; the picked file is read through the Drive API, uploaded, polled, and appended under matching headers', () => {
+    const h = addon();
+    h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
+    const s = h.ss.active;
     s.getRange(1, 1, 1, 5).setValues([['Insurer', 'Policy number', 'Notes', 'Start date', 'End date']]);
     s.getRange(2, 1, 1, 5).setValues([['existing', 'row', '', '', '']]);
-    const sub = h.fns.submitPdfExtraction('https://drive.google.com/file/d/1AbCdEfGhIjKlMnOp002/view?usp=sharing');
-    expect(sub.fileName).toBe('002.pdf');
-    expect(h.stats.log[0]).toMatchObject({ method: 'POST', status: 202 });
-    let v = h.fns.pollPdfExtraction(sub.jobId);
+
+    const { pickId } = h.fns.showPdfPicker();
+    expect(h.ui.dialogs.at(-1)).toMatchObject({ title: 'Choose a policy PDF', modal: true });
+    expect(h.ui.dialogs.at(-1)!.out.getContent()).toContain(`data-pick="${pickId}"`);
+    expect(h.fns.getPick(pickId)).toEqual({ state: 'waiting' });
+    const config = h.fns.getPickerConfig();
+    expect(config).toEqual({ token: expect.stringMatching(/^ya29\./), developerKey: 'AIza-test-key', appId: '123456789012' });
+
+    // What Google Picker does when the user picks the file (with setAppId: the project number).
+    expect(h.world.drive.grantPick(h.user, PDF, config.appId)).toBe(true);
+    const picked = h.fns.pickedPdf(pickId, PDF);
+    expect(picked).toMatchObject({ state: 'picked', fileName: '002.pdf', jobId: expect.any(String) });
+    expect(h.fns.getPick(pickId)).toEqual(picked);
+    expect(h.world.drive.calls).toEqual([`GET /drive/v3/files/${PDF}?fields=id,name,mimeType,size&supportsAllDrives=true`, `GET /drive/v3/files/${PDF}?alt=media&supportsAllDrives=true`]);
+
+    let v = h.fns.pollPdfExtraction(picked.jobId);
     for (let i = 0; i < 60 && v.status === 'pending'; i++) {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
-      v = h.fns.pollPdfExtraction(sub.jobId);
+      v = h.fns.pollPdfExtraction(picked.jobId);
     }
     expect(v).toMatchObject({ status: 'complete', row: 3 });
     // 002.json is the ground truth of the corpus document.
@@ -47,29 +72,47 @@ describe('sidebar: extract from Drive PDF', () => {
     expect(s.row(1).slice(5)).toEqual(['Insurance type', 'Vehicle registration']);
     expect(s.row(3).slice(5)).toEqual(['motor', 'BN-HB 6347']);
     expect(s.row(2)[0]).toBe('existing');
+
+    // A link to the same file works from now on; cancelling a pick says so.
+    expect(h.fns.submitPdfExtraction(`https://drive.google.com/file/d/${PDF}/view?usp=sharing`)).toMatchObject({ fileName: '002.pdf' });
+    const second = h.fns.showPdfPicker().pickId;
+    h.fns.pickCancelled(second);
+    expect(h.fns.getPick(second)).toEqual({ state: 'cancelled' });
   }, 60_000);
 
-  it('refuses a non-PDF, an unknown file, a bad link and a key without the extract scope', () => {
-    const h = loadAddon(http, { drive });
-    h.fns.saveSettings({ url: extracting.url, key: extracting.keys.live });
-    expect(() => h.fns.submitPdfExtraction('1AbCdEfGhIjKlMnOpTXT')).toThrow(/package\.json is not a PDF/);
-    expect(() => h.fns.submitPdfExtraction('1AbCdEfGhIjKlMnOpXXX')).toThrow(/No Drive file 1AbCdEfGhIjKlMnOpXXX/);
+  it('drive.file: a pasted link to a file never picked is refused with advice; a wrong app id grants nothing', () => {
+    const h = addon();
+    h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
+    expect(() => h.fns.submitPdfExtraction(OTHER)).toThrow('Covercheck can open only the files you choose with "Choose from Drive" (it has no access to the rest of your Drive). Choose the file there.');
+    expect(h.world.drive.grantPick(h.user, OTHER, '999')).toBe(false);
+    expect(h.fns.pickedPdf(h.fns.showPdfPicker().pickId, OTHER)).toEqual({ state: 'failed', error: expect.stringMatching(/^Covercheck can open only the files you choose/) });
+    expect(h.stats.log.filter((l) => l.url.startsWith(CONNECTOR))).toEqual([]);
+  });
+
+  it('refuses a non-PDF, a PDF over 14 MB before downloading it, a bad link, a key without extract, and an unconfigured Picker', () => {
+    const h = addon();
+    h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
+    for (const id of [TXT, BIG, PDF]) h.world.drive.grantPick(h.user, id, PICKER.CLOUD_PROJECT_NUMBER);
+    expect(() => h.fns.submitPdfExtraction(TXT)).toThrow(/package\.json is not a PDF \(text\/plain\)/);
+    expect(() => h.fns.submitPdfExtraction(BIG)).toThrow('scan.pdf is 15.0 MB; the connector reads PDFs up to 14 MB.');
+    expect(h.world.drive.calls.filter((c) => c.includes('alt=media'))).toEqual([]);
     expect(() => h.fns.submitPdfExtraction('not a link')).toThrow(/Paste a Drive file URL/);
-    expect(h.stats.requests).toBe(0);
-    h.fns.saveSettings({ url: extracting.url, key: extracting.keys.noExtract });
-    expect(() => h.fns.submitPdfExtraction('1AbCdEfGhIjKlMnOp002')).toThrow(/^This API key may not do that \(403\)/);
+    expect(h.stats.log.filter((l) => l.url.startsWith(CONNECTOR))).toEqual([]);
+    h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.noExtract });
+    expect(() => h.fns.submitPdfExtraction(PDF)).toThrow(/^This API key may not do that \(403\)/);
+    const bare = addon({ scriptProperties: {} });
+    expect(() => bare.fns.getPickerConfig()).toThrow(/script properties PICKER_DEVELOPER_KEY and CLOUD_PROJECT_NUMBER are missing/);
   });
 });
 
 describe('429', () => {
   it('a custom function that would have to wait past its 30 s budget does not wait: it says when to retry', () => {
-    const h = loadAddon(http);
-    h.fns.saveSettings({ url: limited.url, key: limited.keys.live });
+    const h = loadAddon(http, { connector: limited.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: limited.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
     expect(h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor')).toBe('verified');
-    expect(h.fns.VERIFYPOLICY('UKM-1000-0002', 'UK', 'motor')).toBe('unverified');
-    expect(() => h.fns.VERIFYPOLICY('UKM-1000-0003', 'UK', 'motor')).toThrow(/^Rate limited by the connector: try again in \d+ s\.$/);
-    expect(h.stats.log.map((l) => l.status)).toEqual([200, 200, 429]);
-    expect(h.stats.sleptMs).toBe(0);
+    expect(() => h.fns.VERIFYPOLICY('UKM-1000-0002', 'UK', 'motor')).toThrow(/^Rate limited by the connector: try again in \d+ s\.$/);
+    expect(h.stats.log.map((l) => l.status)).toEqual([200, 202, 200, 429]);
+    expect(h.stats.sleptMs).toBeLessThan(1000);
   });
 });

@@ -1,10 +1,14 @@
 /**
- * The sidebar and settings HTML in headless Chromium with a google.script.run bridge
- * (exposeFunction) to the add-on running in the vm harness against real connectors:
+ * The sidebar, the settings dialog and the Picker dialog, as HtmlService renders them, in headless
+ * Chromium with a google.script.run bridge (exposeFunction) to the add-on running on the Apps
+ * Script stand-ins against real connectors. Google's CSS package can't be fetched here (it is
+ * answered empty, so the screenshots show the add-on's own styles.css); apis.google.com/js/api.js
+ * is answered with standin/picker-standin.js:
  * - rows with "write results back when done" (the connector writes into the Sheets stand-in),
  *   the progress bar recorded by a MutationObserver, against a connector whose UK registry
  *   upstream never answers (so each unknown policy waits 300 ms and progress is visible);
- * - PDF extraction from a Drive file id; dataset search → preview → import with a chart, an
+ * - PDF: "Choose from Drive…" opens the Picker dialog; the pick grants drive.file access, the
+ *   sidebar follows it and the extraction; dataset search → preview → import with a chart, an
  *   Apps Script trigger schedule and a connector schedule, removed again; settings test connection;
  * - 429: a connector allowing 3 requests a minute; the add-on waits retry_after (the harness moves
  *   the connector's clock by the wait instead of sleeping a minute), retries and tells the user.
@@ -14,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, DIST, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness, type HarnessOptions } from './harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
@@ -62,6 +66,7 @@ window.google = { script: { get run() {
   } });
   return chain;
 } } };
+window.google.script.host = { origin: location.origin, close: () => window.__hostClose() };
 window.confirm = () => true;
 // Every width the progress bar is given, as the page renders it.
 window.__widths = [];
@@ -70,20 +75,41 @@ document.addEventListener('DOMContentLoaded', () => {
   if (bar) new MutationObserver(() => window.__widths.push(bar.style.width)).observe(bar, { attributes: true, attributeFilter: ['style'] });
 });`;
 
-async function open(h: Harness, file: 'sidebar' | 'settings', view = 'rows'): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 320, height: 720 } });
+const PICKER_STANDIN = fs.readFileSync(path.join(import.meta.dirname, 'standin/picker-standin.js'), 'utf8');
+
+/** Opens HTML the add-on showed (sidebar or dialog content), wired to the add-on as `h`'s user. */
+async function openHtml(h: Harness, html: string, size = { width: 320, height: 720 }): Promise<Page & { closed: () => boolean }> {
+  const page = await browser.newPage({ viewport: size });
+  let closed = false;
+  await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
+  await page.route('https://apis.google.com/js/api.js**', (r) => r.fulfill({ contentType: 'text/javascript', body: PICKER_STANDIN }));
   await page.exposeFunction('__gasRun', (name: string, args: string) => {
     try {
       return JSON.stringify({ ok: true, value: h.fns[name as EntryPoint](...(JSON.parse(args) as unknown[])) ?? null });
     } catch (e) {
-      return JSON.stringify({ ok: false, error: e instanceof Error ? e.message : String(e) });
+      // Errors come from the vm's realm: read the message rather than test instanceof.
+      return JSON.stringify({ ok: false, error: (e as { message?: string })?.message ?? String(e) });
     }
   });
-  const html = fs.readFileSync(path.join(DIST, `${file}.html`), 'utf8').replace('<?= view ?>', view).replace('<script>', `<script>${BRIDGE}</script><script>`);
-  await page.setContent(html);
-  return page;
+  await page.exposeFunction('__hostClose', () => void (closed = true));
+  const drive = h.world.drive;
+  await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) => drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined));
+  await page.exposeFunction('__pickerGrant', (token: string, appId: string | null, id: string) => drive.grantPick(drive.tokens.get(token)!.user, id, appId));
+  await page.setContent(html.replace('<script>', `<script>${BRIDGE}</script><script>`));
+  return Object.assign(page, { closed: () => closed });
 }
 
+async function open(h: Harness, file: 'sidebar' | 'settings', view: 'rows' | 'pdf' | 'datasets' = 'rows') {
+  if (file === 'settings') {
+    h.fns.showSettings();
+    const d = h.ui.dialogs.at(-1)!;
+    return openHtml(h, d.out.getContent(), { width: d.out.width, height: d.out.height });
+  }
+  h.fns[view === 'rows' ? 'showVerifySidebar' : view === 'pdf' ? 'showPdfSidebar' : 'showDatasetSidebar']();
+  return openHtml(h, h.ui.sidebars.at(-1)!.getContent());
+}
+
+const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: conn.url, ...opts });
 const control = async (c: ChildConnector, p: string, init?: RequestInit) => fetch(`${c.control}${p}`, init);
 async function gridUntil(id: string, title: string, done: (g: string[][]) => boolean, ms = 20_000): Promise<string[][]> {
   const until = Date.now() + ms;
@@ -99,9 +125,9 @@ async function gridUntil(id: string, title: string, done: (g: string[][]) => boo
 describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it('rows with write-back: mapping shown, share address, progress bar passes intermediate values, the connector writes the results', async () => {
     const SID = 'browser-rows-sheet-001';
-    const h = loadAddon(http, { spreadsheetId: SID });
-    h.fns.saveSettings({ url: conn.url, key: conn.keys.sandbox });
-    const s = h.ss.getActiveSheet();
+    const h = addon({ spreadsheetId: SID });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    const s = h.ss.active;
     const policies = ['UKM-1000-0001', ...Array.from({ length: 149 }, (_, i) => `UKM-9999-${String(i).padStart(4, '0')}`)];
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Pays', 'Type']]);
     s.getRange(2, 1, 150, 3).setValues(policies.map((p) => [p, 'UK', 'motor']));
@@ -115,14 +141,18 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(await page.inputValue('#map-provider')).toBe('');
     await expect.poll(() => page.isDisabled('#rows-writeback')).toBe(false);
     expect(await page.textContent('#rows-share')).toBe(`Share this spreadsheet with ${conn.google!.serviceEmail} as an editor so the connector can write into it.`);
+    // Font and primary button as the add-on CSS conventions have them.
+    expect(await page.evaluate('getComputedStyle(document.body).fontFamily')).toMatch(/^Arial/);
+    expect(await page.evaluate('getComputedStyle(document.getElementById("rows-run")).backgroundImage')).toContain('rgb(77, 144, 254)');
 
     await page.check('#rows-writeback');
+    // Today's connector has no binding routes: nothing to connect, nothing shown.
+    await expect.poll(() => page.textContent('#rows-binding')).toBe('');
     await page.click('#rows-run');
     await expect.poll(() => page.textContent('#rows-msg'), { timeout: 40_000 }).toMatch(/^150 of 150 rows\nThe connector wrote 150 results into the sheet\.$/);
     expect(await page.isDisabled('#rows-run')).toBe(false);
     const widths = (await page.evaluate('window.__widths')) as string[];
     const pcts = widths.map((w) => Number.parseFloat(w));
-    console.log('progress widths seen:', widths.join(' -> '));
     expect(pcts[0]).toBe(0);
     expect(pcts.at(-1)).toBe(100);
     expect(pcts.some((p) => p > 0 && p < 100)).toBe(true);
@@ -130,7 +160,6 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
 
     const grid = await gridUntil(SID, 'Sheet1', (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
     expect(grid[1]!.slice(0, 4)).toEqual(['UKM-1000-0001', 'UK', 'motor', 'verified']);
-    // Unknown UK numbers: the registry upstream timed out, so they are inconclusive (as a direct call says).
     const d = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${conn.keys.sandbox}`, 'content-type': 'application/json' }, body: JSON.stringify({ policy_number: 'UKM-9999-0148', country: 'UK', insurance_type: 'motor' }) });
     expect(((await d.json()) as { status: string }).status).toBe('inconclusive');
     expect(grid[150]!.slice(0, 4)).toEqual(['UKM-9999-0148', 'UK', 'motor', 'inconclusive']);
@@ -140,30 +169,53 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('PDF from a Drive file id: uploaded, polled, a row appended', async () => {
-    const h = loadAddon(http, { drive: { '1AbCdEfGhIjKlMnOp002': path.join(ROOT, 'test/fixtures/policies/002.pdf') } });
-    h.fns.saveSettings({ url: conn.url, key: conn.keys.live });
-    const s = h.ss.getActiveSheet();
-    s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
-    const page = await open(h, 'sidebar', 'pdf');
-    expect(await page.isVisible('#rows')).toBe(false);
-    await page.fill('#pdf-file', '1AbCdEfGhIjKlMnOp002');
-    await page.click('#pdf-run');
-    await expect.poll(() => page.textContent('#pdf-msg'), { timeout: 30_000 }).toMatch(/^Row 2: \d fields? found\.$/);
-    expect(await page.getAttribute('#pdf-msg', 'class')).toBe('msg');
-    expect(s.row(2).slice(0, 3)).toEqual(['AS 249 998162', 'HUK-COBURG-Allgemeine Versicherung AG', '2025-05-01']);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf.png') });
-    await page.fill('#pdf-file', 'not a link');
-    await page.click('#pdf-run');
-    await expect.poll(() => page.textContent('#pdf-msg')).toBe('Paste a Drive file URL (https://drive.google.com/file/d/…) or a file ID.');
-    expect(await page.getAttribute('#pdf-msg', 'class')).toBe('msg err');
-    await page.close();
+  it('PDF through Google Picker: the sidebar opens the dialog, the pick grants drive.file, the dialog closes, the sidebar follows the extraction', async () => {
+    const PDF = '1AbCdEfGhIjKlMnOp002';
+    const h = addon({
+      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf') }, '1AbCdEfGhIjKlMnOpOTH': { path: path.join(ROOT, 'test/fixtures/policies/002.pdf'), name: 'other.pdf' }, '1AbCdEfGhIjKlMnOpTXT': { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' } },
+      scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' },
+      cloudProjectNumber: '123456789012',
+    });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    h.ss.active.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
+    const sidebar = await open(h, 'sidebar', 'pdf');
+    expect(await sidebar.isVisible('#rows')).toBe(false);
+    // A link to a file never picked: drive.file gives no access to it.
+    await sidebar.fill('#pdf-file', '1AbCdEfGhIjKlMnOpOTH');
+    await sidebar.click('#pdf-run');
+    await expect.poll(() => sidebar.textContent('#pdf-msg')).toMatch(/^Covercheck can open only the files you choose with "Choose from Drive"/);
+    expect(await sidebar.getAttribute('#pdf-msg', 'class')).toBe('msg error');
+
+    await sidebar.click('#pdf-pick');
+    await expect.poll(() => h.ui.dialogs.length).toBe(1);
+    expect(h.ui.dialogs[0]).toMatchObject({ title: 'Choose a policy PDF', modal: true });
+    const dialog = await openHtml(h, h.ui.dialogs[0]!.out.getContent(), { width: 760, height: 520 });
+    await dialog.waitForSelector('#picker-files a');
+    // The PDFS view lists PDFs only.
+    expect(await dialog.locator('#picker-files a').allTextContents()).toEqual(['002.pdf', 'other.pdf']);
+    await dialog.screenshot({ path: path.join(ARTIFACTS, 'picker-dialog.png') });
+    await dialog.click(`#picker-files a[data-id="${PDF}"]`);
+    await expect.poll(() => dialog.closed()).toBe(true);
+    expect(h.world.drive.grants.has(`${h.user} ${PDF}`)).toBe(true);
+    expect(h.world.drive.grants.has(`${h.user} 1AbCdEfGhIjKlMnOpOTH`)).toBe(false);
+    await expect.poll(() => sidebar.textContent('#pdf-msg'), { timeout: 30_000 }).toMatch(/^Row 2: \d fields? found\.$/);
+    expect(h.ss.active.row(2).slice(0, 3)).toEqual(['AS 249 998162', 'HUK-COBURG-Allgemeine Versicherung AG', '2025-05-01']);
+    await sidebar.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf.png') });
+
+    // Cancelling the Picker: the sidebar says so.
+    await sidebar.click('#pdf-pick');
+    await expect.poll(() => h.ui.dialogs.length).toBe(2);
+    const again = await openHtml(h, h.ui.dialogs[1]!.out.getContent(), { width: 760, height: 520 });
+    await again.click('#picker-standin-cancel');
+    await expect.poll(() => again.closed()).toBe(true);
+    await expect.poll(() => sidebar.textContent('#pdf-msg')).toBe('No file chosen.');
+    await Promise.all([dialog.close(), again.close(), sidebar.close()]);
   }, 60_000);
 
   it('datasets: search → preview → import with a chart and a connector schedule; a trigger schedule; both listed and removed', async () => {
     const SID = 'browser-datasets-sheet1';
-    const h = loadAddon(http, { spreadsheetId: SID });
-    h.fns.saveSettings({ url: conn.url, key: conn.keys.sandbox });
+    const h = addon({ spreadsheetId: SID });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     await control(conn, `/sheet?id=${SID}&title=${encodeURIComponent('Motor RPI')}`, { method: 'PUT', body: '[]' });
     const page = await open(h, 'sidebar', 'datasets');
     await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
@@ -180,50 +232,57 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.selectOption('#ds-by', 'connector');
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
-    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoy \(daily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))\) Remove$/);
-    expect(h.ss.getSheetByName('Motor RPI')!.charts).toHaveLength(1);
-    expect(h.triggers).toHaveLength(0);
+    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))Remove$/);
+    const sheet = () => h.ss.sheets.find((x) => x.name === 'Motor RPI')!;
+    expect(sheet().charts).toHaveLength(1);
+    expect(h.world.triggers).toHaveLength(0);
     const grid = await gridUntil(SID, 'Motor RPI', (g) => g.length >= 25);
     expect(grid[0]).toEqual(['date', expect.stringMatching(/^UK RPI: vehicles tax and insurance/)]);
-    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(h.ss.getSheetByName('Motor RPI')!.getRange(2, 1, 24, 1).getValues().map((r) => r[0]));
+    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(sheet().getRange(2, 1, 24, 1).getValues().map((r) => r[0]));
 
-    // The same sheet again, refreshed weekly by an Apps Script trigger instead.
     await page.fill('#ds-sheet', 'Motor RPI (trigger)');
     await page.selectOption('#ds-schedule', 'weekly');
     await page.selectOption('#ds-by', 'trigger');
     await page.uncheck('#ds-chart');
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI (trigger)", refreshed weekly');
-    await expect.poll(() => page.textContent('#ds-schedules')).toBe('Motor RPI (trigger) ← uk-rpi-vehicles-tax-insurance-yoy (weekly) Remove');
-    expect(h.triggers.map((t) => t.every)).toEqual([{ weeks: 1 }]);
-    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok\) Remove$/);
+    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemove$/);
+    expect(h.world.triggers.map((t) => t.everyMs)).toEqual([3600_000]);
+    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*Remove$/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-datasets.png'), fullPage: true });
 
     await page.click('#ds-cschedules button');
     await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
     expect(h.fns.listConnectorSchedules()).toEqual([]);
-    await page.click('#ds-schedules button');
+    await page.click('#ds-schedules button:has-text("Remove")');
     await expect.poll(() => page.textContent('#ds-schedules')).toBe('None');
-    expect(h.triggers).toHaveLength(0);
+    expect(h.world.triggers).toHaveLength(0);
     await page.close();
   }, 60_000);
 
-  it('settings: save, test connection (ok and 401)', async () => {
-    const h = loadAddon(http);
+  it('settings: the allowed URL pre-filled, save, test connection (ok and 401), a refused URL', async () => {
+    const h = addon();
     const page = await open(h, 'settings');
-    await page.fill('#url', conn.url);
+    await expect.poll(() => page.inputValue('#url')).toBe(CONNECTOR);
     await page.fill('#key', conn.keys.live!);
     await page.click('#save');
     await expect.poll(() => page.textContent('#msg')).toBe('Saved.');
     expect(await page.inputValue('#key')).toBe('');
     await page.click('#test');
     await expect.poll(() => page.textContent('#msg')).toMatch(/^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'settings.png') });
+    await page.click('#grant');
+    await expect.poll(() => page.textContent('#grantinfo')).toMatch(/^Granted: key …\w{4} of "live" on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
+    await expect.poll(() => page.textContent('#binding')).toMatch(/no connection step is needed/);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'settings.png'), fullPage: true });
     await page.fill('#key', 'pk_live_notarealkey');
     await page.click('#save');
     await expect.poll(() => page.textContent('#msg')).toBe('Saved.');
     await page.click('#test');
     await expect.poll(() => page.textContent('#msg')).toMatch(/^API key refused \(401\)/);
+    await page.fill('#url', 'https://evil.example.net');
+    await page.click('#save');
+    await expect.poll(() => page.textContent('#msg')).toMatch(/may only call https:\/\/covercheck\.example\.com/);
+    expect(await page.getAttribute('#msg', 'class')).toBe('msg error');
     await page.close();
   }, 30_000);
 
@@ -231,15 +290,16 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     const waits: number[] = [];
     // A 429 wait (>= 1 s) moves the connector's clock instead of blocking for up to a minute.
     const h = loadAddon(http, {
+      connector: limited.url,
       sleep: (ms) => {
-        if (ms < 1000) return void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+        if (ms < 1000) return;
         waits.push(ms);
         const [r] = http.send([{ url: `${limited.control}/advance?ms=${ms}`, method: 'POST', headers: {} }]);
         if (r!.status !== 200) throw new Error('advance failed');
       },
     });
-    h.fns.saveSettings({ url: limited.url, key: limited.keys.live });
-    const s = h.ss.getActiveSheet();
+    h.fns.saveSettings({ url: CONNECTOR, key: limited.keys.live });
+    const s = h.ss.active;
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
     s.getRange(2, 1, 150, 3).setValues(Array.from({ length: 150 }, (_, i) => [i === 0 ? 'UKM-1000-0001' : `UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
     const page = await open(h, 'sidebar', 'rows');

@@ -1,0 +1,249 @@
+/**
+ * The Apps Script stand-ins refuse what Google refuses: each documented rule the add-on relies on
+ * is broken here on purpose, by a small probe script run on the stand-in, and the stand-in must
+ * throw (or evict, or stay silent) as the named document says. Without these, a lenient stand-in
+ * would let the add-on's tests pass on code that breaks in Apps Script.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allowlisted, checkAllowlist, type Manifest } from './standin/manifest.js';
+import { SyncHttp } from './standin/sync-http.js';
+import { World, type WorldOptions } from './standin/world.js';
+
+const AUTH = 'https://www.googleapis.com/auth/';
+const ALL_SCOPES = ['spreadsheets.currentonly', 'script.external_request', 'script.container.ui', 'script.scriptapp', 'drive.file'].map((s) => AUTH + s);
+let dir: string;
+let http: SyncHttp;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gas-probe-'));
+  // The probe: run(src) evaluates a snippet with the execution's globals, as a script body would.
+  fs.writeFileSync(path.join(dir, 'Code.js'), 'var seen = typeof seen === "undefined" ? 0 : seen + 1;\nfunction run(src) { return new Function(src)(); }\nfunction seenBefore() { return seen; }\nfunction tick(e) { return e.triggerUid; }\n');
+  fs.writeFileSync(path.join(dir, 'page.html'), '<p><?= who ?></p><?!= raw ?>');
+  fs.writeFileSync(path.join(dir, 'appsscript.json'), '{}');
+  http = new SyncHttp();
+});
+afterAll(async () => {
+  await http.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function world(manifest: Manifest = {}, opts: Partial<WorldOptions> = {}): World {
+  return new World({ http, dir, manifest: { oauthScopes: ALL_SCOPES, urlFetchWhitelist: ['https://www.googleapis.com/drive/v3/files/'], ...manifest }, ...opts });
+}
+const run = (w: World, src: string, mode: 'NONE' | 'LIMITED' | 'CUSTOM_FUNCTION' | 'FULL' = 'FULL', user = w.owner, documentContext = true) => w.run(user, mode, 'run', [src], { documentContext });
+
+describe('scopes come from the manifest (reference "Authorization" sections; Authorization scopes guide)', () => {
+  it('Session.getActiveUser needs userinfo.email', () => {
+    expect(() => run(world(), 'return Session.getActiveUser().getEmail()')).toThrow(
+      'Specified permissions are not sufficient to call Session.getActiveUser. Required permissions: (https://www.googleapis.com/auth/userinfo.email)',
+    );
+    expect(run(world({ oauthScopes: [...ALL_SCOPES, `${AUTH}userinfo.email`] }), 'return Session.getActiveUser().getEmail()')).toBe('alice@example.com');
+  });
+  it('UrlFetchApp needs script.external_request; showSidebar script.container.ui; triggers script.scriptapp', () => {
+    const w = world({ oauthScopes: [`${AUTH}spreadsheets.currentonly`] });
+    expect(() => run(w, 'UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x")')).toThrow(/not sufficient to call UrlFetchApp\.fetch\. Required permissions: \(https:\/\/www\.googleapis\.com\/auth\/script\.external_request\)/);
+    expect(() => run(w, 'SpreadsheetApp.getUi().showSidebar(HtmlService.createHtmlOutputFromFile("page"))')).toThrow(/call Ui\.showSidebar/);
+    expect(() => run(w, 'ScriptApp.newTrigger("f")')).toThrow(/call ScriptApp\.newTrigger/);
+    expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getActiveSheet().getName()')).toBe('Sheet1');
+  });
+  it('spreadsheets.currentonly (or spreadsheets) for the document, its developer metadata included', () => {
+    const w = world({ oauthScopes: [`${AUTH}script.external_request`] });
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet()')).toThrow(/Required permissions: \(https:\/\/www\.googleapis\.com\/auth\/spreadsheets\.currentonly \|\| https:\/\/www\.googleapis\.com\/auth\/spreadsheets\)/);
+  });
+  it('DriveApp needs drive.readonly or drive: drive.file is not enough', () => {
+    const opts = { drive: { f1: { bytes: new Uint8Array([1]), name: 'a.pdf' } } };
+    expect(() => run(world({}, opts), 'DriveApp.getFileById("f1")')).toThrow(/call DriveApp\.getFileById\. Required permissions: \(https:\/\/www\.googleapis\.com\/auth\/drive\.readonly \|\| https:\/\/www\.googleapis\.com\/auth\/drive\)/);
+    expect(run(world({ oauthScopes: [...ALL_SCOPES, `${AUTH}drive.readonly`] }, opts), 'return DriveApp.getFileById("f1").getName()')).toBe('a.pdf');
+  });
+});
+
+describe('AuthMode (AuthMode reference; Editor add-on authorization; custom functions guide)', () => {
+  it('NONE: the add-on menu only: no properties, no document', () => {
+    const w = world();
+    expect(run(w, 'SpreadsheetApp.getUi().createAddonMenu().addItem("Go", "go").addToUi(); return 1', 'NONE')).toBe(1);
+    expect(() => run(w, 'PropertiesService.getDocumentProperties()', 'NONE')).toThrow('You do not have permission to call PropertiesService.getDocumentProperties');
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet()', 'NONE')).toThrow(/permission to call SpreadsheetApp\.getActiveSpreadsheet/);
+  });
+  it('LIMITED: the bound document and properties, but no service needing authorization', () => {
+    const w = world();
+    expect(run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1).setValue("x"); PropertiesService.getDocumentProperties().setProperty("k", "v"); return 1', 'LIMITED')).toBe(1);
+    expect(() => run(w, 'UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x")', 'LIMITED')).toThrow('You do not have permission to call UrlFetchApp.fetch');
+    expect(() => run(w, 'SpreadsheetApp.getUi().showSidebar(HtmlService.createHtmlOutputFromFile("page"))', 'LIMITED')).toThrow(/call Ui\.showSidebar/);
+    expect(() => run(w, 'ScriptApp.getOAuthToken()', 'LIMITED')).toThrow(/call ScriptApp\.getOAuthToken/);
+    expect(run(w, 'return Session.getTemporaryActiveUserKey().length > 0', 'LIMITED')).toBe(true);
+  });
+  it('CUSTOM_FUNCTION: read-only spreadsheet, URL Fetch works, no triggers, no token, no email', () => {
+    const w = world({ oauthScopes: [...ALL_SCOPES, `${AUTH}userinfo.email`] });
+    w.ss.active.set(1, 1, 'hello');
+    expect(run(w, 'return SpreadsheetApp.getActiveSheet().getRange(1, 1).getValue()', 'CUSTOM_FUNCTION')).toBe('hello');
+    expect(() => run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1).setValue("x")', 'CUSTOM_FUNCTION')).toThrow('You do not have permission to call Range.setValue');
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet().insertSheet("x")', 'CUSTOM_FUNCTION')).toThrow(/call Spreadsheet\.insertSheet/);
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet().addDeveloperMetadata("k", "v")', 'CUSTOM_FUNCTION')).toThrow(/call Spreadsheet\.addDeveloperMetadata/);
+    expect(() => run(w, 'ScriptApp.newTrigger("f")', 'CUSTOM_FUNCTION')).toThrow(/call ScriptApp\.newTrigger/);
+    expect(() => run(w, 'ScriptApp.getOAuthToken()', 'CUSTOM_FUNCTION')).toThrow(/call ScriptApp\.getOAuthToken/);
+    expect(() => run(w, 'SpreadsheetApp.getUi()', 'CUSTOM_FUNCTION')).toThrow(/call SpreadsheetApp\.getUi/);
+    expect(run(w, 'return Session.getActiveUser().getEmail()', 'CUSTOM_FUNCTION')).toBe('');
+    expect(run(w, 'return UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x", {muteHttpExceptions: true}).getResponseCode()', 'CUSTOM_FUNCTION')).toBe(401);
+  });
+  it('each execution starts from a fresh global scope', () => {
+    const w = world();
+    expect(w.run(w.owner, 'FULL', 'seenBefore', [])).toBe(0);
+    expect(w.run(w.owner, 'FULL', 'seenBefore', [])).toBe(0);
+  });
+});
+
+describe('time limits on the simulated clock (Quotas: custom function runtime 30 s, script runtime 6 min)', () => {
+  it('a custom function is stopped after 30 s, a script after 6 min', () => {
+    const w = world();
+    expect(run(w, 'Utilities.sleep(29000); return "ok"', 'CUSTOM_FUNCTION')).toBe('ok');
+    expect(() => run(w, 'Utilities.sleep(31000); return "late"', 'CUSTOM_FUNCTION')).toThrow('Exceeded maximum execution time');
+    expect(run(w, 'Utilities.sleep(5 * 60000); return "ok"')).toBe('ok');
+    expect(() => run(w, 'Utilities.sleep(5 * 60000); SpreadsheetApp.getActiveSpreadsheet(); Utilities.sleep(2 * 60000)')).toThrow('Exceeded maximum execution time');
+  });
+  it('slow round trips count: a custom function whose fetches pass 30 s is stopped', () => {
+    const w = world({}, { rttMs: 16_000 });
+    expect(() => run(w, 'for (var i = 0; i < 2; i++) UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x", {muteHttpExceptions: true});', 'CUSTOM_FUNCTION')).toThrow('Exceeded maximum execution time');
+  });
+});
+
+describe('triggers (Editor add-on triggers, Restrictions; Test an Editor add-on)', () => {
+  it('no more often than hourly; one time-driven trigger per user per document; others see only their own', () => {
+    const w = world();
+    expect(() => run(w, 'ScriptApp.newTrigger("f").timeBased().everyMinutes(30).create()')).toThrow('Add-ons may not create time-based triggers that run more often than once per hour.');
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()');
+    expect(() => run(w, 'ScriptApp.newTrigger("g").timeBased().everyDays(1).create()')).toThrow('This add-on has created too many time-based triggers in this document for this Google user account.');
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()', 'FULL', 'bob@example.com');
+    expect(w.triggers.map((t) => t.user)).toEqual(['alice@example.com', 'bob@example.com']);
+    expect(run(w, 'return ScriptApp.getProjectTriggers().length', 'FULL', 'bob@example.com')).toBe(1);
+    expect(() => run(w, 'ScriptApp.deleteTrigger({__uid: "' + w.triggers[0]!.uid + '"})', 'FULL', 'bob@example.com')).toThrow(/not one of the current user's triggers/);
+  });
+  it('a trigger runs as its owner, hourly, in AuthMode.FULL; never in a test deployment; not after the add-on is removed', () => {
+    const w = world();
+    run(w, 'ScriptApp.newTrigger("tick").timeBased().everyHours(1).create()');
+    w.advance(3 * 3600_000);
+    expect(w.triggers[0]!).toMatchObject({ runs: 3, failures: [] });
+    w.deployment = 'test';
+    w.advance(3 * 3600_000);
+    expect(w.triggers[0]!.runs).toBe(3);
+    w.deployment = 'published';
+    w.user(w.owner).installed = false;
+    w.advance(3 * 3600_000);
+    expect(w.triggers[0]!.runs).toBe(3);
+  });
+  it('without a document context, a time-driven run has no active spreadsheet, document properties or document cache', () => {
+    const w = world();
+    expect(run(w, 'return [SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), CacheService.getDocumentCache()]', 'FULL', w.owner, false)).toEqual([null, null, null]);
+    expect(() => run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()', 'FULL', w.owner, false)).toThrow(/only create triggers for the file/);
+  });
+});
+
+describe('CacheService (Cache reference: put, putAll)', () => {
+  it('keeps at most 1,000 items: over the cap, the 900 farthest from expiration', () => {
+    const w = world();
+    run(w, 'var c = CacheService.getDocumentCache(); for (var i = 0; i < 1000; i++) c.put("k" + i, "v", 600 + i);');
+    expect(w.docCache.size()).toBe(1000);
+    run(w, 'CacheService.getDocumentCache().put("new", "v", 21600)');
+    expect(w.docCache.size()).toBe(900);
+    expect(run(w, 'var c = CacheService.getDocumentCache(); return [c.get("new"), c.get("k999"), c.get("k101"), c.get("k100"), c.get("k0")]')).toEqual(['v', 'v', 'v', null, null]);
+  });
+  it('refuses long keys, values over 100 KB and expirations outside 1..21600 s; 600 s by default', () => {
+    const w = world();
+    expect(() => run(w, 'CacheService.getUserCache().put(new Array(252).join("k"), "v")')).toThrow(/Argument too large: key/);
+    expect(() => run(w, 'CacheService.getUserCache().put("k", new Array(102402).join("v"))')).toThrow('Argument too large: value');
+    expect(() => run(w, 'CacheService.getUserCache().put("k", "v", 21601)')).toThrow(/expirationInSeconds/);
+    expect(() => run(w, 'CacheService.getUserCache().putAll({a: "v"}, 0)')).toThrow(/expirationInSeconds/);
+    run(w, 'CacheService.getUserCache().put("k", "v")');
+    w.advance(599_000);
+    expect(run(w, 'return CacheService.getUserCache().get("k")')).toBe('v');
+    w.advance(2_000);
+    expect(run(w, 'return CacheService.getUserCache().get("k")')).toBeNull();
+  });
+});
+
+describe('PropertiesService (Quotas: 9 KB a value, 500 KB a store; custom functions guide)', () => {
+  it('refuses a value over 9 KB and a store over 500 KB', () => {
+    const w = world();
+    expect(() => run(w, 'PropertiesService.getDocumentProperties().setProperty("k", new Array(9 * 1024 + 2).join("x"))')).toThrow(/Argument too large: value/);
+    run(w, 'var p = PropertiesService.getDocumentProperties(); for (var i = 0; i < 55; i++) p.setProperty("k" + i, new Array(9 * 1024).join("x"));');
+    expect(() => run(w, 'PropertiesService.getDocumentProperties().setProperty("more", new Array(9 * 1024).join("x"))')).toThrow('You have exceeded the property storage quota. Please remove some properties and try again.');
+  });
+  it('in a custom function, user properties are the owner\'s, and an editor can\'t set them', () => {
+    const w = world();
+    run(w, 'PropertiesService.getUserProperties().setProperty("who", "alice")');
+    run(w, 'PropertiesService.getUserProperties().setProperty("who", "bob")', 'FULL', 'bob@example.com');
+    expect(run(w, 'return PropertiesService.getUserProperties().getProperty("who")', 'CUSTOM_FUNCTION', 'bob@example.com')).toBe('alice');
+    expect(() => run(w, 'PropertiesService.getUserProperties().setProperty("who", "mallory")', 'CUSTOM_FUNCTION', 'bob@example.com')).toThrow(/user properties are the spreadsheet owner's/);
+    expect(run(w, 'return PropertiesService.getUserProperties().getProperty("who")', 'FULL', 'bob@example.com')).toBe('bob');
+  });
+  it('several users: document properties are shared, user properties are each user\'s', () => {
+    const w = world();
+    run(w, 'PropertiesService.getDocumentProperties().setProperty("d", "1"); PropertiesService.getUserProperties().setProperty("u", "alice")');
+    expect(run(w, 'return [PropertiesService.getDocumentProperties().getProperty("d"), PropertiesService.getUserProperties().getProperty("u")]', 'FULL', 'bob@example.com')).toEqual(['1', null]);
+  });
+});
+
+describe('UrlFetchApp (Allowlist URLs guide; Quotas: URL Fetch)', () => {
+  it('fetches only allowlisted https URLs', () => {
+    const w = world();
+    expect(() => run(w, 'UrlFetchApp.fetch("https://evil.example.net/x")')).toThrow(/not allowed: it matches no prefix of the manifest's urlFetchWhitelist/);
+    expect(() => run(w, 'UrlFetchApp.fetch("http://www.googleapis.com/drive/v3/files/x")')).toThrow(/not allowed/);
+    expect(() => run(w, 'UrlFetchApp.fetchAll([{url: "https://www.googleapis.com/drive/v3/files/x"}, {url: "https://www.googleapis.com/drive/v2/files/x"}])')).toThrow(/drive\/v2/);
+    expect(w.user(w.owner).stats.requests).toBe(0);
+  });
+  it('matches prefixes as the guide says', () => {
+    const p = ['https://example.com/foo', 'https://*.example.org/api/'];
+    for (const ok of ['https://example.com/foo', 'https://example.com/foo/', 'https://example.com/foo/bar', 'https://example.com/foo?bar', 'https://example.com/foo#bar', 'https://a.b.example.org/api/x']) expect(allowlisted(ok, p)).toBe(true);
+    for (const no of ['https://example.com/foobar', 'https://example.com/Foo', 'http://example.com/foo', 'https://example.org/api/x', 'https://a.example.org/apix']) expect(allowlisted(no, p)).toBe(false);
+    expect(() => checkAllowlist(['https://example.com'])).toThrow(/non-empty path/);
+    expect(() => checkAllowlist(['http://example.com/'])).toThrow(/https/);
+    expect(() => checkAllowlist(['https://*.*.example.com/'])).toThrow(/one wildcard/);
+    expect(() => checkAllowlist(['https://sub.*.example.com/'])).toThrow(/leading/);
+  });
+  it('refuses URLs over 2 KB and payloads over 50 MB', () => {
+    const w = world();
+    expect(() => run(w, 'UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/" + new Array(2100).join("x"))')).toThrow(/URL Length/);
+    expect(() => run(w, 'UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x", {method: "post", payload: new Array(50 * 1024 * 1024 + 2).join("x")})')).toThrow(/POST Size/);
+  });
+  it('20,000 calls a day per user, counted per request of a fetchAll; reset 24 h after the first', () => {
+    const w = world();
+    const req = '{url: "https://www.googleapis.com/drive/v3/files/x", muteHttpExceptions: true}';
+    run(w, `UrlFetchApp.fetchAll([${req}])`);
+    w.user(w.owner).fetchQuota.count = 19_999;
+    expect(() => run(w, `UrlFetchApp.fetchAll([${req}, ${req}])`)).toThrow('Service invoked too many times for one day: urlfetch.');
+    expect(run(w, `return UrlFetchApp.fetchAll([${req}]).length`, 'FULL', 'bob@example.com')).toBe(1);
+    w.advance(24 * 3600_000);
+    expect(run(w, `return UrlFetchApp.fetchAll([${req}, ${req}]).length`)).toBe(2);
+  });
+  it('the Drive API answers a drive.file token only for files picked with the app\'s id', () => {
+    const w = world({}, { drive: { f1: { bytes: new Uint8Array([37, 80]), name: 'a.pdf' } }, cloudProjectNumber: '42' });
+    const get = 'var t = ScriptApp.getOAuthToken(); return UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/f1?alt=media", {headers: {Authorization: "Bearer " + t}, muteHttpExceptions: true}).getResponseCode()';
+    expect(run(w, get)).toBe(404);
+    expect(w.drive.grantPick(w.owner, 'f1', '999')).toBe(false);
+    expect(run(w, get)).toBe(404);
+    expect(w.drive.grantPick(w.owner, 'f1', '42')).toBe(true);
+    expect(run(w, get)).toBe(200);
+    expect(run(w, get, 'FULL', 'bob@example.com')).toBe(404);
+  });
+});
+
+describe('developer metadata and templates', () => {
+  it('adds, finds and removes spreadsheet metadata, telling the mirror hook', () => {
+    const events: unknown[] = [];
+    const w = world({}, { onMetadata: (e) => events.push(e) });
+    const id = run(w, 'var ss = SpreadsheetApp.getActiveSpreadsheet(); ss.addDeveloperMetadata("k", "v1", SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT); return ss.createDeveloperMetadataFinder().withKey("k").find()[0].getId()');
+    expect(w.ss.metadata.map((m) => [m.key, m.value, m.visibility])).toEqual([['k', 'v1', 'DOCUMENT']]);
+    run(w, `SpreadsheetApp.getActiveSpreadsheet().createDeveloperMetadataFinder().withId(${id}).find()[0].remove()`);
+    expect(w.ss.metadata).toEqual([]);
+    expect(events).toEqual([
+      { op: 'add', spreadsheetId: w.ss.id, id, key: 'k', value: 'v1', visibility: 'DOCUMENT' },
+      { op: 'remove', spreadsheetId: w.ss.id, id, key: 'k', value: 'v1', visibility: 'DOCUMENT' },
+    ]);
+  });
+  it('printing scriptlets escape, force-printing ones do not', () => {
+    const w = world();
+    expect(run(w, 'var t = HtmlService.createTemplateFromFile("page"); t.who = "<b>"; t.raw = "<i>"; return t.evaluate().getContent()')).toBe('<p>&lt;b&gt;</p><i>');
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The Apps Script execution model the stand-ins share: a simulated clock, one execution at a time
+ * (who runs it, in which AuthMode, with which time limit, with or without a document), and the
+ * guard every stand-in method calls first (time limit, AuthMode, then manifest scopes).
+ */
+import { scopesFor } from './scopes.js';
+
+export type AuthMode = 'NONE' | 'LIMITED' | 'CUSTOM_FUNCTION' | 'FULL';
+
+/**
+ * "Quotas for Google Services", current limitations: custom function runtime 30 s / execution;
+ * script runtime 6 min / execution (triggers, menu items, google.script.run calls).
+ */
+export const CUSTOM_FUNCTION_LIMIT_MS = 30_000;
+export const SCRIPT_LIMIT_MS = 6 * 60_000;
+
+/** An error as Apps Script raises it (`Exception: …` in the execution log). */
+export class GasError extends Error {
+  override name = 'Exception';
+}
+
+export class Clock {
+  constructor(public now: number = Date.UTC(2026, 0, 5, 9, 0, 0)) {}
+  advance(ms: number): void {
+    this.now += Math.max(0, ms);
+  }
+}
+
+export interface Execution {
+  user: string;
+  mode: AuthMode;
+  started: number;
+  limitMs: number;
+  /** False in a time-driven run where no spreadsheet is active (see World.triggerDocumentContext). */
+  documentContext: boolean;
+  /** Names of the service methods called, in order (tests read it). */
+  calls: string[];
+}
+
+/**
+ * What each AuthMode lets a script reach. Sources: the AuthMode enum reference
+ * (reference/script/auth-mode: NONE "does not allow access to any services that require
+ * authorization", LIMITED "a limited subset of services" in simple onOpen/onEdit, FULL "all
+ * services that require authorization"), the Editor add-on authorization guide
+ * (workspace/add-ons/concepts/editor-auth-lifecycle: in AuthMode.NONE an add-on can build its
+ * menu but not read properties, the document or any authorized service) and the custom functions
+ * guide's service table (apps-script/guides/sheets/functions: Cache, Properties, URL Fetch,
+ * Utilities work; Spreadsheet is read only, no set*(), no other spreadsheets; services that need
+ * the user's authorization throw "You do not have permission to call X").
+ */
+const NONE_OK = /^(SpreadsheetApp\.getUi|Ui\.createAddonMenu|Menu\.\w+|Session\.(getActiveUserLocale|getTemporaryActiveUserKey)|Utilities\.\w+)$/;
+const LIMITED_OK =
+  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange|getUi)|(Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder|EmbeddedChartBuilder)\.\w+|Ui\.createAddonMenu|Menu\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate)\.\w+|Session\.\w+|Utilities\.\w+)$/;
+const CUSTOM_FUNCTION_OK =
+  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|DeveloperMetadataFinder\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp)\.\w+|Session\.\w+|Utilities\.\w+)$/;
+
+export function modeAllows(mode: AuthMode, method: string): boolean {
+  if (mode === 'FULL') return true;
+  if (mode === 'CUSTOM_FUNCTION') return CUSTOM_FUNCTION_OK.test(method);
+  if (mode === 'LIMITED') return LIMITED_OK.test(method);
+  return NONE_OK.test(method);
+}
+
+/** The manifest's explicit scopes, and the guard each stand-in method runs first. */
+export class Guard {
+  constructor(
+    private scopes: readonly string[],
+    private clock: Clock,
+    private current: () => Execution | null,
+  ) {}
+
+  /** The running execution; null while the test itself acts (as a person in the Sheets UI would). */
+  get exec(): Execution | null {
+    return this.current();
+  }
+
+  /** Throws when the execution is past its time limit (checked at every service call, as a running script is stopped). */
+  checkTime(): void {
+    const e = this.exec;
+    if (e && this.clock.now - e.started > e.limitMs) throw new GasError('Exceeded maximum execution time');
+  }
+
+  /** Time limit, then AuthMode, then scopes: the order a script meets them in. No checks outside an execution. */
+  call(method: string): Execution | null {
+    const e = this.exec;
+    if (!e) return null;
+    this.checkTime();
+    e.calls.push(method);
+    if (!modeAllows(e.mode, method)) throw new GasError(`You do not have permission to call ${method}`);
+    const need = scopesFor(method);
+    if (need.length > 0 && !need.some((s) => this.scopes.includes(s))) {
+      throw new GasError(`Specified permissions are not sufficient to call ${method}. Required permissions: (${need.join(' || ')})`);
+    }
+    return e;
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * SpreadsheetApp's Spreadsheet, Sheet, Range and DeveloperMetadata, in memory. Every method runs
+ * the guard (scopes from reference/spreadsheet/*, AuthMode: read only in custom functions). The
+ * test's own helpers (get, set, row, cells) bypass it, as a person typing in Sheets would.
+ */
+import { GasError, type Guard } from './runtime.js';
+
+type V = any;
+
+export function colToNum(letters: string): number {
+  return letters.toUpperCase().split('').reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0);
+}
+export function numToCol(n: number): string {
+  let s = '';
+  while (n > 0) {
+    const m = (n - 1) % 26;
+    s = String.fromCharCode(65 + m) + s;
+    n = Math.floor((n - 1) / 26);
+  }
+  return s;
+}
+
+const empty = (v: V) => v === '' || v === undefined || v === null;
+
+export class FakeSheet {
+  cells: V[][] = [];
+  charts: V[] = [];
+  constructor(
+    public name: string,
+    readonly parent: FakeSpreadsheet,
+  ) {}
+  private get g(): Guard {
+    return this.parent.guard;
+  }
+  getName() {
+    this.g.call('Sheet.getName');
+    return this.name;
+  }
+  getParent() {
+    this.g.call('Sheet.getParent');
+    return this.parent;
+  }
+  getLastRow() {
+    this.g.call('Sheet.getLastRow');
+    return this.lastRow();
+  }
+  getLastColumn() {
+    this.g.call('Sheet.getLastColumn');
+    return this.lastColumn();
+  }
+  lastRow() {
+    for (let r = this.cells.length; r >= 1; r--) if ((this.cells[r - 1] ?? []).some((v) => !empty(v))) return r;
+    return 0;
+  }
+  lastColumn() {
+    let max = 0;
+    for (const row of this.cells)
+      for (let c = row.length; c >= 1; c--)
+        if (!empty(row[c - 1])) {
+          max = Math.max(max, c);
+          break;
+        }
+    return max;
+  }
+  get(r: number, c: number): V {
+    return this.cells[r - 1]?.[c - 1] ?? '';
+  }
+  set(r: number, c: number, v: V) {
+    while (this.cells.length < r) this.cells.push([]);
+    const row = this.cells[r - 1]!;
+    while (row.length < c) row.push('');
+    row[c - 1] = v;
+  }
+  getRange(a: number | string, col?: number, nr = 1, nc = 1): FakeRange {
+    this.g.call('Sheet.getRange');
+    if (typeof a === 'string') {
+      const m = /^([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?$/i.exec(a.trim());
+      if (!m) throw new GasError(`Range not found: ${a}`);
+      const r1 = Number(m[2]);
+      const c1 = colToNum(m[1]!);
+      return new FakeRange(this, r1, c1, (m[4] ? Number(m[4]) : r1) - r1 + 1, (m[3] ? colToNum(m[3]) : c1) - c1 + 1);
+    }
+    if (!(a >= 1) || !(col! >= 1)) throw new GasError('The starting row and column of the range must be at least 1.');
+    if (!(nr >= 1) || !(nc >= 1)) throw new GasError('The number of rows and columns in the range must be at least 1.');
+    return new FakeRange(this, a, col!, nr, nc);
+  }
+  getDataRange() {
+    this.g.call('Sheet.getDataRange');
+    return new FakeRange(this, 1, 1, Math.max(1, this.lastRow()), Math.max(1, this.lastColumn()));
+  }
+  clearContents() {
+    this.g.call('Sheet.clearContents');
+    this.cells = [];
+    return this;
+  }
+  clear() {
+    this.g.call('Sheet.clear');
+    this.cells = [];
+    return this;
+  }
+  getCharts() {
+    this.g.call('Sheet.getCharts');
+    return [...this.charts];
+  }
+  insertChart(chart: V) {
+    this.g.call('Sheet.insertChart');
+    this.charts.push(chart);
+  }
+  removeChart(chart: V) {
+    this.g.call('Sheet.removeChart');
+    this.charts = this.charts.filter((c) => c !== chart);
+  }
+  newChart() {
+    this.g.call('Sheet.newChart');
+    const spec: V = { type: null, ranges: [] as string[], position: null, options: {} as Record<string, V> };
+    const b: V = {
+      setChartType: (t: V) => ((spec.type = t), b),
+      addRange: (r: FakeRange) => (spec.ranges.push(`${numToCol(r.col)}${r.row}:${numToCol(r.col + r.nc - 1)}${r.row + r.nr - 1}`), b),
+      setPosition: (...p: number[]) => ((spec.position = p), b),
+      setOption: (k: string, v: V) => ((spec.options[k] = v), b),
+      build: () => (this.g.call('EmbeddedChartBuilder.build'), { ...spec, getId: () => 'chart1' }),
+    };
+    return b;
+  }
+  /** Test helper: a whole row. */
+  row(r: number): V[] {
+    return [...(this.cells[r - 1] ?? [])];
+  }
+}
+
+export class FakeRange {
+  constructor(
+    readonly sheet: FakeSheet,
+    readonly row: number,
+    readonly col: number,
+    readonly nr: number,
+    readonly nc: number,
+  ) {}
+  private get g(): Guard {
+    return this.sheet.parent.guard;
+  }
+  getSheet() {
+    this.g.call('Range.getSheet');
+    return this.sheet;
+  }
+  getRow() {
+    this.g.call('Range.getRow');
+    return this.row;
+  }
+  getColumn() {
+    this.g.call('Range.getColumn');
+    return this.col;
+  }
+  getLastRow() {
+    this.g.call('Range.getLastRow');
+    return this.row + this.nr - 1;
+  }
+  getLastColumn() {
+    this.g.call('Range.getLastColumn');
+    return this.col + this.nc - 1;
+  }
+  getNumRows() {
+    this.g.call('Range.getNumRows');
+    return this.nr;
+  }
+  getNumColumns() {
+    this.g.call('Range.getNumColumns');
+    return this.nc;
+  }
+  getA1Notation() {
+    this.g.call('Range.getA1Notation');
+    const a = `${numToCol(this.col)}${this.row}`;
+    return this.nr === 1 && this.nc === 1 ? a : `${a}:${numToCol(this.col + this.nc - 1)}${this.row + this.nr - 1}`;
+  }
+  getValues(): V[][] {
+    this.g.call('Range.getValues');
+    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.get(this.row + i, this.col + j)));
+  }
+  getValue() {
+    this.g.call('Range.getValue');
+    return this.sheet.get(this.row, this.col);
+  }
+  setValues(values: V[][]) {
+    this.g.call('Range.setValues');
+    // reference/spreadsheet/range#setValues: the data's dimensions must match the range's.
+    if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
+      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
+    }
+    values.forEach((r, i) => r.forEach((v, j) => this.sheet.set(this.row + i, this.col + j, v)));
+    this.sheet.parent.writes++;
+    return this;
+  }
+  setValue(v: V) {
+    this.g.call('Range.setValue');
+    this.sheet.set(this.row, this.col, v);
+    this.sheet.parent.writes++;
+    return this;
+  }
+}
+
+/** reference/spreadsheet/developer-metadata-visibility */
+export const DeveloperMetadataVisibility = { DOCUMENT: 'DOCUMENT', PROJECT: 'PROJECT' } as const;
+export type TVisibility = keyof typeof DeveloperMetadataVisibility;
+
+export interface MetadataEvent {
+  op: 'add' | 'remove';
+  spreadsheetId: string;
+  id: number;
+  key: string;
+  value: string | null;
+  visibility: TVisibility;
+}
+
+export class FakeDeveloperMetadata {
+  constructor(
+    private ss: FakeSpreadsheet,
+    readonly id: number,
+    readonly key: string,
+    readonly value: string | null,
+    readonly visibility: TVisibility,
+  ) {}
+  getId() {
+    this.ss.guard.call('DeveloperMetadata.getId');
+    return this.id;
+  }
+  getKey() {
+    this.ss.guard.call('DeveloperMetadata.getKey');
+    return this.key;
+  }
+  getValue() {
+    this.ss.guard.call('DeveloperMetadata.getValue');
+    return this.value;
+  }
+  getVisibility() {
+    this.ss.guard.call('DeveloperMetadata.getVisibility');
+    return this.visibility;
+  }
+  remove() {
+    this.ss.guard.call('DeveloperMetadata.remove');
+    this.ss.removeMetadata(this.id);
+  }
+}
+
+export class FakeSpreadsheet {
+  sheets: FakeSheet[] = [];
+  active: FakeSheet;
+  activeRange: FakeRange | null = null;
+  toasts: string[] = [];
+  writes = 0;
+  /** Developer metadata on the spreadsheet itself (location SPREADSHEET). */
+  metadata: FakeDeveloperMetadata[] = [];
+  private nextMetadataId = 1000;
+  constructor(
+    readonly id: string,
+    readonly guard: Guard,
+    /** Called on every metadata change, so a test can mirror it into the Sheets API stand-in the connector reads. */
+    public onMetadata: ((e: MetadataEvent) => void) | null = null,
+  ) {
+    this.active = new FakeSheet('Sheet1', this);
+    this.sheets.push(this.active);
+  }
+  getId() {
+    this.guard.call('Spreadsheet.getId');
+    return this.id;
+  }
+  getActiveSheet() {
+    this.guard.call('Spreadsheet.getActiveSheet');
+    return this.active;
+  }
+  setActiveSheet(s: FakeSheet) {
+    this.guard.call('Spreadsheet.setActiveSheet');
+    this.active = s;
+    return s;
+  }
+  getActiveRange() {
+    this.guard.call('Spreadsheet.getActiveRange');
+    return this.activeRange;
+  }
+  getSheetByName(n: string) {
+    this.guard.call('Spreadsheet.getSheetByName');
+    return this.sheets.find((s) => s.name === n) ?? null;
+  }
+  getSheets() {
+    this.guard.call('Spreadsheet.getSheets');
+    return [...this.sheets];
+  }
+  insertSheet(n: string) {
+    this.guard.call('Spreadsheet.insertSheet');
+    if (this.sheets.some((s) => s.name === n)) throw new GasError(`A sheet with the name "${n}" already exists. Please enter another name.`);
+    const s = new FakeSheet(n, this);
+    this.sheets.push(s);
+    return s;
+  }
+  toast(msg: string) {
+    this.guard.call('Spreadsheet.toast');
+    this.toasts.push(msg);
+  }
+  /** reference/spreadsheet/spreadsheet#addDeveloperMetadata: (key), (key, value), (key, visibility), (key, value, visibility); returns the spreadsheet. */
+  addDeveloperMetadata(key: string, a?: string, b?: string) {
+    this.guard.call('Spreadsheet.addDeveloperMetadata');
+    const isVis = (x: unknown) => x === 'DOCUMENT' || x === 'PROJECT';
+    const value = a !== undefined && !isVis(a) ? String(a) : null;
+    const visibility = (isVis(a) ? a : (b ?? 'PROJECT')) as string;
+    if (typeof key !== 'string' || key === '') throw new GasError('Developer metadata must have a key.');
+    if (!isVis(visibility)) throw new GasError(`Invalid argument: visibility ${visibility}`);
+    const md = new FakeDeveloperMetadata(this, this.nextMetadataId++, key, value, visibility as TVisibility);
+    this.metadata.push(md);
+    this.onMetadata?.({ op: 'add', spreadsheetId: this.id, id: md.id, key, value, visibility: md.visibility });
+    return this;
+  }
+  getDeveloperMetadata() {
+    this.guard.call('Spreadsheet.getDeveloperMetadata');
+    return [...this.metadata];
+  }
+  createDeveloperMetadataFinder() {
+    this.guard.call('Spreadsheet.createDeveloperMetadataFinder');
+    const f = { key: null as string | null, value: null as string | null, visibility: null as string | null, id: null as number | null };
+    const finder: V = {
+      withKey: (k: string) => ((f.key = k), finder),
+      withValue: (v: string) => ((f.value = v), finder),
+      withVisibility: (v: string) => ((f.visibility = v), finder),
+      withId: (i: number) => ((f.id = i), finder),
+      find: () => {
+        this.guard.call('DeveloperMetadataFinder.find');
+        return this.metadata.filter((m) => (f.key === null || m.key === f.key) && (f.value === null || m.value === f.value) && (f.visibility === null || m.visibility === f.visibility) && (f.id === null || m.id === f.id));
+      },
+    };
+    return finder;
+  }
+  removeMetadata(id: number) {
+    const md = this.metadata.find((m) => m.id === id);
+    if (!md) return;
+    this.metadata = this.metadata.filter((m) => m.id !== id);
+    this.onMetadata?.({ op: 'remove', spreadsheetId: this.id, id, key: md.key, value: md.value, visibility: md.visibility });
+  }
+}

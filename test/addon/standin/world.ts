@@ -1,0 +1,252 @@
+/**
+ * One spreadsheet with the add-on installed, as several users see it: the document's properties,
+ * cache, developer metadata and sheets are shared; user properties, user caches, triggers, quotas
+ * and UI belong to each user. Each call of an entry point is one execution: a fresh global scope
+ * (Apps Script keeps nothing between executions), an AuthMode, a time limit on the simulated clock.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { DriveStandin, type DriveFileSpec } from './drive.js';
+import { makeHtmlService, makeUi, type UiLog } from './html.js';
+import { checkAllowlist, readManifest, type Manifest } from './manifest.js';
+import { Clock, CUSTOM_FUNCTION_LIMIT_MS, GasError, Guard, SCRIPT_LIMIT_MS, type AuthMode, type Execution } from './runtime.js';
+import { makeScriptApp, type FakeTrigger } from './script-app.js';
+import { DeveloperMetadataVisibility, FakeSpreadsheet, type MetadataEvent } from './spreadsheet.js';
+import { DailyQuota, FakeCache, FakeProperties, PROPERTY_LIMITS } from './storage.js';
+import type { SyncHttp } from './sync-http.js';
+import { makeUrlFetchApp, URLFETCH_LIMITS, type FetchStats } from './url-fetch.js';
+import { FakeBlob, makeSession, makeUtilities, type SleepStats } from './utilities.js';
+
+type V = any;
+
+export interface UserStats extends FetchStats, SleepStats {}
+
+export interface UserState {
+  email: string;
+  userProps: FakeProperties;
+  userCache: FakeCache;
+  fetchQuota: DailyQuota;
+  propsQuota: DailyQuota;
+  ui: UiLog;
+  stats: UserStats;
+  installed: boolean;
+}
+
+export interface WorldOptions {
+  http: SyncHttp;
+  /** Folder with Code.js, the HTML files and appsscript.json (dist/addon). */
+  dir: string;
+  spreadsheetId?: string;
+  /** The spreadsheet's owner: custom functions run with the owner's user properties. */
+  owner?: string;
+  /** Origin the add-on calls -> where it really listens, e.g. https://covercheck.example.com -> http://127.0.0.1:4321. */
+  hosts?: Record<string, string>;
+  drive?: Record<string, DriveFileSpec>;
+  cloudProjectNumber?: string;
+  scriptProperties?: Record<string, string>;
+  /** Simulated duration of each UrlFetch round trip when longer than the real one. */
+  rttMs?: number;
+  /** Also called on each Utilities.sleep (the simulated clock moves regardless). */
+  sleep?: (ms: number) => void;
+  /** "Test an Editor add-on": installable triggers aren't supported in test deployments. */
+  deployment?: 'published' | 'test';
+  /**
+   * Whether a time-driven run has the spreadsheet as its active document. The time-driven event
+   * object carries no `source`, and SpreadsheetApp.getActiveSpreadsheet() "returns null if there
+   * is none"; the docs do not say a time-driven add-on run has one, so the add-on must cope with both.
+   */
+  triggerDocumentContext?: boolean;
+  onMetadata?: (e: MetadataEvent) => void;
+  manifest?: Manifest;
+}
+
+const scripts = new Map<string, { mtime: number; script: vm.Script }>();
+function compiled(file: string): vm.Script {
+  const mtime = fs.statSync(file).mtimeMs;
+  const hit = scripts.get(file);
+  if (hit && hit.mtime === mtime) return hit.script;
+  const script = new vm.Script(fs.readFileSync(file, 'utf8'), { filename: 'Code.js' });
+  scripts.set(file, { mtime, script });
+  return script;
+}
+
+export class World {
+  readonly clock = new Clock();
+  readonly manifest: Manifest;
+  readonly guard: Guard;
+  exec: Execution | null = null;
+  readonly ss: FakeSpreadsheet;
+  readonly docProps: FakeProperties;
+  readonly docCache: FakeCache;
+  readonly scriptProps: FakeProperties;
+  readonly scriptCache: FakeCache;
+  readonly users = new Map<string, UserState>();
+  readonly triggers: FakeTrigger[] = [];
+  readonly drive: DriveStandin;
+  readonly owner: string;
+  offline = false;
+  deployment: 'published' | 'test';
+  triggerDocumentContext: boolean;
+  private script: vm.Script;
+  private SimDate: DateConstructor;
+
+  constructor(readonly opts: WorldOptions) {
+    this.manifest = opts.manifest ?? readManifest(path.join(opts.dir, 'appsscript.json'));
+    if (this.manifest.urlFetchWhitelist) checkAllowlist(this.manifest.urlFetchWhitelist);
+    this.guard = new Guard(this.manifest.oauthScopes ?? [], this.clock, () => this.exec);
+    this.ss = new FakeSpreadsheet(opts.spreadsheetId ?? 'spreadsheet-0001', this.guard, opts.onMetadata ?? null);
+    const quota = () => (this.exec ? this.user(this.exec.user).propsQuota : null);
+    this.docProps = new FakeProperties(this.guard, quota);
+    this.scriptProps = new FakeProperties(this.guard, quota);
+    Object.assign(this.scriptProps.data, opts.scriptProperties ?? {});
+    this.docCache = new FakeCache(this.guard, this.clock);
+    this.scriptCache = new FakeCache(this.guard, this.clock);
+    this.drive = new DriveStandin(opts.drive ?? {}, opts.cloudProjectNumber ?? '123456789012');
+    this.owner = opts.owner ?? 'alice@example.com';
+    this.deployment = opts.deployment ?? 'published';
+    this.triggerDocumentContext = opts.triggerDocumentContext ?? true;
+    this.script = compiled(path.join(opts.dir, 'Code.js'));
+    const clock = this.clock;
+    this.SimDate = class SimDate extends Date {
+      constructor(...a: unknown[]) {
+        if (a.length === 0) super(clock.now);
+        else super(...(a as [string]));
+      }
+      static override now() {
+        return clock.now;
+      }
+    } as unknown as DateConstructor;
+  }
+
+  user(email: string): UserState {
+    let u = this.users.get(email);
+    if (!u) {
+      const refuseWrite = () => {
+        const e = this.exec;
+        // Custom functions guide: "getUserProperties() only gets the properties of the spreadsheet owner. Spreadsheet editors can't set user properties in a custom function."
+        return e && e.mode === 'CUSTOM_FUNCTION' && e.user !== email ? 'You do not have permission to call Properties.setProperty: in a custom function, user properties are the spreadsheet owner\'s and read only to editors.' : null;
+      };
+      u = {
+        email,
+        userProps: new FakeProperties(this.guard, () => (this.exec ? this.user(this.exec.user).propsQuota : null), refuseWrite),
+        userCache: new FakeCache(this.guard, this.clock),
+        fetchQuota: new DailyQuota(this.clock, URLFETCH_LIMITS.dailyCalls, 'urlfetch'),
+        propsQuota: new DailyQuota(this.clock, PROPERTY_LIMITS.dailyCalls, 'properties'),
+        ui: { menus: [], sidebars: [], dialogs: [] },
+        stats: { requests: 0, roundTrips: 0, log: [], sleptMs: 0, sleeps: [] },
+        installed: true,
+      };
+      this.users.set(email, u);
+    }
+    return u;
+  }
+
+  /** A token for the Drive API and Picker: the user and the manifest's scopes. */
+  issueToken(user: string): string {
+    const t = `ya29.standin-${crypto.randomBytes(12).toString('hex')}`;
+    this.drive.tokens.set(t, { user, scopes: [...(this.manifest.oauthScopes ?? [])] });
+    return t;
+  }
+
+  private globals(exec: Execution): Record<string, V> {
+    const g = this.guard;
+    const u = this.user(exec.user);
+    const doc = exec.documentContext;
+    const ss = this.ss;
+    return {
+      console,
+      Date: this.SimDate,
+      Logger: { log: () => undefined },
+      SpreadsheetApp: {
+        DeveloperMetadataVisibility,
+        getActiveSpreadsheet: () => (g.call('SpreadsheetApp.getActiveSpreadsheet'), doc ? ss : null),
+        getActive: () => (g.call('SpreadsheetApp.getActive'), doc ? ss : null),
+        getActiveSheet: () => (g.call('SpreadsheetApp.getActiveSheet'), doc ? ss.active : null),
+        getActiveRange: () => (g.call('SpreadsheetApp.getActiveRange'), doc ? ss.activeRange : null),
+        getUi: () => (g.call('SpreadsheetApp.getUi'), makeUi(g, () => u.ui)),
+        openById: () => {
+          g.call('SpreadsheetApp.openById');
+          throw new GasError('stand-in: SpreadsheetApp.openById is not modelled');
+        },
+      },
+      PropertiesService: {
+        getDocumentProperties: () => (g.call('PropertiesService.getDocumentProperties'), doc ? this.docProps : null),
+        getUserProperties: () => (g.call('PropertiesService.getUserProperties'), exec.mode === 'CUSTOM_FUNCTION' ? this.user(this.owner).userProps : u.userProps),
+        getScriptProperties: () => (g.call('PropertiesService.getScriptProperties'), this.scriptProps),
+      },
+      // reference/cache/cache-service#getDocumentCache: null "outside of the context of a containing document".
+      CacheService: {
+        getDocumentCache: () => (g.call('CacheService.getDocumentCache'), doc ? this.docCache : null),
+        getUserCache: () => (g.call('CacheService.getUserCache'), u.userCache),
+        getScriptCache: () => (g.call('CacheService.getScriptCache'), this.scriptCache),
+      },
+      ScriptApp: makeScriptApp({ clock: this.clock, guard: g, triggers: this.triggers, documentId: () => (this.exec?.documentContext ? this.ss.id : null), issueToken: (x) => this.issueToken(x) }),
+      DriveApp: this.drive.driveApp(g, (b, t, n) => new FakeBlob(b, t, n)),
+      HtmlService: makeHtmlService(g, this.opts.dir),
+      Utilities: makeUtilities(g, this.clock, () => u.stats, this.opts.sleep),
+      Session: makeSession(g),
+      Charts: { ChartType: { LINE: 'LINE', BAR: 'BAR' } },
+      UrlFetchApp: makeUrlFetchApp({
+        guard: g,
+        clock: this.clock,
+        allowlist: this.manifest.urlFetchWhitelist,
+        hosts: this.opts.hosts ?? {},
+        drive: this.drive,
+        http: this.opts.http,
+        rttMs: this.opts.rttMs ?? 0,
+        offline: () => this.offline,
+        quota: () => u.fetchQuota,
+        stats: () => u.stats,
+      }),
+    };
+  }
+
+  /** Runs one top-level function as `user` in `mode`: a fresh global scope, the time limit of its kind. */
+  run(user: string, mode: AuthMode, name: string, args: unknown[], opts: { documentContext?: boolean } = {}): V {
+    if (this.exec) throw new Error(`stand-in: ${name} called while ${this.exec.calls.at(-1) ?? 'another execution'} runs`);
+    const exec: Execution = { user, mode, started: this.clock.now, limitMs: mode === 'CUSTOM_FUNCTION' ? CUSTOM_FUNCTION_LIMIT_MS : SCRIPT_LIMIT_MS, documentContext: opts.documentContext ?? true, calls: [] };
+    this.exec = exec;
+    try {
+      const ctx = vm.createContext(this.globals(exec));
+      this.script.runInContext(ctx);
+      const f = (ctx as Record<string, unknown>)[name];
+      if (typeof f !== 'function') throw new GasError(`Script function not found: ${name}`);
+      const out = (f as (...a: unknown[]) => unknown)(...args);
+      this.guard.checkTime();
+      return out;
+    } finally {
+      this.exec = null;
+    }
+  }
+
+  /**
+   * Moves the clock, running each time-driven trigger when it comes due, as its owner, in
+   * AuthMode.FULL, with the time-driven event object (reference: event objects, time-driven).
+   * Test deployments run none; triggers of a user who removed the add-on stop firing.
+   */
+  advance(ms: number): void {
+    const end = this.clock.now + ms;
+    for (;;) {
+      const due = this.deployment === 'test' ? [] : this.triggers.filter((t) => t.nextAt <= end && this.user(t.user).installed).sort((a, b) => a.nextAt - b.nextAt);
+      const t = due[0];
+      if (!t) break;
+      this.clock.now = Math.max(this.clock.now, t.nextAt);
+      t.nextAt += t.everyMs;
+      this.fire(t);
+    }
+    this.clock.now = Math.max(this.clock.now, end);
+  }
+
+  fire(t: FakeTrigger): void {
+    const d = new Date(this.clock.now);
+    const event = { authMode: 'FULL', triggerUid: t.uid, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, 'day-of-month': d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), timezone: 'UTC' };
+    t.runs++;
+    try {
+      this.run(t.user, 'FULL', t.handler, [event], { documentContext: this.triggerDocumentContext });
+    } catch (e) {
+      t.failures.push(e instanceof Error ? e.message : String(e));
+    }
+  }
+}
