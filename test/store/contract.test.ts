@@ -667,26 +667,27 @@ function storeContract(name: string, backend: Backend): void {
         expect(await store.registry.count()).toBe(2);
       });
 
-      it('coverage: set and read; demo only stays set while every source for it is demo', async () => {
+      it('coverage: set and read; demo only stays set while every source for it is demo; demo_covered once any demo source covers it', async () => {
         await store.registry.setCoverage([
           { country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(0) },
           { country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, updated_at: at(0) },
         ]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(0) });
-        expect(await store.registry.coverage('DE', 'travel')).toEqual({ country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, updated_at: at(0) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, demo_covered: true, updated_at: at(0) });
+        expect(await store.registry.coverage('DE', 'travel')).toEqual({ country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, demo_covered: false, updated_at: at(0) });
         expect(await store.registry.coverage('FR', 'health')).toBeNull();
         expect(await store.registry.coverage('UK', 'travel')).toBeNull();
         // demo again: still demo.
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, updated_at: at(1) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, updated_at: at(1) });
-        // Real data arrives: no longer demo.
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, demo_covered: true, updated_at: at(1) });
+        // Real data arrives: no longer demo, but the demo source still covers it (the sandbox's view).
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, updated_at: at(2) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, updated_at: at(2) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, demo_covered: true, updated_at: at(2) });
         // A later demo load does not turn real coverage back into demo (source and time do change).
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(3) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: false, updated_at: at(3) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: false, demo_covered: true, updated_at: at(3) });
+        // Real coverage that a demo load reaches later becomes demo-covered too.
         await store.registry.setCoverage([{ country: 'DE', insurance_type: 'travel', source: 'demo', demo: true, updated_at: at(4) }]);
-        expect((await store.registry.coverage('DE', 'travel'))?.demo).toBe(false);
+        expect(await store.registry.coverage('DE', 'travel')).toMatchObject({ demo: false, demo_covered: true });
       });
     });
 

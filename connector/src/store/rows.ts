@@ -81,6 +81,7 @@ export function rowMappers(d: Decode) {
       insurance_type: r.insurance_type as TInsuranceType,
       source: r.source as string,
       demo: d.bool(r.demo),
+      demo_covered: d.bool(r.demo_covered),
       updated_at: r.updated_at as string,
     }),
     toJob: (r: Row): JobRecord => ({

@@ -132,8 +132,16 @@ export interface RegistryCoverage {
   insurance_type: TInsuranceType;
   source: string;
   demo: boolean;
+  /**
+   * A demo source covers it, whatever else does too: the only coverage a sandbox key sees
+   * (docs/sandbox.md). Set by any demo load, never cleared by a real one.
+   */
+  demo_covered: boolean;
   updated_at: string;
 }
+
+/** What a registry load declares: `demo_covered` follows from `demo`. */
+export type NewRegistryCoverage = Omit<RegistryCoverage, 'demo_covered'>;
 
 export interface SanctionRecord {
   name: string;
@@ -186,7 +194,7 @@ export interface InsurerStore {
 export interface RegistryStore {
   upsertMany(rows: RegistryPolicyRecord[]): Promise<number>;
   find(country: TCountry, policyNumber: string): Promise<RegistryPolicyRecord[]>;
-  setCoverage(rows: RegistryCoverage[]): Promise<void>;
+  setCoverage(rows: NewRegistryCoverage[]): Promise<void>;
   coverage(country: TCountry, type: TInsuranceType): Promise<RegistryCoverage | null>;
   count(): Promise<number>;
 }

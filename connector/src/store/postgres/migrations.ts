@@ -352,4 +352,12 @@ export const PG_MIGRATIONS: Migration[] = [
       $fn$;
     `,
   },
+  {
+    id: 5,
+    name: 'registry coverage remembers whether a demo source covers it (SQLite migration 8)',
+    sql: `
+      ALTER TABLE registry_coverage ADD COLUMN demo_covered boolean NOT NULL DEFAULT false;
+      UPDATE registry_coverage SET demo_covered = demo;
+    `,
+  },
 ];

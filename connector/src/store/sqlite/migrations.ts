@@ -320,4 +320,14 @@ export const MIGRATIONS: Migration[] = [
     name: 'jobs remember the worker that finished them',
     sql: `ALTER TABLE jobs ADD COLUMN finished_by TEXT;`,
   },
+  {
+    id: 8,
+    name: 'registry coverage remembers whether a demo source covers it (what sandbox keys see)',
+    sql: `
+      -- Coverage that is demo now was demo-covered; real coverage that replaced demo coverage
+      -- gets it back from the demo load every start makes (demo/seed.ts).
+      ALTER TABLE registry_coverage ADD COLUMN demo_covered INTEGER NOT NULL DEFAULT 0;
+      UPDATE registry_coverage SET demo_covered = demo;
+    `,
+  },
 ];
