@@ -330,4 +330,23 @@ export const MIGRATIONS: Migration[] = [
       UPDATE registry_coverage SET demo_covered = demo;
     `,
   },
+  {
+    id: 9,
+    name: 'sheet bindings: which key may write into which spreadsheet',
+    sql: `
+      -- Only the SHA-256 of a binding token is kept; checked_at orders concurrent checks so a slow,
+      -- stale answer never overwrites a later one.
+      CREATE TABLE sheet_bindings (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        spreadsheet_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'active')),
+        created_at TEXT NOT NULL,
+        verified_at TEXT,
+        checked_at TEXT,
+        UNIQUE (key_id, spreadsheet_id)
+      );
+    `,
+  },
 ];
