@@ -298,7 +298,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     path: '/api/v1/sheets/bindings',
     summary: "The calling key's spreadsheet bindings (never their tokens)",
     security,
-    responses: { 200: json(ZSheetBindingListSchema, 'Bindings'), ...errors(401, 429, 500) },
+    responses: { 200: json(ZSheetBindingListSchema, 'Bindings'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 429, 500) },
   });
   registry.registerPath({
     method: 'get',
@@ -306,7 +306,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     summary: 'One binding',
     security,
     request: { params: z.object({ binding_id: z.string() }) },
-    responses: { 200: json(ZSheetBindingSchema, 'The binding'), ...errors(401, 404, 429, 500) },
+    responses: { 200: json(ZSheetBindingSchema, 'The binding'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'delete',
@@ -314,7 +314,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     summary: 'Unbind: the key may no longer write into the spreadsheet, from now on',
     security,
     request: { params: z.object({ binding_id: z.string() }) },
-    responses: { 204: { description: 'Removed' }, ...errors(401, 404, 429, 500) },
+    responses: { 204: { description: 'Removed' }, 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'post',

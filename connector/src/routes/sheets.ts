@@ -36,12 +36,6 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
     if (!ctx.sheets) throw notConfigured();
     return ctx.sheets;
   };
-  // Unknown and foreign ids get the same 404: whether a binding exists is not revealed to other keys.
-  const ownBinding = async (id: string, keyId: string): Promise<SheetBindingRecord> => {
-    const b = await ctx.store.sheetBindings.get(id);
-    if (!b || b.key_id !== keyId) throw new AppError('not_found', `No binding ${id} for this API key.`);
-    return b;
-  };
   const view = async (s: ScheduleRecord): Promise<TSchedule> => ({
     schedule_id: s.id,
     dataset: s.dataset,
@@ -75,16 +69,8 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
         async (req, res) => {
           const body = parse(ZSheetBindingRequestSchema, req.body);
           const { binding, token } = await sheets().bindings.issue(currentKey(res).id, body.spreadsheet_id);
-          const view = bindingView(binding);
-          const issued: TSheetBindingIssued = {
-            binding_id: view.binding_id,
-            spreadsheet_id: view.spreadsheet_id,
-            status: view.status,
-            metadata_key: view.metadata_key,
-            metadata_value: token,
-            created_at: view.created_at,
-            verified_at: view.verified_at,
-          };
+          const { created_at, verified_at, ...head } = bindingView(binding);
+          const issued: TSheetBindingIssued = { ...head, metadata_value: token, created_at, verified_at };
           res.status(201).json(issued);
         },
       ],
@@ -103,7 +89,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/bindings',
       handlers: [
         async (_req, res) => {
-          res.json({ bindings: (await ctx.store.sheetBindings.list(currentKey(res).id)).map(bindingView) });
+          res.json({ bindings: (await sheets().bindings.list(currentKey(res).id)).map(bindingView) });
         },
       ],
     },
@@ -112,7 +98,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/bindings/:binding_id',
       handlers: [
         async (req, res) => {
-          res.json(bindingView(await ownBinding(String(req.params.binding_id), currentKey(res).id)));
+          res.json(bindingView(await sheets().bindings.get(currentKey(res).id, String(req.params.binding_id))));
         },
       ],
     },
@@ -121,8 +107,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/bindings/:binding_id',
       handlers: [
         async (req, res) => {
-          const id = String(req.params.binding_id);
-          if (!(await ctx.store.sheetBindings.delete(id, currentKey(res).id))) throw new AppError('not_found', `No binding ${id} for this API key.`);
+          await sheets().bindings.remove(currentKey(res).id, String(req.params.binding_id));
           res.status(204).end();
         },
       ],

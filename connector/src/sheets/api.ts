@@ -1,7 +1,8 @@
 /**
  * The Sheets API as Covercheck uses it: read a column, write many ranges in one call, clear, write
- * a block, list sheet titles, read the spreadsheet's developer metadata. Each call is limited (SheetsLimiter) and retried on 429 and 5xx with
- * backoff, honouring Retry-After; other failures become a SheetsError with advice a user can act on.
+ * a block, list sheet titles, read the spreadsheet's developer metadata. Each call is limited
+ * (SheetsLimiter) and retried on 429 and 5xx with backoff, honouring Retry-After; other failures
+ * become a SheetsError with advice a user can act on.
  */
 import { google, type sheets_v4 } from 'googleapis';
 import { a1 } from './a1.js';

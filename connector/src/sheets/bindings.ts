@@ -17,10 +17,12 @@ import { SheetsError } from './errors.js';
 
 const TOKEN_PREFIX = 'cvb_';
 
-export const hashBindingToken = (token: string): string => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+const notFound = (bindingId: string) => new AppError('not_found', `No binding ${bindingId} for this API key.`);
+
+const hashBindingToken = (token: string): string => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Told to a caller whose spreadsheet is not bound, whatever the reason. */
-export function notBoundMessage(spreadsheetId: string, serviceEmail: string): string {
+function notBoundMessage(spreadsheetId: string, serviceEmail: string): string {
   return (
     `Spreadsheet ${spreadsheetId} is not connected to this API key, so nothing is written into it. ` +
     `Share it with ${serviceEmail} as an editor, then open it in Google Sheets and choose ` +
@@ -59,10 +61,25 @@ export class SheetBindings {
 
   /** Looks for the binding's token in its spreadsheet now; the binding as it stands after. */
   async verify(keyId: string, bindingId: string): Promise<SheetBindingRecord> {
-    const binding = await this.deps.store.sheetBindings.get(bindingId);
-    if (!binding || binding.key_id !== keyId) throw new AppError('not_found', `No binding ${bindingId} for this API key.`);
+    const binding = await this.get(keyId, bindingId);
     if (!(await this.checkOrExplain(binding))) throw this.notBound(binding.spreadsheet_id);
-    return (await this.deps.store.sheetBindings.get(bindingId)) ?? binding;
+    return this.get(keyId, bindingId);
+  }
+
+  list(keyId: string): Promise<SheetBindingRecord[]> {
+    return this.deps.store.sheetBindings.list(keyId);
+  }
+
+  /** The key's binding; another key's id is answered like an unknown one, so its existence is not revealed. */
+  async get(keyId: string, bindingId: string): Promise<SheetBindingRecord> {
+    const binding = await this.deps.store.sheetBindings.get(bindingId);
+    if (!binding || binding.key_id !== keyId) throw notFound(bindingId);
+    return binding;
+  }
+
+  /** Unbinds at once: the next write-back, schedule run or submission is refused without asking Google. */
+  async remove(keyId: string, bindingId: string): Promise<void> {
+    if (!(await this.deps.store.sheetBindings.delete(bindingId, keyId))) throw notFound(bindingId);
   }
 
   /**

@@ -15,7 +15,7 @@ import { ScheduleRunner } from './scheduler.js';
 export type { SheetsApi } from './api.js';
 export { SheetsError } from './errors.js';
 export { SheetsLimiter } from './limiter.js';
-export { SheetBindings, hashBindingToken, NO_LONGER_BOUND } from './bindings.js';
+export { SheetBindings, NO_LONGER_BOUND } from './bindings.js';
 export { applyWritebacks, newWriteback, verificationCells, extractionCells } from './writeback.js';
 export { WritebackProcessor } from './processor.js';
 export { ScheduleRunner, runSchedule, SCHEDULE_PERIOD_MS } from './scheduler.js';
