@@ -52,6 +52,19 @@ describe('POST /api/v1/sheets/bindings', () => {
     for (const body of [one.body, list.body]) expect(JSON.stringify(body)).not.toContain(issued.metadata_value);
   });
 
+  it('an Idempotency-Key does not store the answer for replay: a repeat issues a new token', async () => {
+    const { key: k, id } = await srv.key({ mode: 'test' });
+    const headers = { 'idempotency-key': 'bind-once-please' };
+    const a = await call(srv.url, 'POST', '/api/v1/sheets/bindings', { key: k, body: { spreadsheet_id: S2 }, headers });
+    const b = await call(srv.url, 'POST', '/api/v1/sheets/bindings', { key: k, body: { spreadsheet_id: S2 }, headers });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body.binding_id).toBe(a.body.binding_id);
+    expect(b.body.metadata_value).not.toBe(a.body.metadata_value);
+    // Nothing was recorded under that Idempotency-Key: claiming it now finds it new.
+    const at = new Date().toISOString();
+    expect(await srv.store.idempotency.begin(id, 'bind-once-please', 'x', at, at)).toEqual({ state: 'new' });
+  });
+
   it('refuses bad bodies; any valid key may ask, but without a service account there is nothing to bind', async () => {
     for (const body of [{}, { spreadsheet_id: 'short' }, { spreadsheet_id: S1, extra: 1 }, { spreadsheet_id: 'has/slash/in/it' }]) {
       const r = await call(srv.url, 'POST', '/api/v1/sheets/bindings', { key, body });

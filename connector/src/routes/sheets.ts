@@ -65,6 +65,9 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       // Any valid key may bind: the scopes that write (verify, extract, datasets) still gate sheet_target and schedules.
       method: 'post',
       path: '/sheets/bindings',
+      // The token is shown once and kept only as its hash: never in the idempotency table. A repeat
+      // simply issues a new token, which replaces the old one.
+      unstored: true,
       handlers: [
         async (req, res) => {
           const body = parse(ZSheetBindingRequestSchema, req.body);
