@@ -45,7 +45,7 @@ export class WritebackProcessor {
     const records = await this.deps.store.writebacks.leaseSpreadsheet(now.toISOString(), new Date(now.getTime() + this.opts.leaseMs).toISOString());
     if (records.length === 0) return false;
     const spreadsheetId = records[0]!.spreadsheet_id;
-    /** Records not finished yet: what a failure below has to settle. */
+    // Records not finished yet: what a failure below has to settle.
     let open: WritebackRecord[] = records;
     try {
       open = await this.dropUnbound(spreadsheetId, records);
