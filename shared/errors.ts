@@ -29,6 +29,12 @@ export const ERROR_STATUS = {
   invalid_webhook_url: 400,
   /** The key is valid but lacks the scope the operation needs (spec 5.6 gives 403 without a code). */
   insufficient_scope: 403,
+  /**
+   * The spreadsheet is not bound to this key (no binding, or its token is no longer in the
+   * spreadsheet, or the spreadsheet can't be read): nothing is written. The same answer whatever
+   * the reason, so it reveals nothing about a spreadsheet the key may not use (docs/sheets-binding.md).
+   */
+  sheet_not_bound: 403,
   /** No such route or resource. */
   not_found: 404,
   /** Same Idempotency-Key is still being processed. */

@@ -8,7 +8,16 @@ import { ZAccountSchema, ZHealthSchema } from './account.js';
 import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from './batch.js';
 import { ZDatasetListSchema, ZDatasetSchema, ZSeriesSchema } from './dataset.js';
 import { ZDeliveryListSchema } from './deliveries.js';
-import { ZScheduleListSchema, ZScheduleRequestSchema, ZScheduleSchema, ZServiceAccountSchema } from './sheets.js';
+import {
+  ZScheduleListSchema,
+  ZScheduleRequestSchema,
+  ZScheduleSchema,
+  ZServiceAccountSchema,
+  ZSheetBindingIssuedSchema,
+  ZSheetBindingListSchema,
+  ZSheetBindingRequestSchema,
+  ZSheetBindingSchema,
+} from './sheets.js';
 import { ZJobAcceptedSchema, ZJobSchema } from './job.js';
 import { ZWebhookEventSchema } from './webhooks.js';
 import { ZErrorBodySchema, ZSyncErrorBodySchema } from './errors.js';
@@ -33,6 +42,9 @@ function errors(...statuses: number[]) {
   };
   return Object.fromEntries(statuses.map((s) => [String(s), json(ZErrorBodySchema, text[s] ?? 'Error')]));
 }
+
+/** 403 on routes that take a spreadsheet: the scope, or the spreadsheet's binding (docs/sheets-binding.md). */
+const sheet403 = json(ZErrorBodySchema, 'insufficient_scope; or sheet_not_bound: the spreadsheet is not bound to this key (POST /api/v1/sheets/bindings)');
 
 const rateLimitHeaders = {
   'Retry-After': { description: 'Seconds to wait (on 429).', schema: { type: 'integer' as const } },
@@ -99,6 +111,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       402: json(ZErrorBodySchema, 'insufficient_credits'),
       413: json(ZErrorBodySchema, 'document larger than 14 MB decoded, or body too large'),
       ...errors(401, 403, 409, 415, 422, 500),
+      403: sheet403,
       429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
     },
     callbacks: {
@@ -131,6 +144,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
             schema: z.object({
               file: z.string().meta({ format: 'binary', description: 'The PDF.' }),
               webhook_url: z.string().optional().meta({ description: 'HTTPS URL for job.completed / job.failed.' }),
+              sheet_target: z.string().optional().meta({ description: 'A SheetTarget as JSON text: write the extracted fields into a bound spreadsheet.' }),
             }),
           },
         },
@@ -144,6 +158,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       415: json(ZErrorBodySchema, 'not multipart/form-data'),
       503: { ...json(ZErrorBodySchema, 'too many documents waiting; see Retry-After'), headers: rateLimitHeaders },
       ...errors(401, 403, 500),
+      403: sheet403,
       429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
     },
   });
@@ -161,6 +176,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       400: json(ZErrorBodySchema, 'No policies, more than 100, invalid_webhook_url, invalid_request, invalid_json'),
       402: json(ZErrorBodySchema, 'insufficient_credits for the valid items'),
       ...errors(401, 403, 409, 413, 415, 422, 500),
+      403: sheet403,
       429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
     },
   });
@@ -247,16 +263,76 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     security,
     responses: { 200: json(ZServiceAccountSchema, 'The address'), 503: json(ZErrorBodySchema, 'Sheets not configured on this connector'), ...errors(401, 429, 500) },
   });
+  const bindingDoc = 'docs/sheets-binding.md';
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/sheets/bindings',
+    summary: 'Ask to bind a spreadsheet to this key: returns a token for an editor to write into it',
+    description:
+      'A key may write into a spreadsheet (sheet_target, schedules) only once an editor of the spreadsheet has proved it: the add-on, running ' +
+      "as the user, writes metadata_value as DOCUMENT-visible developer metadata under metadata_key on the spreadsheet, then calls .../verify. " +
+      'The token is shown only here; asking again for the same spreadsheet replaces it (the old one stops counting). Any valid key may ask. ' +
+      `See ${bindingDoc}.`,
+    security,
+    request: { body: { required: true, content: { 'application/json': { schema: ZSheetBindingRequestSchema } } } },
+    responses: { 201: json(ZSheetBindingIssuedSchema, 'Issued, pending'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(400, 401, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/sheets/bindings/{binding_id}/verify',
+    summary: "Look for the binding's token in the spreadsheet now; active when found",
+    description:
+      'Reads the developer metadata of the spreadsheet through the Sheets API. 403 sheet_not_bound when the token is not there, or the ' +
+      'spreadsheet is not shared with the service account, or does not exist: the same answer in every case.',
+    security,
+    request: { params: z.object({ binding_id: z.string() }) },
+    responses: {
+      200: json(ZSheetBindingSchema, 'Active'),
+      403: json(ZErrorBodySchema, 'sheet_not_bound'),
+      503: { ...json(ZErrorBodySchema, 'Sheets not configured, or the Sheets API could not be reached; see Retry-After'), headers: rateLimitHeaders },
+      ...errors(401, 404, 429, 500),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/sheets/bindings',
+    summary: "The calling key's spreadsheet bindings (never their tokens)",
+    security,
+    responses: { 200: json(ZSheetBindingListSchema, 'Bindings'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/api/v1/sheets/bindings/{binding_id}',
+    summary: 'One binding',
+    security,
+    request: { params: z.object({ binding_id: z.string() }) },
+    responses: { 200: json(ZSheetBindingSchema, 'The binding'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/api/v1/sheets/bindings/{binding_id}',
+    summary: 'Unbind: the key may no longer write into the spreadsheet, from now on',
+    security,
+    request: { params: z.object({ binding_id: z.string() }) },
+    responses: { 204: { description: 'Removed' }, 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(401, 404, 429, 500) },
+  });
   registry.registerPath({
     method: 'post',
     path: '/api/v1/sheets/schedules',
     summary: 'Schedule a dataset refresh into a sheet',
     description:
       'The sheet (which must exist and be shared with the service account) is cleared and rewritten with the latest points on the cadence; the ' +
-      'first run is immediate. A run missed while the connector was down runs once when it is back, not once per missed period.',
+      'first run is immediate. A run missed while the connector was down runs once when it is back, not once per missed period. The ' +
+      `spreadsheet must be bound to the key (${bindingDoc}); a run whose spreadsheet is no longer bound fails and writes nothing.`,
     security,
     request: { body: { required: true, content: { 'application/json': { schema: ZScheduleRequestSchema } } } },
-    responses: { 201: json(ZScheduleSchema, 'Created'), 404: json(ZErrorBodySchema, 'No such dataset'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(400, 401, 403, 429, 500) },
+    responses: {
+      201: json(ZScheduleSchema, 'Created'),
+      404: json(ZErrorBodySchema, 'No such dataset'),
+      503: json(ZErrorBodySchema, 'Sheets not configured'),
+      ...errors(400, 401, 403, 429, 500),
+      403: sheet403,
+    },
   });
   registry.registerPath({
     method: 'get',

@@ -1,17 +1,19 @@
-/** Sheet write-back targets and scheduled dataset refreshes (issue 7). */
+/** Sheet write-back targets, scheduled dataset refreshes (issue 7) and spreadsheet bindings (issue 17). */
 import { z } from 'zod';
 
 const column = z.string().regex(/^[A-Z]{1,3}$/, 'a column letter such as A or AB');
+const spreadsheetId = z.string().regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet id (from the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit)');
 
 /**
  * Where the connector writes a job's or batch's results when they are done, through the Sheets
  * API as its service account (share the sheet with GET /api/v1/sheets/service-account's address).
+ * The spreadsheet must be bound to the key (POST /api/v1/sheets/bindings).
  * Each result goes to the row whose key column still holds its policy number, so a sheet sorted
  * or edited meanwhile gets no result in the wrong row. Rows that vanished are reported, not guessed.
  */
 export const ZSheetTargetSchema = z
   .object({
-    spreadsheet_id: z.string().regex(/^[A-Za-z0-9_-]{10,100}$/).meta({ description: 'From the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit' }),
+    spreadsheet_id: spreadsheetId.meta({ description: 'From the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit. Must be bound to the key.' }),
     sheet_name: z.string().min(1).max(100),
     key_column: column.meta({ description: 'Column holding the policy number of each row.' }),
     header_rows: z.number().int().min(0).max(50).default(1).meta({ description: 'Rows at the top that are never written (default 1).' }),
@@ -49,7 +51,7 @@ export const SCHEDULE_CADENCES = ['hourly', 'daily', 'weekly'] as const;
 export const ZScheduleRequestSchema = z
   .object({
     dataset: z.string().min(1).max(100).meta({ description: 'Dataset slug.' }),
-    spreadsheet_id: z.string().regex(/^[A-Za-z0-9_-]{10,100}$/),
+    spreadsheet_id: spreadsheetId.meta({ description: 'Must be bound to the key.' }),
     sheet_name: z.string().min(1).max(100),
     cadence: z.enum(SCHEDULE_CADENCES),
     limit: z.number().int().min(1).max(5000).default(5000).meta({ description: 'Latest points written (default 5000).' }),
@@ -86,3 +88,39 @@ export const ZScheduleListSchema = z.object({ schedules: z.array(ZScheduleSchema
 export const ZServiceAccountSchema = z
   .object({ email: z.string(), note: z.string() })
   .meta({ id: 'ServiceAccount', description: 'Share target sheets with this address as an editor.' });
+
+// ---- Bindings: which key may write into which spreadsheet (docs/sheets-binding.md) ----------
+
+/** The developer-metadata key under which the add-on stores a binding token in the spreadsheet. */
+export const BINDING_METADATA_KEY = 'covercheck.binding';
+
+export const ZSheetBindingRequestSchema = z.object({ spreadsheet_id: spreadsheetId }).strict().meta({ id: 'SheetBindingRequest' });
+
+export const SHEET_BINDING_STATUSES = ['pending', 'active'] as const;
+
+export const ZSheetBindingSchema = z
+  .object({
+    binding_id: z.string(),
+    spreadsheet_id: z.string(),
+    status: z.enum(SHEET_BINDING_STATUSES).meta({
+      description: 'pending: issued (or re-issued), its token not found in the spreadsheet at the last check. active: found, the key may write into the spreadsheet.',
+    }),
+    metadata_key: z.literal(BINDING_METADATA_KEY),
+    created_at: z.string(),
+    verified_at: z.string().nullable().meta({ description: 'When the token was last found in the spreadsheet; null until then.' }),
+  })
+  .meta({ id: 'SheetBinding' });
+export type TSheetBinding = z.infer<typeof ZSheetBindingSchema>;
+
+export const ZSheetBindingIssuedSchema = z
+  .object({
+    ...ZSheetBindingSchema.shape,
+    metadata_value: z.string().regex(/^cvb_[A-Za-z0-9_-]{22,}$/).meta({
+      description:
+        "The binding token, shown only in this response. Written by an editor of the spreadsheet (the add-on) as DOCUMENT-visible developer metadata under metadata_key, then POST .../verify.",
+    }),
+  })
+  .meta({ id: 'SheetBindingIssued' });
+export type TSheetBindingIssued = z.infer<typeof ZSheetBindingIssuedSchema>;
+
+export const ZSheetBindingListSchema = z.object({ bindings: z.array(ZSheetBindingSchema) }).meta({ id: 'SheetBindingList' });

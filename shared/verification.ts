@@ -42,6 +42,8 @@ export const FLAGS = [
   'no_registry_coverage',
   'demo_data',
   'document_mismatch',
+  /** A pk_test_ key: only demo data was consulted, never an upstream registry (docs/sandbox.md). */
+  'sandbox',
 ] as const;
 export const ZFlagSchema = z.enum(FLAGS).meta({ id: 'Flag' });
 export type TFlag = z.infer<typeof ZFlagSchema>;

@@ -31,7 +31,7 @@ export function createApp(ctx: AppContext): express.Express {
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
   for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
-    const keyed = route.multipart ? [auth, limits.perKey] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), idem];
+    const keyed = route.multipart ? [auth, limits.perKey] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), ...(route.unstored ? [] : [idem])];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
 

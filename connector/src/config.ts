@@ -52,6 +52,7 @@ const EnvSchema = z.object({
   COVERCHECK_SHEETS_WINDOW_MS: int(100, 3_600_000).default(60_000),
   COVERCHECK_SHEETS_RETRY_MS: int(10, 3_600_000).default(5_000),
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
+  COVERCHECK_SHEETS_BINDING_RECHECK_MS: int(0, 86_400_000).default(600_000),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
   COVERCHECK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -112,6 +113,8 @@ export interface Config {
     limits: { perProject: number; perSpreadsheet: number; windowMs: number };
     retryBaseMs: number;
     scheduleLeaseMs: number;
+    /** A binding verified longer ago than this is checked again through the Sheets API before it is used (docs/sheets-binding.md). */
+    bindingRecheckMs: number;
   };
   datasets: {
     /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
@@ -201,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       limits: { perProject: e.COVERCHECK_SHEETS_PER_MIN, perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN, windowMs: e.COVERCHECK_SHEETS_WINDOW_MS },
       retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
+      bindingRecheckMs: e.COVERCHECK_SHEETS_BINDING_RECHECK_MS,
     },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
     portal: {

@@ -13,11 +13,15 @@
  * With `google`, the Sheets API stand-in (test/helpers/fake-google.ts) runs in this process too
  * (the test's thread is blocked during UrlFetch calls, when the connector writes into sheets), the
  * connector is given its service-account key, and a small control server lets the test put and
- * read grids: PUT /sheet?id=&title= (body: the grid as JSON), GET /grid?id=&title=.
+ * read grids: PUT /sheet?id=&title= (body: the grid as JSON), GET /grid?id=&title=; and add
+ * developer metadata to a spreadsheet as an editor does (the add-on's
+ * Spreadsheet.addDeveloperMetadata): POST /metadata?id= (body {key, value, visibility}; answers
+ * 200 with the DeveloperMetadata resource, 400 with {error} when the stand-in refuses it), written
+ * as the add-on's Apps Script project, so PROJECT-visible entries stay hidden from the connector.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FakeGoogle } from '../helpers/fake-google.js';
+import { FakeGoogle, type MetadataVisibility } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 
@@ -55,6 +59,15 @@ const control = http.createServer((req, res) => {
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(grid));
       }
       if (req.method === 'GET' && u.pathname === '/calls') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.calls));
+      if (req.method === 'POST' && u.pathname === '/metadata') {
+        try {
+          const m = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { key: string; value?: string; visibility: MetadataVisibility };
+          const entry = g.addDeveloperMetadata(id, { key: m.key, ...(m.value !== undefined ? { value: m.value } : {}), visibility: m.visibility });
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(entry));
+        } catch (err) {
+          return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
+        }
+      }
     }
     res.writeHead(404).end();
   });

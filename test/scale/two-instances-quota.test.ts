@@ -83,7 +83,8 @@ function maxInWindow(times: number[], ms: number): number {
 describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
   it('the upstream sees at most the quota across both instances, and the quota is used', async () => {
     const c = cluster!;
-    const { key } = await c.createKey({ mode: 'test' });
+    // A live key: a sandbox key never reaches an upstream (test/verify/sandbox.test.ts).
+    const { key } = await c.createKey({ mode: 'live', credits: 1_000_000 });
     let seq = 0;
     const statuses = new Map<string, number>();
     const byInstance = [0, 0];

@@ -1,16 +1,16 @@
-/** Scheduled dataset refreshes into sheets, and sheet targets end to end through the connector. */
+/** Scheduled dataset refreshes into sheets, and sheet targets end to end through the connector, into bound spreadsheets. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../connector/src/logger.js';
 import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
+import { bindOverHttp } from '../helpers/sheets-binding.js';
 
 const google = new FakeGoogle();
 let srv: TestServer;
 /** Same store and Sheets setup but no background workers: the runner tests drive the runners themselves. */
 let quiet: TestServer;
 let key: string;
-let keyId: string;
 let quietKeyId: string;
 const SID = 'schedule-sheet-000000001';
 
@@ -24,9 +24,15 @@ beforeAll(async () => {
       COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
     },
   });
-  ({ key, id: keyId } = await srv.key({ mode: 'test' }));
+  ({ key } = await srv.key({ mode: 'test' }));
   quiet = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
-  quietKeyId = (await quiet.key({ mode: 'test' })).id;
+  const quietKey = await quiet.key({ mode: 'test' });
+  quietKeyId = quietKey.id;
+  // Every spreadsheet these tests write into is bound to the key that writes, as an editor would bind it.
+  google.sheet(SID, 'Notes', [['kept by the owner']]);
+  for (const id of ['batch-target-sheet-01', 'job-target-sheet-0001']) google.sheet(id, 'Notes', []);
+  for (const id of [SID, 'batch-target-sheet-01', 'job-target-sheet-0001']) await bindOverHttp(srv.url, key, google, id);
+  await bindOverHttp(quiet.url, quietKey.key, google, SID);
 });
 afterAll(async () => {
   await quiet.close();
@@ -35,7 +41,8 @@ afterAll(async () => {
 });
 
 function runner() {
-  return new ScheduleRunner({ store: quiet.store, api: quiet.ctx.sheets!.api, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2 });
+  const { api, bindings } = quiet.ctx.sheets!;
+  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2 });
 }
 
 async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {
@@ -117,11 +124,11 @@ describe('schedule runner', () => {
     expect(google.grid(SID, 'Two')[0]![0]).toBe('date');
   });
 
-  it('a sheet that does not exist fails the run with the sheets it has, and retries within 15 minutes', async () => {
+  it('a sheet that does not exist fails the run naming only the sheet asked for, and retries within 15 minutes', async () => {
     await makeSchedule('sch_missing_sheet', 'Nope', new Date(Date.now() - 1000).toISOString(), 'weekly');
     await runner().tick();
     const runs = await quiet.store.schedules.runs('sch_missing_sheet', 20);
-    expect(runs[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('no sheet named "Nope"') });
+    expect(runs[0]).toMatchObject({ status: 'failed', error: 'the spreadsheet has no sheet named "Nope"' });
     expect(Date.parse((await quiet.store.schedules.get('sch_missing_sheet'))!.next_run_at)).toBeLessThanOrEqual(Date.now() + 15 * 60_000);
   });
 });

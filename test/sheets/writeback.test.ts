@@ -1,10 +1,11 @@
-/** Write-back through the real googleapis client against the local Sheets stand-in. */
+/** Write-back through the real googleapis client against the local Sheets stand-in, into spreadsheets bound to the key. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../connector/src/logger.js';
 import { SheetsApi } from '../../connector/src/sheets/api.js';
 import { readServiceAccount, serviceAccountAuth } from '../../connector/src/sheets/auth.js';
+import { NO_LONGER_BOUND, SheetBindings } from '../../connector/src/sheets/bindings.js';
 import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
 import { WritebackProcessor } from '../../connector/src/sheets/processor.js';
 import { newWriteback } from '../../connector/src/sheets/writeback.js';
@@ -14,6 +15,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { tempDbPath } from '../helpers/server.js';
+import { bindDirect } from '../helpers/sheets-binding.js';
 
 const google = new FakeGoogle();
 let store: Store;
@@ -41,7 +43,9 @@ afterEach(async () => {
 function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }) {
   const limiter = new SheetsLimiter(limits);
   const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, backoffMs: 20 }, google.serviceEmail);
-  return { limiter, api, proc: new WritebackProcessor({ store, api, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, retryBaseMs: 10, leaseMs: 60_000 }) };
+  const now = () => new Date();
+  const bindings = new SheetBindings({ store, api, now }, { recheckMs: 600_000 });
+  return { limiter, api, bindings, proc: new WritebackProcessor({ store, api, bindings, logger: createLogger('silent'), now }, { pollMs: 10, retryBaseMs: 10, leaseMs: 60_000 }) };
 }
 
 const number = (i: number) => `UKM-7777-${String(i).padStart(4, '0')}`;
@@ -67,11 +71,14 @@ describe('sheet write-back', () => {
   it('1,000 results of 10 batches: one key-column read and one batchUpdate, every row right', async () => {
     google.sheet(SID, 'Policies 2026', [['Policy', 'Holder', 'Status'], ...Array.from({ length: 1000 }, (_, i) => [number(i), `Holder ${i}`])]);
     await queueBatches(10, 100);
-    const { proc, limiter } = processor();
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, SID);
     expect(await proc.tick()).toBe(true);
     await limiter.stop();
     expect(google.count('values.get', SID)).toBe(1);
     expect(google.count('values.batchUpdate', SID)).toBe(1);
+    // One metadata search, when binding; a freshly verified binding costs the write-back no call.
+    expect(google.count('developerMetadata.search', SID)).toBe(1);
     expect(google.count('token')).toBe(1);
     const grid = google.grid(SID, 'Policies 2026');
     for (let i = 0; i < 1000; i++) {
@@ -90,7 +97,8 @@ describe('sheet write-back', () => {
     const grid = google.grid(SID, 'Policies 2026');
     const body = grid.splice(1).sort((a, b) => (a[0]! < b[0]! ? 1 : -1)).filter((r) => r[0] !== number(7) && r[0] !== number(31));
     grid.push(...body);
-    const { proc, limiter } = processor();
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, SID);
     await proc.tick();
     await limiter.stop();
     for (const row of grid.slice(1)) expect(row[2], row[0]).toBe('verified');
@@ -102,7 +110,8 @@ describe('sheet write-back', () => {
     google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)], [number(1)]]);
     await queueBatches(1, 2);
     google.failures.push({ kind: 'values.batchUpdate', status: 429, retryAfter: 1 });
-    const { proc, limiter } = processor();
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, SID);
     const started = Date.now();
     await proc.tick();
     await limiter.stop();
@@ -112,12 +121,17 @@ describe('sheet write-back', () => {
     expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written' });
   });
 
-  it('a spreadsheet the service account cannot see fails at once with advice; 5xx is retried later', async () => {
-    await queueBatches(1, 1, { ...target, spreadsheet_id: 'no-such-spreadsheet-01' });
-    const { proc, limiter } = processor();
+  it('a bound spreadsheet deleted since fails at once with advice; 5xx is retried later', async () => {
+    const GONE = 'deleted-spreadsheet-01';
+    google.sheet(GONE, 'Policies 2026', [['Policy'], [number(0)]]);
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, GONE);
+    google.spreadsheets.delete(GONE);
+    await queueBatches(1, 1, { ...target, spreadsheet_id: GONE });
     await proc.tick();
     expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'failed', last_error: expect.stringContaining('not found. Check the id') });
     google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)]]);
+    await bindDirect(bindings, google, keyId, SID);
     const later = newWriteback('verification', { type: 'job', id: 'job-5xx', key_id: keyId }, target, [{ policy_number: number(0), cells: { C: 'unverified' }, append_if_missing: false }], new Date().toISOString());
     await insert(later);
     for (let i = 0; i < 5; i++) google.failures.push({ kind: 'values.get', status: 503 });
@@ -127,6 +141,26 @@ describe('sheet write-back', () => {
     await proc.tick();
     await limiter.stop();
     expect(await store.writebacks.forSubject('job-5xx')).toMatchObject({ status: 'written', written: 1 });
+  });
+
+  it('one spreadsheet, two keys, one of them bound: only the bound key is written; the other fails with nothing read for it', async () => {
+    google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)], [number(1)]]);
+    const other = (await createApiKey(store, { mode: 'test', name: 'other tenant', scopes: ['verify'] })).record.id;
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, SID);
+    await insert(newWriteback('verification', { type: 'job', id: 'mine', key_id: keyId }, target, [{ policy_number: number(0), cells: { C: 'verified' }, append_if_missing: false }], new Date().toISOString()));
+    // The other key names a policy that is not in the sheet: a `missing` list would tell it so.
+    const probe = [number(1), 'UKM-0000-0404'].map((p) => ({ policy_number: p, cells: { C: 'probe' }, append_if_missing: false }));
+    await insert(newWriteback('verification', { type: 'job', id: 'theirs', key_id: other }, target, probe, new Date().toISOString()));
+    google.calls.length = 0;
+    await proc.tick();
+    await limiter.stop();
+    expect(await store.writebacks.forSubject('mine')).toMatchObject({ status: 'written', written: 1 });
+    expect(await store.writebacks.forSubject('theirs')).toMatchObject({ status: 'failed', written: 0, missing: [], last_error: NO_LONGER_BOUND });
+    expect(google.grid(SID, 'Policies 2026').map((r) => r[2] ?? '')).toEqual(['', 'verified', '']);
+    // One key-column read, for the bound key's target; none for the other (it has no binding: no metadata search either).
+    expect(google.count('values.get', SID)).toBe(1);
+    expect(google.count('developerMetadata.search', SID)).toBe(0);
   });
 
   it('never calls the API faster than the configured limits (per spreadsheet and per project)', async () => {

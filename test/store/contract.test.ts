@@ -667,26 +667,27 @@ function storeContract(name: string, backend: Backend): void {
         expect(await store.registry.count()).toBe(2);
       });
 
-      it('coverage: set and read; demo only stays set while every source for it is demo', async () => {
+      it('coverage: set and read; demo only stays set while every source for it is demo; demo_covered once any demo source covers it', async () => {
         await store.registry.setCoverage([
           { country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(0) },
           { country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, updated_at: at(0) },
         ]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(0) });
-        expect(await store.registry.coverage('DE', 'travel')).toEqual({ country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, updated_at: at(0) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, demo_covered: true, updated_at: at(0) });
+        expect(await store.registry.coverage('DE', 'travel')).toEqual({ country: 'DE', insurance_type: 'travel', source: 'de-list', demo: false, demo_covered: false, updated_at: at(0) });
         expect(await store.registry.coverage('FR', 'health')).toBeNull();
         expect(await store.registry.coverage('UK', 'travel')).toBeNull();
         // demo again: still demo.
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, updated_at: at(1) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, updated_at: at(1) });
-        // Real data arrives: no longer demo.
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo-2', demo: true, demo_covered: true, updated_at: at(1) });
+        // Real data arrives: no longer demo, but the demo source still covers it (the sandbox's view).
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, updated_at: at(2) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, updated_at: at(2) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'mid-extract', demo: false, demo_covered: true, updated_at: at(2) });
         // A later demo load does not turn real coverage back into demo (source and time do change).
         await store.registry.setCoverage([{ country: 'UK', insurance_type: 'motor', source: 'demo', demo: true, updated_at: at(3) }]);
-        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: false, updated_at: at(3) });
+        expect(await store.registry.coverage('UK', 'motor')).toEqual({ country: 'UK', insurance_type: 'motor', source: 'demo', demo: false, demo_covered: true, updated_at: at(3) });
+        // Real coverage that a demo load reaches later becomes demo-covered too.
         await store.registry.setCoverage([{ country: 'DE', insurance_type: 'travel', source: 'demo', demo: true, updated_at: at(4) }]);
-        expect((await store.registry.coverage('DE', 'travel'))?.demo).toBe(false);
+        expect(await store.registry.coverage('DE', 'travel')).toMatchObject({ demo: false, demo_covered: true });
       });
     });
 
@@ -1559,6 +1560,85 @@ function storeContract(name: string, backend: Backend): void {
         const leases = await Promise.all(Array.from({ length: 10 }, () => store.schedules.leaseDue(at(10), at(70))));
         expect(count(leases, (l) => l !== null)).toBe(1);
         expect(await store.schedules.runs('s1', 10)).toHaveLength(1);
+      });
+    });
+
+    // ---- sheet bindings -----------------------------------------------------------------------
+
+    describe('sheetBindings', () => {
+      beforeEach(async () => {
+        await key('k1');
+        await key('k2');
+      });
+      const issue = (id: string, over: Partial<{ key_id: string; spreadsheet_id: string; token_hash: string; created_at: string }> = {}) =>
+        store.sheetBindings.issue({ id, key_id: 'k1', spreadsheet_id: 'sheet-1', token_hash: 'a1'.repeat(32), created_at: at(0), ...over });
+
+      it('issue creates a pending binding; get, find and list (created_at, id) per key', async () => {
+        expect(await issue('b1')).toEqual({ id: 'b1', key_id: 'k1', spreadsheet_id: 'sheet-1', token_hash: 'a1'.repeat(32), status: 'pending', created_at: at(0), verified_at: null });
+        await issue('b2', { spreadsheet_id: 'sheet-0', created_at: at(0) });
+        await issue('b0', { spreadsheet_id: 'sheet-2', created_at: at(5) });
+        await issue('b3', { key_id: 'k2' });
+        expect(await store.sheetBindings.get('b3')).toMatchObject({ key_id: 'k2', spreadsheet_id: 'sheet-1' });
+        expect(await store.sheetBindings.get('nope')).toBeNull();
+        expect((await store.sheetBindings.find('k1', 'sheet-1'))?.id).toBe('b1');
+        expect((await store.sheetBindings.find('k2', 'sheet-1'))?.id).toBe('b3');
+        expect(await store.sheetBindings.find('k2', 'sheet-2')).toBeNull();
+        expect((await store.sheetBindings.list('k1')).map((b) => b.id)).toEqual(['b1', 'b2', 'b0']);
+        expect(await store.sheetBindings.list('k9')).toEqual([]);
+      });
+
+      it('issuing again for the same key and spreadsheet keeps the id and created_at, takes the new hash, and goes back to pending', async () => {
+        await issue('b1');
+        expect(await store.sheetBindings.recordCheck('b1', 'a1'.repeat(32), true, at(10))).toBe(true);
+        expect(await issue('b-new', { token_hash: 'b2'.repeat(32), created_at: at(20) })).toEqual({
+          id: 'b1',
+          key_id: 'k1',
+          spreadsheet_id: 'sheet-1',
+          token_hash: 'b2'.repeat(32),
+          status: 'pending',
+          created_at: at(0),
+          verified_at: null,
+        });
+        expect(await store.sheetBindings.get('b-new')).toBeNull();
+        // The old token's checks no longer count; the new one's do, whenever they started.
+        expect(await store.sheetBindings.recordCheck('b1', 'a1'.repeat(32), true, at(30))).toBe(false);
+        expect((await store.sheetBindings.get('b1'))?.status).toBe('pending');
+        expect(await store.sheetBindings.recordCheck('b1', 'b2'.repeat(32), true, at(5))).toBe(true);
+        expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(5) });
+      });
+
+      it('recordCheck: found -> active at the check time; not found -> pending, keeping when it was last found; a check older than the last recorded is ignored', async () => {
+        await issue('b1');
+        const h = 'a1'.repeat(32);
+        expect(await store.sheetBindings.recordCheck('b1', h, true, at(10))).toBe(true);
+        expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(10) });
+        expect(await store.sheetBindings.recordCheck('b1', h, false, at(20))).toBe(true);
+        expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'pending', verified_at: at(10) });
+        // A slow check that started before the last recorded one must not turn it back to active.
+        expect(await store.sheetBindings.recordCheck('b1', h, true, at(15))).toBe(false);
+        expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'pending', verified_at: at(10) });
+        expect(await store.sheetBindings.recordCheck('b1', h, true, at(20))).toBe(true);
+        expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(20) });
+        expect(await store.sheetBindings.recordCheck('b1', 'ff'.repeat(32), true, at(30))).toBe(false);
+        expect(await store.sheetBindings.recordCheck('nope', h, true, at(30))).toBe(false);
+      });
+
+      it('delete only by the owning key', async () => {
+        await issue('b1');
+        expect(await store.sheetBindings.delete('b1', 'k2')).toBe(false);
+        expect(await store.sheetBindings.get('b1')).not.toBeNull();
+        expect(await store.sheetBindings.delete('b1', 'k1')).toBe(true);
+        expect(await store.sheetBindings.find('k1', 'sheet-1')).toBeNull();
+        expect(await store.sheetBindings.delete('b1', 'k1')).toBe(false);
+      });
+
+      it('CONCURRENCY: concurrent issues for one key and spreadsheet leave one binding holding one of the hashes', async () => {
+        const hashes = Array.from({ length: 10 }, (_, i) => String(i).repeat(64));
+        const issued = await Promise.all(hashes.map((h, i) => issue(`b${i}`, { token_hash: h })));
+        expect(new Set(issued.map((b) => b.id)).size).toBe(1);
+        const list = await store.sheetBindings.list('k1');
+        expect(list).toHaveLength(1);
+        expect(hashes).toContain(list[0]!.token_hash);
       });
     });
 

@@ -93,7 +93,8 @@ describe('upstream limiter', () => {
       env: { COVERCHECK_REGISTRY_UPSTREAMS: `UK=http://127.0.0.1:${(slow.address() as AddressInfo).port}`, COVERCHECK_REGISTRY_MAX_CONCURRENT: '2', COVERCHECK_REGISTRY_TIMEOUT_MS: '5000' },
     });
     try {
-      const { key: k } = await limited.key({ mode: 'test' });
+      // A live key: a sandbox key never reaches an upstream (sandbox.test.ts).
+      const { key: k } = await limited.key({ mode: 'live', credits: 100 });
       const rs = await Promise.all(
         Array.from({ length: 12 }, (_, i) => call(limited.url, 'POST', '/api/v1/verify', { key: k, body: { policy_number: `UKM-7777-${String(i).padStart(4, '0')}`, country: 'UK', insurance_type: 'motor' } })),
       );

@@ -11,7 +11,7 @@ export function creditCost(status: TVerificationStatus): 0 | 1 {
   return status === 'inconclusive' ? 0 : 1;
 }
 
-export function isCharged(key: ApiKeyRecord): boolean {
+export function isCharged(key: Pick<ApiKeyRecord, 'mode'>): boolean {
   return key.mode === 'live';
 }
 

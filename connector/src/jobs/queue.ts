@@ -155,7 +155,7 @@ export class WorkQueue {
         return finish('complete', { result: out.fields }, key && isCharged(key) ? 1 : 0, null);
       }
       const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
-      const outcome = await verifyOne(policy, key ? isCharged(key) : false, this.deps.engine);
+      const outcome = await verifyOne(policy, key, this.deps.engine);
       if (!outcome.ok) return finish('failed', { error: outcome.error }, 0, null);
       let documentOutcome: DocumentOutcome | null = null;
       if (job.document_bytes !== null) {
@@ -188,14 +188,13 @@ export class WorkQueue {
 
   private async processBatch(batch: BatchRecord): Promise<void> {
     const key = await this.key(batch.key_id);
-    const charged = key ? isCharged(key) : false;
     const pending = (await this.deps.store.batches.items(batch.id)).filter((i) => i.state === 'pending');
     let next = 0;
     let lost = false;
     const worker = async () => {
       while (!lost && next < pending.length) {
         const item = pending[next++]!;
-        if (!(await this.processItem(batch, item, charged))) lost = true;
+        if (!(await this.processItem(batch, item, key))) lost = true;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.opts.batchConcurrency, pending.length) }, worker));
@@ -213,13 +212,13 @@ export class WorkQueue {
   }
 
   /** False when the batch is no longer ours (lease lost), so the caller stops. */
-  private async processItem(batch: BatchRecord, item: BatchItemRecord, charged: boolean): Promise<boolean> {
+  private async processItem(batch: BatchRecord, item: BatchItemRecord, key: ApiKeyRecord | null): Promise<boolean> {
     const ref = `batch:${batch.id}:${item.idx}`;
     let result: string | null = null;
     let error: string | null = null;
     let cost = 0;
     try {
-      const outcome = await verifyOne(JSON.parse(item.input) as TPolicy, charged, this.deps.engine);
+      const outcome = await verifyOne(JSON.parse(item.input) as TPolicy, key, this.deps.engine);
       if (outcome.ok) {
         result = JSON.stringify(outcome.result);
         cost = outcome.cost;

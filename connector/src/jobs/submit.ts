@@ -14,16 +14,20 @@ import { ERROR_STATUS } from '../../../shared/errors.js';
 import type { TJobAccepted } from '../../../shared/job.js';
 import { EXTRACTION_COLUMNS, VERIFICATION_COLUMNS, ZSheetTargetSchema } from '../../../shared/sheets.js';
 import { isCharged } from '../credits/charge.js';
-import { errorBody } from '../errors.js';
+import { AppError, errorBody } from '../errors.js';
 import { billingPeriod } from '../credits/period.js';
+import type { SheetBindings } from '../sheets/bindings.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
 import { checkDocument, checkPolicy, checkWebhook } from './validate.js';
 
 export interface SubmitDeps {
   store: Pick<Store, 'jobs' | 'batches'>;
-  /** False when no Google service account is configured: sheet targets are then refused. */
-  sheetsEnabled?: boolean;
+  /**
+   * Refuses a spreadsheet not bound to the key (throws AppError sheet_not_bound). Absent when no
+   * Google service account is configured: sheet targets are then refused.
+   */
+  sheetBindings?: Pick<SheetBindings, 'require'> | null;
   /** Pending extraction jobs above which uploads are refused with 503 and Retry-After. */
   maxPendingExtractions?: number;
   allowPrivateWebhooks: boolean;
@@ -45,10 +49,18 @@ function outOfCredits(balance: number, needed: number, now: Date) {
 
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
 
-/** An optional sheet_target: validated against the contract, refused when Sheets is not configured. */
-function checkSheetTarget(raw: unknown, deps: SubmitDeps, allowed: readonly string[]): { ok: true; value: string | null } | { ok: false; refusal: { status: number; body: TErrorBody } } {
+/**
+ * An optional sheet_target: validated against the contract, refused when Sheets is not configured
+ * or the spreadsheet is not bound to the key (before anything about the spreadsheet is read).
+ */
+async function checkSheetTarget(
+  raw: unknown,
+  key: ApiKeyRecord,
+  deps: SubmitDeps,
+  allowed: readonly string[],
+): Promise<{ ok: true; value: string | null } | { ok: false; refusal: { status: number; body: TErrorBody } }> {
   if (raw === undefined || raw === null) return { ok: true, value: null };
-  if (!deps.sheetsEnabled) return { ok: false, refusal: refuse('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.') };
+  if (!deps.sheetBindings) return { ok: false, refusal: refuse('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.') };
   const parsed = ZSheetTargetSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -56,6 +68,12 @@ function checkSheetTarget(raw: unknown, deps: SubmitDeps, allowed: readonly stri
   }
   const unknown = Object.keys(parsed.data.columns).filter((f) => !allowed.includes(f));
   if (unknown.length) return { ok: false, refusal: refuse('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use ${allowed.join(', ')}.`) };
+  try {
+    await deps.sheetBindings.require(key.id, parsed.data.spreadsheet_id);
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, refusal: { status: err.status, body: err.toBody() } };
+    throw err;
+  }
   return { ok: true, value: JSON.stringify(parsed.data) };
 }
 
@@ -72,7 +90,7 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   }
   const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
-  const sheet = checkSheetTarget(raw.sheet_target, deps, VERIFICATION_COLUMNS);
+  const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
   if (!sheet.ok) return sheet.refusal;
 
   const now = deps.now();
@@ -124,7 +142,7 @@ export async function submitExtraction(
       return refuse('invalid_request', 'sheet_target must be a JSON object (as text in the multipart field).');
     }
   }
-  const sheet = checkSheetTarget(sheetRaw, deps, EXTRACTION_COLUMNS);
+  const sheet = await checkSheetTarget(sheetRaw, key, deps, EXTRACTION_COLUMNS);
   if (!sheet.ok) return sheet.refusal;
   const max = deps.maxPendingExtractions ?? Infinity;
   if ((await deps.store.jobs.pendingCount('extraction')) >= max) {
@@ -154,7 +172,7 @@ export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: Submit
   if (n === 0 || n > MAX_BATCH_SIZE) return refuse('invalid_request', `policies must hold 1 to ${MAX_BATCH_SIZE} policy objects; got ${n}.`);
   const webhook = await checkWebhook(raw.webhook_url, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
-  const sheet = checkSheetTarget(raw.sheet_target, deps, VERIFICATION_COLUMNS);
+  const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
   if (!sheet.ok) return sheet.refusal;
 
   const charged = isCharged(key);

@@ -6,16 +6,18 @@ import { performance } from 'node:perf_hooks';
 import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
-import { creditCost } from '../credits/charge.js';
+import { creditCost, isCharged } from '../credits/charge.js';
+import type { ApiKeyRecord } from '../store/types.js';
 import { errorBody } from '../errors.js';
 import { verifyPolicy, type EngineDeps } from '../verify/engine.js';
 
 export type OneOutcome = { ok: true; result: TVerificationResult; cost: number } | { ok: false; error: TErrorBody };
 
-export async function verifyOne(policy: TPolicy, charged: boolean, deps: EngineDeps): Promise<OneOutcome> {
+/** `key` null (no longer in the store): served as the sandbox, never charged. */
+export async function verifyOne(policy: TPolicy, key: Pick<ApiKeyRecord, 'mode'> | null, deps: EngineDeps): Promise<OneOutcome> {
   const started = performance.now();
-  const outcome = await verifyPolicy(policy, deps);
+  const outcome = await verifyPolicy(policy, deps, key?.mode ?? 'test');
   if (!outcome.ok) return { ok: false, error: errorBody(outcome.error, outcome.detail) };
-  const cost = charged ? creditCost(outcome.result.status) : 0;
+  const cost = key && isCharged(key) ? creditCost(outcome.result.status) : 0;
   return { ok: true, cost, result: { ...outcome.result, credits_charged: cost, processed_in_ms: Math.round(performance.now() - started) } };
 }

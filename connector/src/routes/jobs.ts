@@ -75,7 +75,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     now: ctx.now,
     notify: () => ctx.queue.notify(),
     maxPendingExtractions: ctx.config.extraction.maxPending,
-    sheetsEnabled: ctx.sheets !== null,
+    sheetBindings: ctx.sheets?.bindings ?? null,
   };
   const withWriteback = async <T extends object>(view: T, subjectId: string, hasTarget: boolean): Promise<T> => {
     if (!hasTarget) return view;

@@ -1,15 +1,41 @@
-/** Sheets: the service account to share sheets with, and scheduled dataset refreshes (issue 7). */
+/**
+ * Sheets: the service account to share sheets with, spreadsheet bindings (issue 17, item 5) and
+ * scheduled dataset refreshes (issue 7).
+ */
 import crypto from 'node:crypto';
-import { ZScheduleRequestSchema, type TSchedule } from '../../../shared/sheets.js';
+import type { z } from 'zod';
+import {
+  BINDING_METADATA_KEY,
+  ZScheduleRequestSchema,
+  ZSheetBindingRequestSchema,
+  type TSchedule,
+  type TSheetBinding,
+  type TSheetBindingIssued,
+} from '../../../shared/sheets.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
-import type { ScheduleRecord } from '../store/types.js';
+import type { ScheduleRecord, SheetBindingRecord } from '../store/types.js';
 import type { KeyedRoute } from './types.js';
 
 const notConfigured = () => new AppError('service_unavailable', 'Google Sheets is not configured on this connector (no GOOGLE_APPLICATION_CREDENTIALS).');
 
+function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new AppError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`);
+}
+
+function bindingView(b: SheetBindingRecord): TSheetBinding {
+  return { binding_id: b.id, spreadsheet_id: b.spreadsheet_id, status: b.status, metadata_key: BINDING_METADATA_KEY, created_at: b.created_at, verified_at: b.verified_at };
+}
+
 export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
+  const sheets = () => {
+    if (!ctx.sheets) throw notConfigured();
+    return ctx.sheets;
+  };
   const view = async (s: ScheduleRecord): Promise<TSchedule> => ({
     schedule_id: s.id,
     dataset: s.dataset,
@@ -27,8 +53,65 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/service-account',
       handlers: [
         (_req, res) => {
-          if (!ctx.sheets) throw notConfigured();
-          res.json({ email: ctx.sheets.serviceEmail, note: `Share the target spreadsheet with ${ctx.sheets.serviceEmail} as an editor; results and schedules are written as this account.` });
+          const { serviceEmail } = sheets();
+          res.json({
+            email: serviceEmail,
+            note: `Share the target spreadsheet with ${serviceEmail} as an editor, then connect it to your key from the spreadsheet (Extensions > Covercheck > Connect this spreadsheet); results and schedules are written as this account.`,
+          });
+        },
+      ],
+    },
+    {
+      // Any valid key may bind: the scopes that write (verify, extract, datasets) still gate sheet_target and schedules.
+      method: 'post',
+      path: '/sheets/bindings',
+      // The token is shown once and kept only as its hash: never in the idempotency table. A repeat
+      // simply issues a new token, which replaces the old one.
+      unstored: true,
+      handlers: [
+        async (req, res) => {
+          const body = parse(ZSheetBindingRequestSchema, req.body);
+          const { binding, token } = await sheets().bindings.issue(currentKey(res).id, body.spreadsheet_id);
+          const { created_at, verified_at, ...head } = bindingView(binding);
+          const issued: TSheetBindingIssued = { ...head, metadata_value: token, created_at, verified_at };
+          res.status(201).json(issued);
+        },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/sheets/bindings/:binding_id/verify',
+      handlers: [
+        async (req, res) => {
+          res.json(bindingView(await sheets().bindings.verify(currentKey(res).id, String(req.params.binding_id))));
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/sheets/bindings',
+      handlers: [
+        async (_req, res) => {
+          res.json({ bindings: (await sheets().bindings.list(currentKey(res).id)).map(bindingView) });
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/sheets/bindings/:binding_id',
+      handlers: [
+        async (req, res) => {
+          res.json(bindingView(await sheets().bindings.get(currentKey(res).id, String(req.params.binding_id))));
+        },
+      ],
+    },
+    {
+      method: 'delete',
+      path: '/sheets/bindings/:binding_id',
+      handlers: [
+        async (req, res) => {
+          await sheets().bindings.remove(currentKey(res).id, String(req.params.binding_id));
+          res.status(204).end();
         },
       ],
     },
@@ -38,14 +121,10 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         requireScope('datasets'),
         async (req, res) => {
-          if (!ctx.sheets) throw notConfigured();
-          const parsed = ZScheduleRequestSchema.safeParse(req.body);
-          if (!parsed.success) {
-            const issue = parsed.error.issues[0]!;
-            throw new AppError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`);
-          }
-          const body = parsed.data;
+          const { bindings, schedules } = sheets();
+          const body = parse(ZScheduleRequestSchema, req.body);
           if (!(await ctx.store.datasets.get(body.dataset))) throw new AppError('not_found', `No dataset "${body.dataset}".`);
+          await bindings.require(currentKey(res).id, body.spreadsheet_id);
           const now = ctx.now().toISOString();
           const record = {
             id: `sch_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -60,7 +139,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
             created_at: now,
           };
           await ctx.store.schedules.create(record);
-          ctx.sheets.schedules.notify();
+          schedules.notify();
           res.status(201).json(await view({ ...record, running_until: null }));
         },
       ],

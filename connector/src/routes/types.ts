@@ -9,4 +9,6 @@ export interface KeyedRoute {
   bodyLimit?: number;
   /** The route reads a multipart body itself (no JSON parser, no idempotency replay of a stream). */
   multipart?: boolean;
+  /** Its answer is never stored for an Idempotency-Key replay (it holds something the store must not keep); the header is ignored. */
+  unstored?: boolean;
 }

@@ -1,7 +1,8 @@
 /**
  * The Sheets API as Covercheck uses it: read a column, write many ranges in one call, clear, write
- * a block, list sheet titles. Each call is limited (SheetsLimiter) and retried on 429 and 5xx with
- * backoff, honouring Retry-After; other failures become a SheetsError with advice a user can act on.
+ * a block, list sheet titles, read the spreadsheet's developer metadata. Each call is limited
+ * (SheetsLimiter) and retried on 429 and 5xx with backoff, honouring Retry-After; other failures
+ * become a SheetsError with advice a user can act on.
  */
 import { google, type sheets_v4 } from 'googleapis';
 import { a1 } from './a1.js';
@@ -88,6 +89,27 @@ export class SheetsApi {
 
   async clear(spreadsheetId: string, range: string): Promise<void> {
     await this.call(spreadsheetId, `Clearing ${range}`, () => this.sheets.spreadsheets.values.clear({ spreadsheetId, range }));
+  }
+
+  /**
+   * Values of the developer metadata under `metadataKey` attached to the spreadsheet itself (not to
+   * a sheet, row or column), as spreadsheets.developerMetadata.search returns them to this
+   * service account: DOCUMENT-visible entries, and PROJECT-visible ones only where its own project
+   * made them (Apps Script reference, DeveloperMetadataVisibility).
+   *
+   * The lookup names the location and EXACT_LOCATION, leaving locationType unset: the Sheets API
+   * reference (DataFilter, DeveloperMetadataLookup) refuses locationType SPREADSHEET with the
+   * default INTERSECTING strategy, and any locationType with EXACT_LOCATION.
+   */
+  async spreadsheetMetadataValues(spreadsheetId: string, metadataKey: string): Promise<string[]> {
+    const data = await this.call(spreadsheetId, "Reading the spreadsheet's developer metadata", () =>
+      this.sheets.spreadsheets.developerMetadata.search({
+        spreadsheetId,
+        requestBody: { dataFilters: [{ developerMetadataLookup: { metadataKey, metadataLocation: { spreadsheet: true }, locationMatchingStrategy: 'EXACT_LOCATION' } }] },
+      }),
+    );
+    // An empty result is `{}`: proto3 JSON leaves out an empty list.
+    return (data.matchedDeveloperMetadata ?? []).flatMap((m) => (typeof m.developerMetadata?.metadataValue === 'string' ? [m.developerMetadata.metadataValue] : []));
   }
 
   async update(spreadsheetId: string, range: string, values: CellValue[][]): Promise<void> {

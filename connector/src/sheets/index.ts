@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Limiters } from '../redis/limiters.js';
 import type { Store } from '../store/types.js';
 import type { SheetsApi } from './api.js';
+import { SheetBindings } from './bindings.js';
 import { SheetsLimiter } from './limiter.js';
 import { WritebackProcessor } from './processor.js';
 import { ScheduleRunner } from './scheduler.js';
@@ -14,6 +15,7 @@ import { ScheduleRunner } from './scheduler.js';
 export type { SheetsApi } from './api.js';
 export { SheetsError } from './errors.js';
 export { SheetsLimiter } from './limiter.js';
+export { SheetBindings, NO_LONGER_BOUND } from './bindings.js';
 export { applyWritebacks, newWriteback, verificationCells, extractionCells } from './writeback.js';
 export { WritebackProcessor } from './processor.js';
 export { ScheduleRunner, runSchedule, SCHEDULE_PERIOD_MS } from './scheduler.js';
@@ -22,6 +24,8 @@ export interface SheetsIntegration {
   serviceEmail: string;
   api: SheetsApi;
   limiter: SheetsLimiter;
+  /** Which key may write into which spreadsheet; every write path asks it first. */
+  bindings: SheetBindings;
   writebacks: WritebackProcessor;
   schedules: ScheduleRunner;
 }
@@ -33,11 +37,13 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
   const account = readServiceAccount(config.sheets.credentialsFile);
   const limiter = new SheetsLimiter(config.sheets.limits, limiters);
   const api = new SheetsApi({ auth: serviceAccountAuth(account), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs }, account.client_email);
+  const bindings = new SheetBindings({ store, api, now }, { recheckMs: config.sheets.bindingRecheckMs });
   return {
     serviceEmail: account.client_email,
     api,
     limiter,
-    writebacks: new WritebackProcessor({ store, api, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000 }),
-    schedules: new ScheduleRunner({ store, api, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2 }),
+    bindings,
+    writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000 }),
+    schedules: new ScheduleRunner({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2 }),
   };
 }

@@ -3,11 +3,16 @@
  * key-column read and one batchUpdate), writes them, and records written / retry / failed with the
  * reason. Transient failures (quota, outage) are retried with backoff; permission or not-found
  * errors fail at once, with advice (share the sheet with the service account).
+ *
+ * Before anything is read or written, each key's binding to the spreadsheet is checked (again
+ * through the API when stale): write-backs of a key no longer bound fail with NO_LONGER_BOUND and
+ * nothing read from the spreadsheet, so `missing` can't probe a key column the key may not use.
  */
 import type { Logger } from '../logger.js';
 import { PollingLoops } from '../jobs/polling.js';
-import type { Store } from '../store/types.js';
+import type { Store, WritebackRecord } from '../store/types.js';
 import type { SheetsApi } from './api.js';
+import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 import { SheetsError } from './errors.js';
 import { applyWritebacks } from './writeback.js';
 
@@ -17,7 +22,7 @@ export class WritebackProcessor {
   private readonly loops: PollingLoops;
 
   constructor(
-    private readonly deps: { store: Pick<Store, 'writebacks'>; api: SheetsApi; logger: Logger; now: () => Date },
+    private readonly deps: { store: Pick<Store, 'writebacks'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
     private readonly opts: { pollMs: number; retryBaseMs: number; leaseMs: number },
   ) {
     this.loops = new PollingLoops('sheet write-back', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
@@ -40,17 +45,21 @@ export class WritebackProcessor {
     const records = await this.deps.store.writebacks.leaseSpreadsheet(now.toISOString(), new Date(now.getTime() + this.opts.leaseMs).toISOString());
     if (records.length === 0) return false;
     const spreadsheetId = records[0]!.spreadsheet_id;
+    // Records not finished yet: what a failure below has to settle.
+    let open: WritebackRecord[] = records;
     try {
-      const outcomes = await applyWritebacks(this.deps.api, spreadsheetId, records);
+      open = await this.dropUnbound(spreadsheetId, records);
+      if (open.length === 0) return true;
+      const outcomes = await applyWritebacks(this.deps.api, spreadsheetId, open);
       const at = this.deps.now().toISOString();
-      for (const r of records) {
+      for (const r of open) {
         const o = outcomes.get(r.id)!;
         await this.deps.store.writebacks.finish(r.id, { status: 'written', written: o.written, missing: o.missing, error: null, next_attempt_at: null }, at);
       }
     } catch (err) {
       const e = err instanceof SheetsError ? err : new SheetsError((err as Error).message, null, true);
       const at = this.deps.now();
-      for (const r of records) {
+      for (const r of open) {
         const giveUp = !e.transient || r.attempts >= MAX_WRITEBACK_ATTEMPTS;
         const next = new Date(at.getTime() + this.opts.retryBaseMs * 2 ** (r.attempts - 1)).toISOString();
         await this.deps.store.writebacks.finish(r.id, { status: giveUp ? 'failed' : 'pending', written: 0, missing: [], error: e.message, next_attempt_at: giveUp ? null : next }, at.toISOString());
@@ -58,5 +67,17 @@ export class WritebackProcessor {
       this.deps.logger.warn({ spreadsheet_id: spreadsheetId, error: e.message, transient: e.transient }, 'sheet write-back failed');
     }
     return true;
+  }
+
+  /** Fails the write-backs of keys not bound to the spreadsheet; returns the others. */
+  private async dropUnbound(spreadsheetId: string, records: WritebackRecord[]): Promise<WritebackRecord[]> {
+    const bound = new Map<string, boolean>();
+    for (const keyId of new Set(records.map((r) => r.key_id))) bound.set(keyId, await this.deps.bindings.isBound(keyId, spreadsheetId));
+    const at = this.deps.now().toISOString();
+    for (const r of records.filter((x) => !bound.get(x.key_id))) {
+      await this.deps.store.writebacks.finish(r.id, { status: 'failed', written: 0, missing: [], error: NO_LONGER_BOUND, next_attempt_at: null }, at);
+      this.deps.logger.warn({ writeback_id: r.id, key_id: r.key_id, spreadsheet_id: spreadsheetId }, 'sheet write-back refused: spreadsheet not bound to the key');
+    }
+    return records.filter((x) => bound.get(x.key_id));
   }
 }

@@ -2,22 +2,27 @@
  * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once),
  * its sheet cleared and rewritten with the series, the run recorded, and the next run set from
  * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
+ * A run first checks that the spreadsheet is still bound to the schedule's key; when it is not,
+ * the run fails with NO_LONGER_BOUND before anything is read or written.
  */
 import type { Logger } from '../logger.js';
 import { PollingLoops } from '../jobs/polling.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import { a1 } from './a1.js';
 import type { SheetsApi } from './api.js';
+import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 
 export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { hourly: 3600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
 /** After a failed run, try again this soon (or at the cadence, if sooner). */
 export const SCHEDULE_RETRY_MS = 15 * 60_000;
 
-export async function runSchedule(api: SheetsApi, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
+export async function runSchedule(api: SheetsApi, bindings: Pick<SheetBindings, 'isBound'>, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
+  if (!(await bindings.isBound(s.key_id, s.spreadsheet_id))) throw new Error(NO_LONGER_BOUND);
   const dataset = await store.datasets.get(s.dataset);
   if (!dataset) throw new Error(`dataset ${s.dataset} no longer exists`);
   const titles = await api.sheetTitles(s.spreadsheet_id);
-  if (!titles.includes(s.sheet_name)) throw new Error(`the spreadsheet has no sheet named "${s.sheet_name}" (it has: ${titles.join(', ')})`);
+  // The other sheets' names are not listed: a message says no more than the caller asked about.
+  if (!titles.includes(s.sheet_name)) throw new Error(`the spreadsheet has no sheet named "${s.sheet_name}"`);
   const points = await store.datasets.series(s.dataset, s.point_limit, 'latest');
   await api.clear(s.spreadsheet_id, a1(s.sheet_name, 'A:B'));
   await api.update(s.spreadsheet_id, a1(s.sheet_name, 'A1'), [['date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])]);
@@ -28,7 +33,7 @@ export class ScheduleRunner {
   private readonly loops: PollingLoops;
 
   constructor(
-    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets'>; api: SheetsApi; logger: Logger; now: () => Date },
+    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
     private readonly opts: { pollMs: number; leaseMs: number; concurrency: number },
   ) {
     this.loops = new PollingLoops('sheet schedules', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
@@ -52,7 +57,7 @@ export class ScheduleRunner {
     if (!s) return false;
     const period = SCHEDULE_PERIOD_MS[s.cadence];
     try {
-      const rows = await runSchedule(this.deps.api, this.deps.store, s);
+      const rows = await runSchedule(this.deps.api, this.deps.bindings, this.deps.store, s);
       const done = this.deps.now();
       await this.deps.store.schedules.finishRun(s.id, started.toISOString(), { finished_at: done.toISOString(), status: 'ok', rows, error: null }, new Date(done.getTime() + period).toISOString());
     } catch (err) {

@@ -16,6 +16,7 @@ import type {
   RegistryCoverage,
   RegistryPolicyRecord,
   ScheduleRecord,
+  SheetBindingRecord,
   WritebackRecord,
 } from './types.js';
 
@@ -81,6 +82,7 @@ export function rowMappers(d: Decode) {
       insurance_type: r.insurance_type as TInsuranceType,
       source: r.source as string,
       demo: d.bool(r.demo),
+      demo_covered: d.bool(r.demo_covered),
       updated_at: r.updated_at as string,
     }),
     toJob: (r: Row): JobRecord => ({
@@ -194,6 +196,15 @@ export function rowMappers(d: Decode) {
       next_run_at: r.next_run_at as string,
       running_until: str(r.running_until),
       created_at: r.created_at as string,
+    }),
+    toBinding: (r: Row): SheetBindingRecord => ({
+      id: r.id as string,
+      key_id: r.key_id as string,
+      spreadsheet_id: r.spreadsheet_id as string,
+      token_hash: r.token_hash as string,
+      status: r.status as SheetBindingRecord['status'],
+      created_at: r.created_at as string,
+      verified_at: str(r.verified_at),
     }),
     toRequest: (r: Row): KeyRequestRecord => ({
       id: r.id as string,

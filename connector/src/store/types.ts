@@ -132,8 +132,16 @@ export interface RegistryCoverage {
   insurance_type: TInsuranceType;
   source: string;
   demo: boolean;
+  /**
+   * A demo source covers it, whatever else does too: the only coverage a sandbox key sees
+   * (docs/sandbox.md). Set by any demo load, never cleared by a real one.
+   */
+  demo_covered: boolean;
   updated_at: string;
 }
+
+/** What a registry load declares: `demo_covered` follows from `demo`. */
+export type NewRegistryCoverage = Omit<RegistryCoverage, 'demo_covered'>;
 
 export interface SanctionRecord {
   name: string;
@@ -186,7 +194,7 @@ export interface InsurerStore {
 export interface RegistryStore {
   upsertMany(rows: RegistryPolicyRecord[]): Promise<number>;
   find(country: TCountry, policyNumber: string): Promise<RegistryPolicyRecord[]>;
-  setCoverage(rows: RegistryCoverage[]): Promise<void>;
+  setCoverage(rows: NewRegistryCoverage[]): Promise<void>;
   coverage(country: TCountry, type: TInsuranceType): Promise<RegistryCoverage | null>;
   count(): Promise<number>;
 }
@@ -549,6 +557,43 @@ export interface ScheduleStore {
   runs(id: string, limit: number): Promise<ScheduleRunRecord[]>;
 }
 
+/**
+ * A key's permission to write into one spreadsheet, proved by an editor who wrote the binding
+ * token into the spreadsheet's developer metadata (docs/sheets-binding.md). One per key and
+ * spreadsheet.
+ */
+export interface SheetBindingRecord {
+  id: string;
+  key_id: string;
+  spreadsheet_id: string;
+  /** SHA-256 of the binding token, hex: the token is shown once, at issue, and never stored. */
+  token_hash: string;
+  status: 'pending' | 'active';
+  created_at: string;
+  /** When this token was last found in the spreadsheet; null until then. */
+  verified_at: string | null;
+}
+
+export interface SheetBindingStore {
+  /**
+   * Creates the binding of (key, spreadsheet), or gives the existing one (same id) this token:
+   * back to pending with verified_at null, so the old token no longer counts.
+   */
+  issue(b: { id: string; key_id: string; spreadsheet_id: string; token_hash: string; created_at: string }): Promise<SheetBindingRecord>;
+  get(id: string): Promise<SheetBindingRecord | null>;
+  find(keyId: string, spreadsheetId: string): Promise<SheetBindingRecord | null>;
+  /** The key's bindings, by created_at then id. */
+  list(keyId: string): Promise<SheetBindingRecord[]>;
+  /**
+   * Records a check of token `tokenHash` started at `checkedAt`: found -> active, verified_at =
+   * checkedAt; not found -> pending. Ignored (false) when the token was replaced meanwhile or a
+   * check that started later was already recorded, so a slow stale answer never wins.
+   */
+  recordCheck(id: string, tokenHash: string, found: boolean, checkedAt: string): Promise<boolean>;
+  /** Removes the binding if it belongs to `keyId`. */
+  delete(id: string, keyId: string): Promise<boolean>;
+}
+
 // ---- Key portal ------------------------------------------------------------------------------
 
 /** A pending e-mail key request: the activation link's token is stored only as its SHA-256. */
@@ -586,6 +631,7 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   writebacks: WritebackStore;
   schedules: ScheduleStore;
+  sheetBindings: SheetBindingStore;
   datasets: DatasetStore;
   jobs: JobStore;
   batches: BatchStore;

@@ -1,12 +1,13 @@
 /**
  * The verification engine: format, insurer register, policy registry and sanctions checks for
  * one policy, combined into the spec's result (2.2). Knows nothing of HTTP or credits, so the
- * sync route, the job workers and the tests call it alike.
+ * sync route, the job workers and the tests call it alike. A sandbox (test) key's verification
+ * reads demo registry rows only and never reaches an upstream (docs/sandbox.md).
  */
 import type { TCountry, TPolicy } from '../../../shared/policy.js';
 import type { TCheck, TCheckSource, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
 import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
-import type { InsurerRecord, RegistryPolicyRecord } from '../store/types.js';
+import type { InsurerRecord, KeyMode, RegistryPolicyRecord } from '../store/types.js';
 import { normalisePolicyNumber } from './normalise.js';
 import { checkFormat } from './patterns.js';
 import type { ReferenceData } from './reference-data.js';
@@ -40,7 +41,7 @@ function inForce(record: RegistryPolicyRecord, today: string): { ok: boolean; fl
   return { ok: flags.length === 0, flags, why };
 }
 
-function registryCheck(answer: RegistryAnswer, type: string, recordOfType: RegistryPolicyRecord | undefined): TCheck {
+function registryCheck(answer: RegistryAnswer, type: string, recordOfType: RegistryPolicyRecord | undefined, sandbox: boolean): TCheck {
   switch (answer.kind) {
     case 'found':
       return recordOfType
@@ -49,13 +50,17 @@ function registryCheck(answer: RegistryAnswer, type: string, recordOfType: Regis
     case 'not_found':
       return { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry covers this country and type and does not know this policy number.` };
     case 'no_coverage':
-      return { source: 'registry', outcome: 'unavailable', detail: 'No registry covers this country and insurance type yet.' };
+      return sandbox
+        ? { source: 'registry', outcome: 'unavailable', detail: 'No demo registry data covers this country and insurance type (a sandbox key sees demo data only).' }
+        : { source: 'registry', outcome: 'unavailable', detail: 'No registry covers this country and insurance type yet.' };
     case 'unavailable':
       return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry could not be consulted: ${answer.reason}.` };
   }
 }
 
-export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<EngineOutcome> {
+/** `mode`: the calling key's; anything but `live` is the sandbox. */
+export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyMode): Promise<EngineOutcome> {
+  const sandbox = mode !== 'live';
   const today = (deps.now?.() ?? new Date()).toISOString().slice(0, 10);
   const normalised = normalisePolicyNumber(policy.policy_number);
   const format = checkFormat(normalised, policy.country, policy.insurance_type);
@@ -72,7 +77,7 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<E
 
   const [ref, answer] = await Promise.all([
     deps.reference.get(),
-    deps.registry.lookup({ country: policy.country, insurance_type: policy.insurance_type, policy_number: normalised }),
+    deps.registry.lookup({ country: policy.country, insurance_type: policy.insurance_type, policy_number: normalised }, mode),
   ]);
   const recordOfType = answer.kind === 'found' ? answer.records.find((r) => r.insurance_type === policy.insurance_type) : undefined;
 
@@ -118,7 +123,7 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<E
   }
 
   sources.push('registry');
-  checks.push(registryCheck(answer, policy.insurance_type, recordOfType));
+  checks.push(registryCheck(answer, policy.insurance_type, recordOfType, sandbox));
   let registrySignal: Signals['registry'];
   let coverage: TCoverage | null = null;
   let inForceNow = true;
@@ -161,6 +166,8 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps): Promise<E
         : { source: 'sanctions', outcome: 'pass', detail: 'No sanctions listing for the insurer.' },
     );
   }
+
+  if (sandbox) flags.add('sandbox');
 
   const { status, confidence } = score({
     registry: registrySignal,

@@ -44,7 +44,7 @@ export async function runSyncVerification(body: unknown, key: ApiKeyRecord, deps
     if (balance < 1) return outOfCredits(balance, now);
   }
 
-  const outcome = await verifyPolicy(input.policy, deps);
+  const outcome = await verifyPolicy(input.policy, deps, key.mode);
   if (!outcome.ok) return { status: 400, body: { error: outcome.error, detail: outcome.detail } };
 
   const cost = isCharged(key) ? creditCost(outcome.result.status) : 0;

@@ -197,8 +197,9 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
           for (const r of rows) {
             // A coverage is demo only while every source behind it is demo (SQLite: min(demo)).
             await c.query(
-              `INSERT INTO registry_coverage (country, insurance_type, source, demo, updated_at) VALUES ($1, $2, $3, $4, $5)
-               ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = registry_coverage.demo AND excluded.demo, updated_at = excluded.updated_at`,
+              `INSERT INTO registry_coverage (country, insurance_type, source, demo, demo_covered, updated_at) VALUES ($1, $2, $3, $4, $4, $5)
+               ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = registry_coverage.demo AND excluded.demo,
+                 demo_covered = registry_coverage.demo_covered OR excluded.demo_covered, updated_at = excluded.updated_at`,
               [r.country, r.insurance_type, r.source, r.demo, r.updated_at],
             );
           }

@@ -352,4 +352,29 @@ export const PG_MIGRATIONS: Migration[] = [
       $fn$;
     `,
   },
+  {
+    id: 5,
+    name: 'registry coverage remembers whether a demo source covers it (SQLite migration 8)',
+    sql: `
+      ALTER TABLE registry_coverage ADD COLUMN demo_covered boolean NOT NULL DEFAULT false;
+      UPDATE registry_coverage SET demo_covered = demo;
+    `,
+  },
+  {
+    id: 6,
+    name: 'sheet bindings: which key may write into which spreadsheet (SQLite migration 9)',
+    sql: `
+      CREATE TABLE sheet_bindings (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        spreadsheet_id text NOT NULL,
+        token_hash text NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'active')),
+        created_at timestamptz NOT NULL,
+        verified_at timestamptz,
+        checked_at timestamptz,
+        UNIQUE (key_id, spreadsheet_id)
+      );
+    `,
+  },
 ];

@@ -1,9 +1,9 @@
-/** Sheet write-backs and dataset refresh schedules in PostgreSQL. */
-import type { ScheduleRunRecord, ScheduleStore, WritebackStore } from '../types.js';
+/** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
+import type { ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types.js';
 import { all, changed, one, tx, type Db } from './db.js';
-import { toWriteback, toSchedule } from './rows.js';
+import { toBinding, toWriteback, toSchedule } from './rows.js';
 
-export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore } {
+export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   return {
     writebacks: {
       async leaseSpreadsheet(now, until) {
@@ -93,6 +93,40 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       },
       async runs(id, limit) {
         return all<ScheduleRunRecord>(db, 'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT $2', [id, limit]);
+      },
+    },
+    sheetBindings: {
+      async issue(b) {
+        const r = await one(
+          db,
+          `INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES ($1, $2, $3, $4, 'pending', $5)
+           ON CONFLICT (key_id, spreadsheet_id) DO UPDATE SET token_hash = excluded.token_hash, status = 'pending', verified_at = NULL, checked_at = NULL RETURNING *`,
+          [b.id, b.key_id, b.spreadsheet_id, b.token_hash, b.created_at],
+        );
+        return toBinding(r!);
+      },
+      async get(id) {
+        const r = await one(db, 'SELECT * FROM sheet_bindings WHERE id = $1', [id]);
+        return r ? toBinding(r) : null;
+      },
+      async find(keyId, spreadsheetId) {
+        const r = await one(db, 'SELECT * FROM sheet_bindings WHERE key_id = $1 AND spreadsheet_id = $2', [keyId, spreadsheetId]);
+        return r ? toBinding(r) : null;
+      },
+      async list(keyId) {
+        return (await all(db, 'SELECT * FROM sheet_bindings WHERE key_id = $1 ORDER BY created_at, id COLLATE "C"', [keyId])).map(toBinding);
+      },
+      async recordCheck(id, tokenHash, found, checkedAt) {
+        const n = await changed(
+          db,
+          `UPDATE sheet_bindings SET status = CASE WHEN $3 THEN 'active' ELSE 'pending' END, verified_at = CASE WHEN $3 THEN $4::timestamptz ELSE verified_at END, checked_at = $4
+           WHERE id = $1 AND token_hash = $2 AND (checked_at IS NULL OR checked_at <= $4)`,
+          [id, tokenHash, found, checkedAt],
+        );
+        return n > 0;
+      },
+      async delete(id, keyId) {
+        return (await changed(db, 'DELETE FROM sheet_bindings WHERE id = $1 AND key_id = $2', [id, keyId])) > 0;
       },
     },
   };

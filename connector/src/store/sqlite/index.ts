@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TCountry } from '../../../../shared/policy.js';
-import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, RegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
+import type { ChargeOutcome, IdempotencyBegin, IdempotentRecord, InsurerRecord, LedgerEntry, NewApiKey, NewRegistryCoverage, RegistryPolicyRecord, SanctionRecord, Store, StoredResponse } from '../types.js';
 import { adjustedBalance, type BalanceAdjustment } from '../balance-adjustment.js';
 import { creditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
@@ -83,8 +83,9 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
         vehicle_registration = excluded.vehicle_registration, source = excluded.source, demo = excluded.demo`),
     policyFind: db.prepare('SELECT * FROM registry_policies WHERE country = ? AND policy_number = ?'),
     policyCount: db.prepare('SELECT count(*) AS n FROM registry_policies'),
-    coverageUpsert: db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, updated_at) VALUES (@country, @insurance_type, @source, @demo, @updated_at)
-      ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = min(registry_coverage.demo, excluded.demo), updated_at = excluded.updated_at`),
+    coverageUpsert: db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, demo_covered, updated_at) VALUES (@country, @insurance_type, @source, @demo, @demo, @updated_at)
+      ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = min(registry_coverage.demo, excluded.demo),
+        demo_covered = max(registry_coverage.demo_covered, excluded.demo_covered), updated_at = excluded.updated_at`),
     coverageGet: db.prepare('SELECT * FROM registry_coverage WHERE country = ? AND insurance_type = ?'),
     sanctionsDelete: db.prepare('DELETE FROM sanctions WHERE list = ?'),
     sanctionInsert: db.prepare('INSERT INTO sanctions (list, name, country, reference, demo) VALUES (?, ?, ?, ?, ?)'),
@@ -155,7 +156,7 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
     return n;
   });
 
-  const coverageTx = db.transaction((rows: RegistryCoverage[]) => {
+  const coverageTx = db.transaction((rows: NewRegistryCoverage[]) => {
     for (const r of rows) q.coverageUpsert.run({ ...r, demo: r.demo ? 1 : 0 });
   });
 

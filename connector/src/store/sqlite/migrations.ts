@@ -320,4 +320,33 @@ export const MIGRATIONS: Migration[] = [
     name: 'jobs remember the worker that finished them',
     sql: `ALTER TABLE jobs ADD COLUMN finished_by TEXT;`,
   },
+  {
+    id: 8,
+    name: 'registry coverage remembers whether a demo source covers it (what sandbox keys see)',
+    sql: `
+      -- Coverage that is demo now was demo-covered; real coverage that replaced demo coverage
+      -- gets it back from the demo load every start makes (demo/seed.ts).
+      ALTER TABLE registry_coverage ADD COLUMN demo_covered INTEGER NOT NULL DEFAULT 0;
+      UPDATE registry_coverage SET demo_covered = demo;
+    `,
+  },
+  {
+    id: 9,
+    name: 'sheet bindings: which key may write into which spreadsheet',
+    sql: `
+      -- Only the SHA-256 of a binding token is kept; checked_at orders concurrent checks so a slow,
+      -- stale answer never overwrites a later one.
+      CREATE TABLE sheet_bindings (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        spreadsheet_id TEXT NOT NULL,
+        token_hash TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'active')),
+        created_at TEXT NOT NULL,
+        verified_at TEXT,
+        checked_at TEXT,
+        UNIQUE (key_id, spreadsheet_id)
+      );
+    `,
+  },
 ];

@@ -1,9 +1,9 @@
-/** Sheet write-backs and dataset refresh schedules in SQLite. */
+/** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
 import type Database from 'better-sqlite3';
-import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, WritebackStore } from '../types.js';
-import { toWriteback, type Row } from './rows.js';
+import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types.js';
+import { toBinding, toWriteback, type Row } from './rows.js';
 
-export function sheetStores(db: Database.Database): { writebacks: WritebackStore; schedules: ScheduleStore } {
+export function sheetStores(db: Database.Database): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   const q = {
     firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
       ORDER BY next_attempt_at, id LIMIT 1`),
@@ -26,6 +26,15 @@ export function sheetStores(db: Database.Database): { writebacks: WritebackStore
     runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
     schedNext: db.prepare('UPDATE sheet_schedules SET next_run_at = ?, running_until = NULL WHERE id = ?'),
     runs: db.prepare('SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?'),
+    bindingIssue: db.prepare(`INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES (@id, @key_id, @spreadsheet_id, @token_hash, 'pending', @created_at)
+      ON CONFLICT (key_id, spreadsheet_id) DO UPDATE SET token_hash = excluded.token_hash, status = 'pending', verified_at = NULL, checked_at = NULL RETURNING *`),
+    bindingGet: db.prepare('SELECT * FROM sheet_bindings WHERE id = ?'),
+    bindingFind: db.prepare('SELECT * FROM sheet_bindings WHERE key_id = ? AND spreadsheet_id = ?'),
+    bindingList: db.prepare('SELECT * FROM sheet_bindings WHERE key_id = ? ORDER BY created_at, id'),
+    bindingCheck: db.prepare(`UPDATE sheet_bindings SET status = CASE WHEN @found THEN 'active' ELSE 'pending' END,
+      verified_at = CASE WHEN @found THEN @at ELSE verified_at END, checked_at = @at
+      WHERE id = @id AND token_hash = @hash AND (checked_at IS NULL OR checked_at <= @at)`),
+    bindingDelete: db.prepare('DELETE FROM sheet_bindings WHERE id = ? AND key_id = ?'),
   };
 
   const leaseSheet = db.transaction((now: string, until: string) => {
@@ -81,6 +90,28 @@ export function sheetStores(db: Database.Database): { writebacks: WritebackStore
       },
       async runs(id, limit) {
         return q.runs.all(id, limit) as ScheduleRunRecord[];
+      },
+    },
+    sheetBindings: {
+      async issue(b) {
+        return toBinding(q.bindingIssue.get(b) as Row);
+      },
+      async get(id) {
+        const r = q.bindingGet.get(id) as Row | undefined;
+        return r ? toBinding(r) : null;
+      },
+      async find(keyId, spreadsheetId) {
+        const r = q.bindingFind.get(keyId, spreadsheetId) as Row | undefined;
+        return r ? toBinding(r) : null;
+      },
+      async list(keyId) {
+        return (q.bindingList.all(keyId) as Row[]).map(toBinding);
+      },
+      async recordCheck(id, tokenHash, found, checkedAt) {
+        return q.bindingCheck.run({ id, hash: tokenHash, found: found ? 1 : 0, at: checkedAt }).changes > 0;
+      },
+      async delete(id, keyId) {
+        return q.bindingDelete.run(id, keyId).changes > 0;
       },
     },
   };

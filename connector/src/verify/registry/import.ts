@@ -5,7 +5,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../../shared/policy.js';
-import type { RegistryCoverage, RegistryPolicyRecord } from '../../store/types.js';
+import type { NewRegistryCoverage, RegistryPolicyRecord } from '../../store/types.js';
 import { normalisePolicyNumber } from '../normalise.js';
 
 const STATUSES = ['active', 'cancelled', 'lapsed', 'suspended'] as const;
@@ -14,7 +14,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export class RegistryImportError extends Error {}
 
-export function parseRegistryCsv(text: string, opts: { source: string; demo: boolean; now: string }): { rows: RegistryPolicyRecord[]; coverage: RegistryCoverage[] } {
+export function parseRegistryCsv(text: string, opts: { source: string; demo: boolean; now: string }): { rows: RegistryPolicyRecord[]; coverage: NewRegistryCoverage[] } {
   let records: Record<string, string>[];
   try {
     records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<string, string>[];

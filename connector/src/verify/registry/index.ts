@@ -1,10 +1,11 @@
 /**
  * The registry chain for a country: our own table first; when it does not know the number and
- * an upstream is configured for the country, the upstream's answer decides.
+ * an upstream is configured for the country, the upstream's answer decides. Sandbox keys get the
+ * demo rows of our own table and nothing more.
  */
 import type { TCountry } from '../../../../shared/policy.js';
 import type { Limiters } from '../../redis/limiters.js';
-import type { RegistryStore } from '../../store/types.js';
+import type { KeyMode, RegistryStore } from '../../store/types.js';
 import { httpRegistry } from './http.js';
 import { limitedRegistry, type LimitOptions } from './limited.js';
 import { localRegistry } from './local.js';
@@ -16,16 +17,25 @@ export { limitedRegistry } from './limited.js';
 export { localRegistry } from './local.js';
 
 export interface RegistryChain {
-  lookup(query: RegistryQuery): Promise<RegistryAnswer>;
+  /**
+   * `mode` is the key's: a test (sandbox) key's lookup reads the demo rows of our own table and
+   * nothing else; no upstream is ever called for it, whatever the answer (docs/sandbox.md).
+   */
+  lookup(query: RegistryQuery, mode: KeyMode): Promise<RegistryAnswer>;
   stop(): Promise<void>;
 }
 
 // The chain's own callers never cancel; upstream deadlines come from limitedRegistry.
 const NEVER = new AbortController().signal;
 
-export function registryChain(local: RegistryAdapter, upstreams: Partial<Record<TCountry, RegistryAdapter & { limiter?: { stop(o?: object): Promise<void> } }>>): RegistryChain {
+export function registryChain(
+  local: RegistryAdapter,
+  upstreams: Partial<Record<TCountry, RegistryAdapter & { limiter?: { stop(o?: object): Promise<void> } }>>,
+  sandbox: RegistryAdapter,
+): RegistryChain {
   return {
-    async lookup(query) {
+    async lookup(query, mode) {
+      if (mode !== 'live') return sandbox.lookup(query, NEVER);
       const own = await local.lookup(query, NEVER);
       const upstream = upstreams[query.country];
       if (own.kind === 'found' || !upstream) return own;
@@ -49,5 +59,5 @@ export function buildRegistryChain(
   for (const [country, url] of Object.entries(upstreamUrls) as [TCountry, string][]) {
     upstreams[country] = limitedRegistry(httpRegistry(`upstream-${country.toLowerCase()}`, url, fetchFn), limits, limiters);
   }
-  return registryChain(localRegistry(store), upstreams);
+  return registryChain(localRegistry(store), upstreams, localRegistry(store, { demoOnly: true }));
 }
