@@ -14,7 +14,9 @@
  * Express itself is untouched: same middleware, same `req`/`res` API.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { errorBody } from '../errors.js';
 
 /**
  * Whether node's request and response constructors are plain functions (so far they are), which
@@ -35,13 +37,40 @@ function withPrototype<C extends Function>(base: C, proto: object): C {
 }
 
 export function createHttpServer(app: Express): http.Server {
-  if (!prototypedRequests) return http.createServer(app);
-  return http.createServer(
-    {
-      IncomingMessage: withPrototype(http.IncomingMessage, app.request),
-      ServerResponse: withPrototype(http.ServerResponse, app.response),
-    },
-    app,
+  const server = prototypedRequests
+    ? http.createServer(
+        {
+          IncomingMessage: withPrototype(http.IncomingMessage, app.request),
+          ServerResponse: withPrototype(http.ServerResponse, app.response),
+        },
+        app,
+      )
+    : http.createServer(app);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * Requests node's HTTP parser refuses before the app sees them (a malformed request line or header,
+ * conflicting Content-Length and Transfer-Encoding, headers over 16 KB, a request timeout) get the
+ * contract's error body instead of node's bare status line. As node's own default does: nothing on
+ * a socket that is gone or whose response has begun (node docs, 'clientError').
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const refusal =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? errorBody('headers_too_large', 'The request line and headers are too large.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errorBody('request_timeout', 'The request did not arrive in time.')
+        : errorBody('invalid_request', `Malformed HTTP request${err.code?.startsWith('HPE_') ? ` (${err.code})` : ''}.`);
+  const body = JSON.stringify(refusal);
+  socket.end(
+    `HTTP/1.1 ${refusal.code} ${http.STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
 
