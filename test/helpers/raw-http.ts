@@ -1,7 +1,10 @@
 /**
  * HTTP/1.1 written by hand on a socket, for the requests fetch refuses to send: duplicate and
  * malformed headers, bodies that disagree with their headers, a client that leaves mid-body.
- * One request per connection (Connection: close), the response read until the server closes.
+ * One request per connection, read until the response is whole, then the socket is closed. The
+ * connection is left persistent (no Connection: close), as real clients leave it: a server that
+ * answers before it has read the whole body then reads off the rest, where with Connection: close
+ * node closes the socket on unread bytes and the reset can swallow its own answer.
  */
 import net from 'node:net';
 
@@ -31,7 +34,6 @@ export function encodeRequest(host: string, req: RawRequest): Buffer {
   const names = new Set(req.headers.map(([n]) => n.toLowerCase()));
   const lines = [`${req.method} ${req.path} HTTP/1.1`];
   if (!names.has('host')) lines.push(`Host: ${host}`);
-  if (!names.has('connection')) lines.push('Connection: close');
   for (const [n, v] of req.headers) lines.push(`${n}: ${v}`);
   const framed = names.has('content-length') || names.has('transfer-encoding');
   if (req.body && req.contentLength !== false && !framed) lines.push(`Content-Length: ${req.body.length}`);
@@ -39,20 +41,27 @@ export function encodeRequest(host: string, req: RawRequest): Buffer {
   return req.body ? Buffer.concat([head, req.body]) : head;
 }
 
-/** Parses one response; null when `data` does not hold a whole one. */
-export function parseResponse(data: Buffer): RawResponse | null {
+/**
+ * Parses one final response (after any 1xx, e.g. 100 Continue); null when `data` does not hold a
+ * whole one. A response to HEAD, and a 204 or 304, has no body whatever its headers say; one
+ * without Content-Length or chunked framing ends where the connection does (`closed`).
+ */
+export function parseResponse(data: Buffer, method = 'GET', closed = true): RawResponse | null {
   const end = data.indexOf('\r\n\r\n');
   if (end < 0) return null;
   const [statusLine = '', ...headerLines] = data.subarray(0, end).toString('latin1').split('\r\n');
   const m = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
   if (!m) return null;
+  if (m[1]!.startsWith('1')) return parseResponse(data.subarray(end + 4), method, closed);
   const headers: Record<string, string> = {};
   for (const line of headerLines) {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   let body = data.subarray(end + 4);
-  if (headers['transfer-encoding'] === 'chunked') {
+  if (method === 'HEAD' || m[1] === '204' || m[1] === '304') {
+    body = Buffer.alloc(0);
+  } else if (headers['transfer-encoding'] === 'chunked') {
     const parts: Buffer[] = [];
     let at = 0;
     for (;;) {
@@ -70,6 +79,8 @@ export function parseResponse(data: Buffer): RawResponse | null {
     const length = Number(headers['content-length']);
     if (body.length < length) return null;
     body = body.subarray(0, length);
+  } else if (!closed) {
+    return null;
   }
   return { status: Number(m[1]), headers, body, text: body.toString('utf8') };
 }
@@ -77,7 +88,8 @@ export function parseResponse(data: Buffer): RawResponse | null {
 /**
  * Sends `req` to `base` (http://host:port) and reads the response. Not ok when the connection
  * ends without a whole response, or after `timeoutMs`; with `abortAfter`, ok with status 0 once
- * the client has left.
+ * the client has left. A response without Content-Length or chunked framing is whole only when
+ * the server closes.
  */
 export function sendRaw(base: string, req: RawRequest, timeoutMs = 20_000): Promise<RawOutcome> {
   const url = new URL(base);
@@ -95,12 +107,16 @@ export function sendRaw(base: string, req: RawRequest, timeoutMs = 20_000): Prom
     };
     const timer = setTimeout(() => finish({ ok: false, reason: `no response within ${timeoutMs} ms` }), timeoutMs);
     const settle = (why: string) => {
-      const response = parseResponse(Buffer.concat(chunks));
+      const response = parseResponse(Buffer.concat(chunks), req.method);
       finish(response ? { ok: true, response } : { ok: false, reason: `${why} without a whole response (${Buffer.concat(chunks).length} bytes read)` });
     };
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    // The server may answer (413, 401) and close before it has read all of a body: writing the
-    // rest then fails, which is not the server's fault; what it answered is what counts.
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      const response = parseResponse(Buffer.concat(chunks), req.method, false);
+      if (response) finish({ ok: true, response });
+    });
+    // The server may answer and close before it has read all of a body (node's own refusal of a
+    // malformed request does): writing the rest then fails; what it answered is what counts.
     socket.on('error', (err: NodeJS.ErrnoException) => settle(`connection error ${err.code ?? err.message}`));
     socket.on('close', () => settle('connection closed'));
     socket.on('connect', () => {

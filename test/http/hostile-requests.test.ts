@@ -148,6 +148,16 @@ describe('item 3: client errors answered 500 before', () => {
     await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['Content-Length', '5'], ['Transfer-Encoding', 'chunked']], body: policy }, 400, 'invalid_request');
     await expectRefused({ method: 'GET', path: '/api/v1/account', headers: [auth(), ['X-Big', 'a'.repeat(20_000)]] }, 431, 'headers_too_large');
   });
+  it('the refusal reaches a client still sending a large body (lingering close, not a reset)', async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['Bad Header', 'x']], body }, 400, 'invalid_request');
+    await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['X-Big', 'a'.repeat(20_000)]], body }, 431, 'headers_too_large');
+  });
+  it('CONNECT and an unknown Expect get the contract, not a dropped connection or an empty 417', async () => {
+    await expectRefused({ method: 'CONNECT', path: 'example.com:443', headers: [auth()] }, 400, 'invalid_request');
+    const res = await send({ method: 'GET', path: '/api/v1/account', headers: [auth(), ['Expect', 'something-else']] });
+    expect(res.status).toBe(200);
+  });
 
   describe('portal POSTs keep their HTML pages, with a 4xx status', () => {
     const form = (headers: [string, string][], body = Buffer.from('who=Ada&mode=test')): RawRequest => ({ method: 'POST', path: '/portal/keys', headers, body });
