@@ -33,7 +33,7 @@ export function createApp(ctx: AppContext): express.Express {
   const idem = idempotency(ctx);
   for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
     // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
-    const keyed = route.multipart ? [auth, limits.perKey, requireContentEncoding([])] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), idem];
+    const keyed = route.multipart ? [auth, limits.perKey, requireContentEncoding([])] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, ...(route.documentFields ? { documentFields: route.documentFields } : {}) }), idem];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
 

@@ -1,34 +1,50 @@
 /**
  * JSON bodies, the one reader for every JSON route: other content types are refused with 415
  * rather than silently read as empty; gzip, deflate and br are inflated with the size limit on
- * the inflated bytes, other codings refused (415); UTF-8 only (415); the shape is bounded
- * (json-shape.ts) on the raw bytes before JSON.parse sees them.
+ * the inflated bytes, other codings refused (415); UTF-8 only (415); the shape is bounded on the
+ * raw bytes before JSON.parse sees them (json-shape.ts). A route's document fields (base64 PDFs)
+ * are decoded as the body is read (offload/body.ts); a large body is read on a worker thread, so
+ * that even one at the limit never holds up the event loop.
  */
-import express, { type RequestHandler } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
+import type { Checked } from '../jobs/validate.js';
+import { readJsonBody } from '../offload/body.js';
+import type { Offload } from '../offload/index.js';
 import { hasBody, INFLATED_ENCODINGS, requireContentEncoding } from './content-encoding.js';
-import { jsonShapeProblem } from './json-shape.js';
 
-export function jsonBody(limitBytes: number): RequestHandler[] {
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/** The document fields of this request's body, decoded (or why not), by field name. */
+export function documentsOf(res: Response): Record<string, Checked<Buffer>> {
+  return (res.locals.documents as Record<string, Checked<Buffer>> | undefined) ?? {};
+}
+
+export function jsonBody(limitBytes: number, opts: { offload?: Offload; documentFields?: readonly string[] } = {}): RequestHandler[] {
+  const fields = opts.documentFields ?? [];
   return [
     (req, _res, next) => {
       if (req.method === 'POST' && hasBody(req.headers) && !req.is('application/json')) {
         throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
       }
+      // RFC 8259 8.1: JSON between systems is UTF-8; the shape check reads UTF-8 bytes.
+      const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('unsupported_media_type', 'Unsupported charset; send JSON as UTF-8.');
       next();
     },
     requireContentEncoding(INFLATED_ENCODINGS),
-    express.json({
-      limit: limitBytes,
-      strict: false,
-      // Runs on the whole (inflated) body before it is decoded or parsed. An AppError keeps its
-      // own status through body-parser (http-errors takes the status of an error it is given).
-      verify: (_req, _res, buf, charset) => {
-        // RFC 8259 8.1: JSON between systems is UTF-8; the shape check reads UTF-8 bytes.
-        if (charset !== 'utf-8' && charset !== 'utf8') throw new AppError('unsupported_media_type', 'Unsupported charset; send JSON as UTF-8.');
-        const problem = jsonShapeProblem(buf);
-        if (problem) throw new AppError('invalid_json', problem);
-      },
-    }),
+    // Reads (and inflates) the body as bytes, refusing past the limit; parsing follows.
+    express.raw({ type: 'application/json', limit: limitBytes }),
+    async (req, res, next) => {
+      if (!Buffer.isBuffer(req.body)) {
+        req.body = undefined;
+        return next();
+      }
+      const read = opts.offload ? await opts.offload.readBody(req.body, fields) : readJsonBody(req.body, fields);
+      if (!read.ok) throw new AppError('invalid_json', read.message);
+      req.body = read.value;
+      res.locals.documents = read.documents;
+      next();
+    },
   ];
 }
