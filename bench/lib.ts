@@ -1,6 +1,6 @@
 /** Bench helpers: start a target child process, drive it with autocannon, summarise. */
 import autocannon from 'autocannon';
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,9 @@ import readline from 'node:readline';
 import { promisify } from 'node:util';
 import { generateKey } from '../connector/src/auth/keys.js';
 import { freePort } from '../test/helpers/services.js';
+import { mainThreadCpuMs } from '../test/helpers/thread-cpu.js';
+
+export { mainThreadCpuMs };
 
 /**
  * Node flags of bench targets: those `npm start` uses (an 8 MB young generation, see the README's
@@ -74,25 +77,6 @@ export async function drive(load: Load): Promise<Measured> {
     errors: result.errors,
     requests: result.requests.total,
   };
-}
-
-let clockTicks: number | undefined;
-
-/**
- * CPU time (user + system, in ms) that a process's main thread has used so far, from /proc; NaN
- * where there is no /proc. Only the main thread: the event loop is what a request waits for, and
- * GC helpers or libuv's pool would blur it.
- */
-export function mainThreadCpuMs(pid: number): number {
-  try {
-    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-  } catch {
-    return NaN;
-  }
 }
 
 /** Runs `work`, and gives its result with the main-thread CPU (ms) process `pid` used meanwhile. */
