@@ -563,8 +563,7 @@ export function buildRequest(c: Case, env: Env): Built {
         headers.push(['Content-Length', String(Math.floor(body.length / 2))]);
         break;
       case 'long-length':
-        // The server waits for bytes that never come; the client gives up (raw-http's timeout is
-        // not the server's fault), so the case sends a shorter body and leaves.
+        // The server would wait for bytes that never come: the client sends what it has and leaves.
         headers.push(['Content-Length', String(body.length + 100)]);
         mayGoUnanswered = true;
         break;
@@ -572,7 +571,6 @@ export function buildRequest(c: Case, env: Env): Built {
         headers.push(['Content-Length', String(body.length)], ['Transfer-Encoding', 'chunked']);
         break;
       case 'none':
-        break;
       case 'length':
         break;
     }
@@ -582,7 +580,7 @@ export function buildRequest(c: Case, env: Env): Built {
     path: routePath(c, env),
     headers,
     ...(body ? { body } : {}),
-    contentLength: c.framing === 'length' || c.framing === 'long-length' ? c.framing === 'length' : false,
+    contentLength: c.framing === 'length',
     ...(c.abortAt !== undefined && body ? { abortAfter: Math.floor(body.length * c.abortAt) } : {}),
     ...(c.framing === 'long-length' ? { abortAfter: body?.length ?? 0 } : {}),
   };

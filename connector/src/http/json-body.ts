@@ -24,11 +24,11 @@ export function jsonBody(limitBytes: number, opts: { offload?: Offload; document
   const fields = opts.documentFields ?? [];
   return [
     (req, _res, next) => {
-      if (req.method === 'POST' && hasBody(req.headers) && !req.is('application/json')) {
-        throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
-      }
+      if (!hasBody(req.headers)) return next();
+      const json = req.is('application/json');
+      if (req.method === 'POST' && !json) throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
       // RFC 8259 8.1: JSON between systems is UTF-8; the shape check reads UTF-8 bytes.
-      const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+      const charset = json ? CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase() : undefined;
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('unsupported_media_type', 'Unsupported charset; send JSON as UTF-8.');
       next();
     },

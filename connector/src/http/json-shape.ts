@@ -70,7 +70,7 @@ export type ParsedJson = { ok: true; value: unknown } | { ok: false; message: st
  * Parses a request body as body-parser's non-strict JSON did: any JSON value, a leading BOM
  * ignored, an empty body read as {}. Shape first, so an over-deep body is refused without parsing.
  * Pure and synchronous: json-body.ts runs it inline for small bodies and on a worker thread
- * (off-thread.ts) for large ones.
+ * (offload/) for large ones.
  */
 export function parseJsonBody(bytes: Uint8Array): ParsedJson {
   if (bytes.length === 0) return { ok: true, value: {} };
