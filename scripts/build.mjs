@@ -9,6 +9,8 @@ await build({
     'connector/main': 'connector/src/main.ts',
     'connector/extract-host': 'connector/src/extract/host.ts',
     'connector/worker': 'connector/src/extract/worker.ts',
+    // The thread that parses large request bodies (offload/index.ts looks for it beside the bundle).
+    'connector/offload-worker': 'connector/src/offload/worker.ts',
   },
   outdir: 'dist',
   bundle: true,

@@ -37,16 +37,20 @@ export const ERROR_STATUS = {
   sheet_not_bound: 403,
   /** No such route or resource. */
   not_found: 404,
+  /** The request did not arrive in full within the server's request timeout. */
+  request_timeout: 408,
   /** Same Idempotency-Key is still being processed. */
   idempotency_in_progress: 409,
   /** Body larger than the route accepts. */
   payload_too_large: 413,
-  /** Content-Type the route does not accept. */
+  /** Content-Type, charset or Content-Encoding the route does not accept. */
   unsupported_media_type: 415,
   /** Same Idempotency-Key reused with a different request body. */
   idempotency_key_reused: 422,
   /** The PDF arrived but can't be read: corrupt, encrypted, no readable text, too many pages. */
   unreadable_document: 422,
+  /** The request line and headers are larger than the server reads (node's 16 KB). */
+  headers_too_large: 431,
   /** A dependency (store) is down; retry later. */
   service_unavailable: 503,
 } as const;

@@ -2,6 +2,7 @@
 import express from 'express';
 import type { AppContext } from './context.js';
 import { requireKey } from './http/auth.js';
+import { requireContentEncoding } from './http/content-encoding.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
@@ -31,7 +32,8 @@ export function createApp(ctx: AppContext): express.Express {
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
   for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
-    const keyed = route.multipart ? [auth, limits.perKey] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes), ...(route.unstored ? [] : [idem])];
+    // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
+    const keyed = route.multipart ? [auth, limits.perKey, requireContentEncoding([])] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, ...(route.documentFields ? { documentFields: route.documentFields } : {}) }), ...(route.unstored ? [] : [idem])];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
 

@@ -12,6 +12,7 @@ import { createLimiters, type Limiters } from './redis/limiters.js';
 import type { SheetsIntegration } from './sheets/index.js';
 import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
+import { createOffload, type Offload } from './offload/index.js';
 import type { Store } from './store/types.js';
 import { ReferenceDataCache } from './verify/reference-data.js';
 import { buildRegistryChain, type RegistryChain } from './verify/registry/index.js';
@@ -36,6 +37,8 @@ export interface AppContext {
   mailer: Mailer;
   /** Deactivates free-plan keys unused for 7 days. */
   keySweeper: KeySweeper;
+  /** Large request bodies and documents are parsed and decoded on its worker thread. */
+  offload: Offload;
   /** DNS for webhook URL checks; tests inject one. */
   lookup?: LookupAll;
   now: () => Date;
@@ -94,7 +97,8 @@ export function createContext(
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
-  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, keySweeper, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  const offload = createOffload();
+  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, keySweeper, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }
 
 export function startWorkers(ctx: AppContext): void {
@@ -116,6 +120,7 @@ export async function stopWorkers(ctx: AppContext): Promise<void> {
   await ctx.sheets?.limiter.stop();
   await ctx.registry.stop();
   await ctx.keySweeper.stop();
+  await ctx.offload.destroy();
   ctx.mailer.close();
   // Last: the limiters above may still talk to Redis while they stop. Open clients would keep the process alive.
   await ctx.redis?.close();

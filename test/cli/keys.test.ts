@@ -50,6 +50,19 @@ describe('npm run keys', () => {
     await expect(keysCli('create', '--mode', 'test', '--name', 'x', '--scopes', 'verify,admin')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown scope "admin"') });
     await expect(keysCli('frobnicate')).rejects.toMatchObject({ code: 2 });
   });
+  it('--help prints the usage and exits 0 (issue 17, item 10), for every operator CLI', async () => {
+    const { stdout } = await keysCli('--help');
+    expect(stdout).toContain('npm run keys -- create --mode live|test');
+    expect((await keysCli('create', '-h')).stdout).toContain('npm run keys -- list');
+    for (const [cli, words] of [
+      ['datasets.ts', 'npm run datasets:import'],
+      ['registry-import.ts', 'registry:import'],
+      ['register-import.ts', 'npm run register:import'],
+    ] as const) {
+      const out = await run(process.execPath, ['--import', 'tsx', `connector/src/cli/${cli}`, '--help'], { cwd: process.cwd() });
+      expect(out.stdout, cli).toContain(words);
+    }
+  });
 });
 
 describe('npm run registry:import and register:import', () => {

@@ -12,7 +12,7 @@ import { createContext, startWorkers, stopWorkers, type AppContext } from '../..
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
 import { listen } from '../../connector/src/http/server.js';
-import { createLogger } from '../../connector/src/logger.js';
+import { createLogger, type Logger } from '../../connector/src/logger.js';
 import { connectRedis, createLimiters } from '../../connector/src/redis/index.js';
 import { createSheets } from '../../connector/src/sheets/index.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
@@ -49,6 +49,8 @@ export async function startTestServer(
     extraction?: boolean;
     /** A PostgreSQL database (e.g. from createDatabase in services.ts) instead of a fresh SQLite file. */
     databaseUrl?: string;
+    /** The app's logger (silent by default), e.g. one writing into an array to read what was logged. */
+    logger?: Logger;
   } = {},
 ): Promise<TestServer> {
   const dbPath = tempDbPath();
@@ -65,7 +67,7 @@ export async function startTestServer(
   if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
   const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
-  const logger = createLogger('silent');
+  const logger = opts.logger ?? createLogger('silent');
   // With COVERCHECK_REDIS_URL in env, limits are shared through Redis; stopWorkers closes it.
   const redis = await connectRedis(config.redis, logger);
   const sheets = await createSheets(config, store, logger, opts.now ?? (() => new Date()), createLimiters(redis));

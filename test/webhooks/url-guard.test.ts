@@ -46,6 +46,23 @@ describe('isPrivateAddress', () => {
     ['::192.168.0.1', 'private (IPv4 in IPv6)'],
     ['64:ff9b::a00:1', 'private (IPv4 in IPv6)'],
     ['2002:7f00:1::', 'loopback (IPv4 in IPv6)'],
+    // Issue 17, item 7: ranges the hand-kept list missed, now classed by ipaddr.js.
+    ['::ffff:0:7f00:1', 'loopback (IPv4 in IPv6)'], // IPv4-translated (RFC 6145)
+    ['::ffff:0:a00:1', 'private (IPv4 in IPv6)'],
+    ['2001::1', 'Teredo tunnel'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
+    ['64:ff9b:1::a00:1', 'NAT64 (local-use)'],
+    ['64:ff9b:1::808:808', 'NAT64 (local-use)'],
+    ['192.0.2.1', 'reserved'], // TEST-NET-1
+    ['198.51.100.7', 'reserved'], // TEST-NET-2
+    ['203.0.113.9', 'reserved'], // TEST-NET-3
+    ['2001:db8::1', 'reserved'], // IPv6 documentation
+    ['192.88.99.1', 'reserved'], // 6to4 relay anycast
+    ['2002:c058:6301::', 'reserved (IPv4 in IPv6)'], // 6to4 of 192.88.99.1
+    ['198.18.0.1', 'reserved'],
+    ['2001:2::1', 'reserved (benchmarking)'],
+    ['192.0.0.9', 'reserved'],
+    ['::ffff:192.0.2.1', 'reserved (IPv4 in IPv6)'],
     ['not-an-ip', 'invalid'],
   ])('%s is %s', (ip, kind) => {
     expect(addressClass(ip)).toBe(kind);
@@ -125,6 +142,22 @@ describe('checkWebhookUrl', () => {
     expect(await checkWebhookUrl('https://[::1]:8443/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('loopback: ::1') });
     expect(await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('link-local') });
     expect(lookup.calls.length).toBe(calls);
+  });
+
+  it('refuses IP literals in the ranges of issue 17 at submission, without a lookup', async () => {
+    const calls = lookup.calls.length;
+    for (const [url, kind] of [
+      ['https://[::ffff:0:7f00:1]/', 'loopback (IPv4 in IPv6)'],
+      ['https://[2001::53]/', 'Teredo tunnel'],
+      ['https://[64:ff9b:1::a00:1]/', 'NAT64 (local-use)'],
+      ['https://192.0.2.10/hook', 'reserved'],
+      ['https://[2001:db8::10]/hook', 'reserved'],
+      ['https://192.88.99.1/', 'reserved'],
+    ] as const) {
+      expect(await checkWebhookUrl(url, { allowPrivate: false, lookup }), url).toMatchObject({ ok: false, reason: expect.stringContaining(`(${kind}:`) });
+    }
+    expect(lookup.calls.length).toBe(calls);
+    expect((await checkWebhookUrl('https://93.184.215.14/hook', { allowPrivate: false, lookup })).ok).toBe(true);
   });
 
   it('refuses localhost unless private targets are allowed', async () => {

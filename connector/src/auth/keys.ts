@@ -65,10 +65,16 @@ export type AuthOutcome =
   | { ok: false; error: 'unauthorized' | 'invalid_api_key'; message: string };
 
 /**
- * Resolves an Authorization header value to an active key record. Never echoes the key.
- * Spec 5.6: missing header or bad prefix -> unauthorized; unknown, revoked or deactivated -> invalid_api_key.
+ * Resolves an Authorization header value (or every value sent, when the caller has them all) to an
+ * active key record. Never echoes the key. Spec 5.6: missing header, more than one, or bad prefix
+ * -> unauthorized; unknown, revoked or deactivated -> invalid_api_key.
  */
-export async function authenticate(header: string | undefined, keys: KeyStore): Promise<AuthOutcome> {
+export async function authenticate(headers: string | readonly string[] | undefined, keys: KeyStore): Promise<AuthOutcome> {
+  // Several Authorization headers: a proxy in front may have judged another one than we would.
+  if (typeof headers !== 'string' && headers !== undefined && headers.length > 1) {
+    return { ok: false, error: 'unauthorized', message: `Send one Authorization header; this request has ${headers.length}.` };
+  }
+  const header = typeof headers === 'string' ? headers : headers?.[0];
   if (!header) return { ok: false, error: 'unauthorized', message: 'Missing Authorization header. Send Authorization: Bearer <API key>.' };
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!m) return { ok: false, error: 'unauthorized', message: 'Authorization header must be "Bearer <API key>".' };

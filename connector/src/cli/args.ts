@@ -20,8 +20,17 @@ export async function withStore<T>(flag: string | undefined, fn: (store: Store) 
   }
 }
 
-/** Runs a CLI main: usage errors exit 2 with the message, anything else exits 1. */
+/** Whether the arguments ask for usage: --help or -h anywhere, or `help` as the command. */
+export function wantsHelp(args: readonly string[] = process.argv.slice(2)): boolean {
+  return args[0] === 'help' || args.some((a) => a === '--help' || a === '-h');
+}
+
+/** Runs a CLI main: --help prints the usage and exits 0; usage errors exit 2 with the message, anything else exits 1. */
 export function runCli(main: () => Promise<void>, usage: string): void {
+  if (wantsHelp()) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
   main().catch((err: unknown) => {
     if (err instanceof UsageError) {
       process.stderr.write(`${err.message}\n\n${usage}\n`);

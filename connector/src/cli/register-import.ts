@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { isRegisterFormat, parseRegisterFile, REGISTER_FORMATS, type RegisterFileExtra } from '../insurers/index.js';
-import { withStore } from './args.js';
+import { wantsHelp, withStore } from './args.js';
 
 const USAGE =
   `usage: npm run register:import -- --format ${REGISTER_FORMATS.join('|')} FILE [--db PATH] [--claims-ia FILE]\n` +
@@ -18,6 +18,10 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  if (wantsHelp()) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -16,9 +16,24 @@ export function currentKey(res: Response): ApiKeyRecord {
   return key;
 }
 
+/**
+ * Every Authorization header value the client sent, in order. Node's `req.headers` keeps only the
+ * first and silently drops the others (node docs, message.headers), so they are read from
+ * `rawHeaders`.
+ */
+export function authorizationHeaders(req: Request): string[] {
+  const values: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') values.push(raw[i + 1]!);
+  }
+  return values;
+}
+
 export function requireKey(ctx: AppContext, limits: RateLimits): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const outcome = await authenticate(req.get('authorization'), ctx.store.keys);
+    const outcome = await authenticate(authorizationHeaders(req), ctx.store.keys);
     if (!outcome.ok) {
       // Failed attempts spend the caller's per-IP budget, which slows key guessing.
       try {

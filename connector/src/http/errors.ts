@@ -1,7 +1,7 @@
 /**
  * The last middlewares: unknown routes become 404 and every error becomes the contract's error
- * body. Body-parser failures map to 400/413/415; anything unexpected is logged in full and
- * answered as 500 internal_error without internals.
+ * body. Body-parser and router failures map to 400/413/415; anything unexpected is logged in full
+ * and answered as 500 internal_error without internals.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { TErrorCode } from '../../../shared/errors.js';
@@ -22,12 +22,28 @@ const BODY_PARSER_ERRORS: Record<string, [TErrorCode, string]> = {
   'stream.encoding.set': ['internal_error', 'Internal error.'],
 };
 
+/** Client-error statuses that body-parser and its inflaters give without a `type`. */
+const CLIENT_STATUS: Record<number, TErrorCode> = { 400: 'invalid_request', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
+/**
+ * Any error as the AppError to answer with. body-parser's errors by their `type`; the router's
+ * URIError for a path parameter that is not valid percent-encoding; other http-errors marked safe
+ * to show (`expose`, a 4xx status) by status, such as zlib's error for a corrupt or truncated gzip,
+ * deflate or br body (given status 400 by body-parser). Anything else is a 500.
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const type = (err as { type?: unknown })?.type;
+  const { type, status, expose, code } = (err ?? {}) as { type?: unknown; status?: unknown; expose?: unknown; code?: unknown };
   if (typeof type === 'string' && BODY_PARSER_ERRORS[type]) {
-    const [code, message] = BODY_PARSER_ERRORS[type]!;
-    return new AppError(code, message, { cause: err });
+    const [errorCode, message] = BODY_PARSER_ERRORS[type]!;
+    return new AppError(errorCode, message, { cause: err });
+  }
+  if (err instanceof URIError && status === 400) return new AppError('invalid_request', `The path is not valid percent-encoding (${err.message}).`, { cause: err });
+  if (expose === true && typeof status === 'number' && CLIENT_STATUS[status]) {
+    // zlib's errors carry a code such as Z_DATA_ERROR, Z_BUF_ERROR or ERR_PADDING_1 (brotli).
+    const zlib = typeof code === 'string' && /^(Z_|ERR_)/.test(code);
+    const message = zlib ? `The request body is not valid for its Content-Encoding (${(err as Error).message}).` : `Bad request: ${(err as Error).message}.`;
+    return new AppError(CLIENT_STATUS[status]!, message, { cause: err });
   }
   return new AppError('internal_error', 'Internal server error. Retry with exponential backoff.', { internal: (err as Error)?.message, cause: err });
 }

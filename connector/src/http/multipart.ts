@@ -1,7 +1,12 @@
 /**
  * Reads a multipart/form-data upload with busboy, never holding more than `maxFileBytes` of the
  * file: a larger file is cut off at the limit and refused with 413. One file field, a few small
- * text fields; anything else is refused.
+ * text fields; anything else is refused. The body arrives uncompressed (app.ts refuses a
+ * Content-Encoding on multipart routes: busboy inflates nothing).
+ *
+ * Every way the body can go wrong (a part cut off before its boundary, a malformed header, the
+ * client leaving mid-upload) settles as a 400: busboy reports a truncated form both on itself and
+ * on the open file stream, and an 'error' event nobody listens to ends the process (issue 17).
  */
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -34,7 +39,30 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
     const fail = (e: AppError) => {
       failure ??= e;
     };
+    let settled = false;
+    const settle = (err: AppError | null) => {
+      if (settled) return;
+      settled = true;
+      req.off('error', onRequestGone).off('close', onRequestGone);
+      if (!err) return resolve(upload);
+      // Stop parsing and read off what the client still sends, so the 4xx can be answered on a
+      // connection that stays usable (body-parser does the same).
+      req.unpipe(bb);
+      bb.destroy();
+      req.resume();
+      reject(err);
+    };
+    const malformed = (err: Error) => new AppError('invalid_request', `Malformed multipart request: ${err.message}`);
+    // The request also closes after a complete body, possibly before busboy's own 'close'; only an
+    // incomplete one means the client went away mid-upload.
+    const onRequestGone = () => {
+      if (!req.complete) settle(new AppError('invalid_request', 'The upload was aborted by the client before the form was complete.'));
+    };
+    req.on('error', onRequestGone).on('close', onRequestGone);
+
     bb.on('file', (field, stream, info) => {
+      // Destroyed with "Unexpected end of file" when the form ends inside this part.
+      stream.on('error', (err: Error) => fail(malformed(err)));
       if (field !== opts.fileField) {
         fail(new AppError('invalid_request', `Unexpected file field "${field}"; send the PDF as "${opts.fileField}".`));
         stream.resume();
@@ -55,8 +83,8 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
     for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
       bb.on(event, () => fail(new AppError('invalid_request', `Too many parts: send one "${opts.fileField}" file and at most ${opts.textFields.join(', ')}.`)));
     }
-    bb.on('error', (err: Error) => reject(new AppError('invalid_request', `Malformed multipart request: ${err.message}`)));
-    bb.on('close', () => (failure ? reject(failure) : resolve(upload)));
+    bb.on('error', (err: Error) => settle(failure ?? malformed(err)));
+    bb.on('close', () => settle(failure));
     req.pipe(bb);
   });
 }

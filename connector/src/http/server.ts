@@ -14,7 +14,10 @@
  * Express itself is untouched: same middleware, same `req`/`res` API.
  */
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import type { TErrorBody } from '../../../shared/errors.js';
+import { errorBody } from '../errors.js';
 
 /**
  * Whether node's request and response constructors are plain functions (so far they are), which
@@ -35,14 +38,67 @@ function withPrototype<C extends Function>(base: C, proto: object): C {
 }
 
 export function createHttpServer(app: Express): http.Server {
-  if (!prototypedRequests) return http.createServer(app);
-  return http.createServer(
-    {
-      IncomingMessage: withPrototype(http.IncomingMessage, app.request),
-      ServerResponse: withPrototype(http.ServerResponse, app.response),
-    },
-    app,
+  const server = prototypedRequests
+    ? http.createServer(
+        {
+          IncomingMessage: withPrototype(http.IncomingMessage, app.request),
+          ServerResponse: withPrototype(http.ServerResponse, app.response),
+        },
+        app,
+      )
+    : http.createServer(app);
+  server.on('clientError', answerClientError);
+  // RFC 9110 10.1.1: a server MAY answer an Expect it does not know with 417; node does, with an
+  // empty body. Ignoring the expectation is allowed too, and keeps every answer the app's.
+  server.on('checkExpectation', app);
+  // This is not a proxy: without a listener node drops the connection without a word.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => writeRefusal(socket, errorBody('invalid_request', 'CONNECT is not supported: this is not a proxy.')));
+  return server;
+}
+
+/** Sockets already answered by answerClientError: node reports every further chunk of an unparseable request again. */
+const answered = new WeakSet<Duplex>();
+/** How long a refused client may go on sending before its connection is dropped. */
+const LINGER_MS = 10_000;
+
+/**
+ * Requests node's HTTP parser refuses before the app sees them (a malformed request line or header,
+ * conflicting Content-Length and Transfer-Encoding, headers over 16 KB, a request timeout) get the
+ * contract's error body instead of node's bare status line. As node's own default does: nothing on
+ * a socket that is gone or whose response has begun (node docs, 'clientError').
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (answered.has(socket)) return;
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  answered.add(socket);
+  writeRefusal(
+    socket,
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? errorBody('headers_too_large', 'The request line and headers are too large.')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errorBody('request_timeout', 'The request did not arrive in time.')
+        : errorBody('invalid_request', `Malformed HTTP request${err.code?.startsWith('HPE_') ? ` (${err.code})` : ''}.`),
   );
+}
+
+/**
+ * An error response written straight to the socket (there is no response object), then a
+ * lingering close (RFC 9112 9.6): the write side is closed and what the client still sends is
+ * read and dropped, for at most LINGER_MS. Closing at once on unread bytes, as node's default
+ * does, makes the kernel reset the connection, which can discard the answer before the client
+ * has read it (a client still sending a large body never sees why it was refused).
+ */
+function writeRefusal(socket: Duplex, refusal: TErrorBody): void {
+  const body = JSON.stringify(refusal);
+  socket.end(
+    `HTTP/1.1 ${refusal.code} ${http.STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+  (socket as Duplex & { setTimeout?: (ms: number, cb: () => void) => void }).setTimeout?.(LINGER_MS, () => socket.destroy());
 }
 
 /** `createHttpServer(app).listen(port, host)`, resolved once listening (rejected on e.g. EADDRINUSE). */

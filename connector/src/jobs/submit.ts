@@ -19,7 +19,7 @@ import { billingPeriod } from '../credits/period.js';
 import type { SheetBindings } from '../sheets/bindings.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
-import { checkDocument, checkPolicy, checkWebhook } from './validate.js';
+import { checkDocument, checkPolicy, checkWebhook, type Checked } from './validate.js';
 
 export interface SubmitDeps {
   store: Pick<Store, 'jobs' | 'batches'>;
@@ -35,6 +35,8 @@ export interface SubmitDeps {
   now: () => Date;
   /** Wakes the workers so new work starts without waiting for the next poll. */
   notify: () => void;
+  /** checkDocument, unless the document was already checked and decoded as the body was read (offload/body.ts). */
+  checkDocument?: (raw: unknown) => Checked<Buffer>;
 }
 
 export type Submitted<T> = { status: 202; body: T } | { status: number; body: TErrorBody };
@@ -84,7 +86,7 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   const raw = body as Record<string, unknown>;
   let document: Buffer | undefined;
   if (raw.document !== undefined) {
-    const doc = checkDocument(raw.document);
+    const doc = (deps.checkDocument ?? checkDocument)(raw.document);
     if (!doc.ok) return refuse(doc.error, doc.message);
     document = doc.value;
   }

@@ -7,6 +7,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { INFLATED_ENCODINGS, requireContentEncoding } from '../http/content-encoding.js';
 import { createBudget } from '../redis/rate-limiter.js';
 import { createSingleUse } from '../redis/single-use.js';
 import type { KeyMode } from '../store/types.js';
@@ -48,6 +49,8 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(securityHeaders);
+  // The same Content-Encodings as the API; a refused one or a bad body is a 4xx page below.
+  app.use(requireContentEncoding(INFLATED_ENCODINGS));
   app.use(express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }));
 
   /** The browser's CSRF session id, set (HttpOnly, SameSite=Strict) when missing. */
@@ -141,8 +144,13 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
 
   app.use((_req, res) => html(res, 404, messagePage('Not found', 'There is no such portal page.')));
   app.use(((err, req, res, _next) => {
-    const status = (err as { status?: number }).status;
-    if (status === 413 || status === 400) return html(res, status, messagePage('Bad request', 'The form could not be read. Open the portal again.'));
+    // The form parser's refusals (charset, Content-Encoding, size, a corrupt compressed body) and
+    // the encoding check's carry a 4xx status; they are the client's, not the portal's, failure.
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      if (res.headersSent) return res.end();
+      return html(res, status, messagePage('Bad request', 'The form could not be read. Open the portal again.'));
+    }
     ctx.logger.error({ err, path: req.path, method: req.method }, 'portal request failed');
     if (res.headersSent) return res.end();
     html(res, 500, messagePage('Something went wrong', 'The key could not be issued. Try again in a minute.'));

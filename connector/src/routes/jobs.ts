@@ -4,6 +4,7 @@ import type { TDelivery, TDeliveryList } from '../../../shared/deliveries.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
+import { documentsOf } from '../http/json-body.js';
 import { readUpload } from '../http/multipart.js';
 import { MAX_WAIT_S, waitFor } from '../jobs/completions.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
@@ -100,12 +101,14 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     {
       method: 'post',
       path: '/verify/async',
-      // A larger body limit than the other routes: it carries a base64 PDF.
+      // A larger body limit than the other routes: it carries a base64 PDF, decoded as the body is read.
       bodyLimit: ASYNC_BODY_LIMIT,
+      documentFields: ['document'],
       handlers: [
         requireScope('verify'),
         async (req, res) => {
-          const out = await submitAsyncVerification(req.body, currentKey(res), deps);
+          const document = documentsOf(res).document;
+          const out = await submitAsyncVerification(req.body, currentKey(res), document ? { ...deps, checkDocument: () => document } : deps);
           res.status(out.status).json(out.body);
         },
       ],

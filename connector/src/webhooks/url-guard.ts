@@ -1,111 +1,100 @@
 /**
  * SSRF protection for customer webhook URLs: https only, no credentials, and (unless private
- * targets are allowed, as in tests and local setups) every address the host resolves to is public.
+ * targets are allowed, as in tests and local setups) every address the host resolves to, or the
+ * IP literal it names, is global unicast as ipaddr.js classes addresses.
  */
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Resolves a hostname to all its addresses; `dns.promises.lookup(host, { all: true })` by default. */
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 export const defaultLookup: LookupAll = (hostname) => dns.lookup(hostname, { all: true });
 
-type Range = readonly [prefix: readonly number[], bits: number, kind: string];
+/**
+ * Readable names for ipaddr.js's range names. Only the names: which addresses fall in which range
+ * is ipaddr.js's (its SpecialRanges follow the IANA special-purpose registries), and any range
+ * it names that is missing here is still refused, under its own name.
+ */
+const RANGE_LABELS: Record<string, string> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'shared (CGNAT)',
+  private: 'private',
+  reserved: 'reserved',
+  benchmarking: 'reserved (benchmarking)',
+  as112: 'reserved (AS112)',
+  as112v6: 'reserved (AS112)',
+  amt: 'reserved (AMT)',
+  uniqueLocal: 'unique-local (private)',
+  deprecatedSiteLocal: 'site-local',
+  discard: 'reserved (discard)',
+  teredo: 'Teredo tunnel',
+  rfc6052: 'NAT64 (local-use)',
+  orchid2: 'reserved (ORCHID)',
+  deprecatedOrchid: 'reserved (ORCHID)',
+  droneRemoteIdProtocolEntityTags: 'reserved (DRIP)',
+  segmentRouting: 'reserved (segment routing)',
+};
 
-// Order matters only where ranges nest: the narrower, more telling name comes first.
-const V4_RANGES: readonly Range[] = [
-  [[255, 255, 255, 255], 32, 'broadcast'],
-  [[0], 8, 'unspecified ("this network")'],
-  [[10], 8, 'private'],
-  [[100, 64], 10, 'shared (CGNAT)'],
-  [[127], 8, 'loopback'],
-  [[169, 254], 16, 'link-local'],
-  [[172, 16], 12, 'private'],
-  [[192, 0, 0], 24, 'reserved'],
-  [[192, 168], 16, 'private'],
-  [[198, 18], 15, 'reserved (benchmarking)'],
-  [[224], 4, 'multicast'],
-  [[240], 4, 'reserved'],
-];
-
-const V6_RANGES: readonly Range[] = [
-  [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 128, 'unspecified'],
-  [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], 128, 'loopback'],
-  [[0x01, 0x00], 64, 'reserved (discard)'],
-  [[0xfc], 7, 'unique-local (private)'],
-  [[0xfe, 0x80], 10, 'link-local'],
-  [[0xfe, 0xc0], 10, 'site-local'],
-  [[0xff], 8, 'multicast'],
-];
-
-/** IPv6 prefixes that carry an IPv4 address, with the byte offset of that address. */
-const V4_EMBEDDING: readonly (readonly [prefix: readonly number[], bits: number, offset: number])[] = [
-  [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], 96, 12], // IPv4-mapped ::ffff:a.b.c.d
-  [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 96, 12], // IPv4-compatible ::a.b.c.d (deprecated, still routable by some stacks)
-  [[0x00, 0x64, 0xff, 0x9b], 96, 12], // NAT64 64:ff9b::a.b.c.d reaches the IPv4 address through a translator
-  [[0x20, 0x02], 16, 2], // 6to4 2002:AABB:CCDD::
-];
-
-function inPrefix(bytes: readonly number[], prefix: readonly number[], bits: number): boolean {
-  for (let i = 0; i * 8 < bits; i++) {
-    const take = Math.min(8, bits - i * 8);
-    const mask = (0xff << (8 - take)) & 0xff;
-    if (((bytes[i] ?? 0) & mask) !== ((prefix[i] ?? 0) & mask)) return false;
-  }
-  return true;
+function labelOf(range: string, v4: boolean): string {
+  // 0.0.0.0/8 is "this network" (RFC 791), not only the unspecified address.
+  if (v4 && range === 'unspecified') return 'unspecified ("this network")';
+  return RANGE_LABELS[range] ?? range;
 }
 
-function v4Bytes(ip: string): number[] {
-  return ip.split('.').map(Number);
-}
-
-/** The 16 bytes of a valid IPv6 address (the caller has checked it with isIP). */
-function v6Bytes(ip: string): number[] {
-  let text = ip;
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(':');
-  if (text.includes('.', lastColon)) {
-    tail.push(...v4Bytes(text.slice(lastColon + 1)));
-    text = text.slice(0, lastColon + 1) + '0';
-  }
-  const [head = '', rest] = text.split('::');
-  const groups = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const front = groups(head);
-  const back = rest === undefined ? [] : groups(rest);
-  const words = [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
-  const bytes = words.flatMap((w) => [w >> 8, w & 0xff]);
-  if (tail.length) bytes.splice(12, 4, ...tail);
-  return bytes;
-}
-
-function classifyV4(bytes: readonly number[]): string | null {
-  return V4_RANGES.find(([prefix, bits]) => inPrefix(bytes, prefix, bits))?.[2] ?? null;
-}
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
 /**
- * The class of a non-public address ('loopback', 'private', 'link-local', ...), or null when the
- * address is public. Anything that is not an IP address counts as 'invalid', so callers fail closed.
+ * The IPv4 address inside an IPv6 address that carries one to an IPv4 host: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, RFC 6145), NAT64 with the well-known
+ * prefix (64:ff9b::a.b.c.d, RFC 6052), 6to4 (2002:AABB:CCDD::) and the deprecated IPv4-compatible
+ * form (::a.b.c.d). Such an address is as public as the IPv4 address it carries. Teredo and
+ * local-use NAT64 (64:ff9b:1::/48) embed addresses less plainly and are refused by range instead.
  */
-export function addressClass(ip: string): string | null {
-  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  const version = isIP(bare);
-  if (version === 4) return classifyV4(v4Bytes(bare));
-  if (version !== 6) return 'invalid';
-  const bytes = v6Bytes(bare);
-  const own = V6_RANGES.find(([prefix, bits]) => inPrefix(bytes, prefix, bits));
-  if (own) return own[2];
-  for (const [prefix, bits, offset] of V4_EMBEDDING) {
-    if (!inPrefix(bytes, prefix, bits)) continue;
-    const embedded = classifyV4(bytes.slice(offset, offset + 4));
-    return embedded && `${embedded} (IPv4 in IPv6)`;
-  }
+function embeddedIPv4(addr: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const p = addr.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return v4(p[6]!, p[7]!);
+  if (range === 'rfc6052') return addr.match(NAT64_WELL_KNOWN) ? v4(p[6]!, p[7]!) : null;
+  if (range === '6to4') return v4(p[1]!, p[2]!);
+  if (range === 'unicast' && p.slice(0, 6).every((x) => x === 0)) return v4(p[6]!, p[7]!);
   return null;
 }
 
 /**
- * True when a connection to `ip` could reach something other than the public internet: loopback,
- * private, link-local, CGNAT, unspecified, multicast, reserved and broadcast IPv4; the IPv6
- * equivalents; and IPv6 forms that embed one of those IPv4 addresses. Non-IP input is true.
+ * The class of a non-public address ('loopback', 'private', 'link-local', ...), or null when the
+ * address is public: ipaddr.js's `range()` is 'unicast' (global). Anything that is not an IP
+ * address counts as 'invalid', so callers fail closed.
+ */
+export function addressClass(ip: string): string | null {
+  const bare = ip.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // node's isIP is strict (dotted quads only); ipaddr.js would also take forms such as 0x7f.1.
+  const version = isIP(bare);
+  if (version === 0) return 'invalid';
+  if (version === 4) {
+    const range = ipaddr.IPv4.parse(bare).range();
+    return range === 'unicast' ? null : labelOf(range, true);
+  }
+  const addr = ipaddr.IPv6.parse(bare);
+  const range = addr.range();
+  const embedded = embeddedIPv4(addr, range);
+  if (embedded) {
+    const inner = embedded.range();
+    return inner === 'unicast' ? null : `${labelOf(inner, true)} (IPv4 in IPv6)`;
+  }
+  return range === 'unicast' ? null : labelOf(range, false);
+}
+
+/**
+ * True when a connection to `ip` could reach something other than the public internet: every
+ * address ipaddr.js does not class as global unicast (loopback, private, link-local, CGNAT,
+ * documentation, benchmarking, 6to4 relay anycast, Teredo, multicast, reserved...), and IPv6 forms
+ * that carry such an IPv4 address. Non-IP input is true.
  */
 export function isPrivateAddress(ip: string): boolean {
   return addressClass(ip) !== null;

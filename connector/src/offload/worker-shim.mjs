@@ -1,0 +1,7 @@
+// Piscina worker entry when running from TypeScript sources (tsx, vitest): registers tsx's loader in
+// this thread, then loads the real worker. A build points piscina at its compiled worker instead.
+import { register } from 'tsx/esm/api';
+
+register();
+const mod = await import('./worker.ts');
+export default mod.default;
