@@ -45,8 +45,16 @@ export const ZVerifyRequestSchema = z
   .meta({ id: 'VerifyRequest' });
 export type TVerifyRequest = z.infer<typeof ZVerifyRequestSchema>;
 
-/** Largest decoded PDF accepted (spec 8): 14 MB. */
+/** Largest decoded PDF accepted (spec 8): 14 MB, read as 14 MiB, inclusive. */
 export const MAX_DOCUMENT_BYTES = 14 * 1024 * 1024;
+
+/**
+ * The one size rule for a PDF, wherever it arrives (multipart upload, base64 in JSON, the add-on
+ * before it downloads from Drive): a file of exactly MAX_DOCUMENT_BYTES is accepted, one byte more is not.
+ */
+export function documentTooLarge(bytes: number): boolean {
+  return bytes > MAX_DOCUMENT_BYTES;
+}
 
 /** POST /api/v1/verify/async: the policy plus an optional PDF and callback. */
 export const ZAsyncVerifyRequestSchema = ZVerifyRequestSchema.extend({

@@ -5,7 +5,7 @@
  * that file; a pasted link works for files picked before.
  */
 import type { TExtractedFields, TJob } from '../../shared/job.js';
-import { MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
+import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { api } from './connector.js';
 import { fileBlob, fileMeta } from './drive.js';
 import { userConn } from './settings.js';
@@ -49,7 +49,7 @@ const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').t
 export function submitPdfExtraction(fileRef: string): { jobId: string; fileName: string } {
   const meta = fileMeta(fileIdFrom(fileRef));
   if (meta.mimeType !== 'application/pdf') throw new Error(`${meta.name} is not a PDF (${meta.mimeType}).`);
-  if (meta.size !== null && meta.size > MAX_DOCUMENT_BYTES) {
+  if (meta.size !== null && documentTooLarge(meta.size)) {
     throw new Error(`${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`);
   }
   const accepted = api.extract(userConn(), fileBlob(meta));

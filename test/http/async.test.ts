@@ -108,6 +108,21 @@ describe('POST /api/v1/verify/async', () => {
     expect(r.body).toMatchObject({ error: 'payload_too_large', code: 413 });
   });
 
+  it('14 MB is inclusive, as on /documents/extract: exactly 14 MiB decoded is accepted, one byte more is 413', async () => {
+    const { key } = await srv.key({ mode: 'test' });
+    const doc = (size: number) => {
+      const b = Buffer.alloc(size, 0x41);
+      b.write('%PDF-1.4');
+      return b.toString('base64');
+    };
+    const exact = await submit(key, { ...policy, document: doc(14 * 1024 * 1024) });
+    expect(exact.status).toBe(202);
+    expect((await srv.store.jobs.document(exact.body.job_id))!.length).toBe(14 * 1024 * 1024);
+    const over = await submit(key, { ...policy, document: doc(14 * 1024 * 1024 + 1) });
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ error: 'payload_too_large', code: 413 });
+  });
+
   it('Idempotency-Key: a repeated submission returns the same job and reserves once', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 5 });
     const headers = { 'idempotency-key': 'async-1' };

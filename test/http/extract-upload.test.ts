@@ -40,6 +40,14 @@ describe('POST /api/v1/documents/extract (upload checks)', () => {
     expect(r.status).toBe(413);
     expect(r.body).toEqual({ error: 'payload_too_large', message: 'The file is larger than 14 MB.', code: 413 });
   });
+  it('14 MB is inclusive: a file of exactly 14 MiB is accepted, one byte more is 413 (the same rule as /verify/async)', async () => {
+    const exact = await upload({ file: { name: 'exact.pdf', type: 'application/pdf', data: pdf(14 * 1024 * 1024) } });
+    expect(exact.status).toBe(202);
+    expect((await srv.store.jobs.document(exact.body.job_id))!.length).toBe(14 * 1024 * 1024);
+    const over = await upload({ file: { name: 'over.pdf', type: 'application/pdf', data: pdf(14 * 1024 * 1024 + 1) } });
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ error: 'payload_too_large' });
+  });
   it('a PNG renamed .pdf -> 400 invalid_document (judged by magic bytes)', async () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100)]);
     const r = await upload({ file: { name: 'scan.pdf', type: 'application/pdf', data: png } });
@@ -70,7 +78,7 @@ describe('POST /api/v1/documents/extract (upload checks)', () => {
     expect((await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() } }, k)).status).toBe(403);
   });
   it('with too many extractions pending, uploads get 503 with Retry-After (no unbounded backlog)', async () => {
-    // One is pending from the first test; fill up to the limit of 3.
+    // Two are pending from the first tests; fill up to the limit of 3.
     let last;
     for (let i = 0; i < 3; i++) last = await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() } });
     expect(last!.status).toBe(503);

@@ -26,9 +26,10 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
     try {
       bb = busboy({
         headers: req.headers,
-        // busboy signals a limit when it is reached, not exceeded: one spare part, and unknown
-        // field names are refused by name anyway.
-        limits: { files: 1, fileSize: opts.maxFileBytes, fields: opts.textFields.length + 1, fieldSize: 4096, parts: opts.textFields.length + 2 },
+        // busboy signals a limit when it is reached, not exceeded: one spare byte, so a file of
+        // exactly maxFileBytes is accepted (the limit is inclusive, as shared/policy.ts's
+        // documentTooLarge says), and one spare part (unknown field names are refused by name anyway).
+        limits: { files: 1, fileSize: opts.maxFileBytes + 1, fields: opts.textFields.length + 1, fieldSize: 4096, parts: opts.textFields.length + 2 },
       });
     } catch (err) {
       reject(new AppError('invalid_request', `Malformed multipart request: ${(err as Error).message}`));

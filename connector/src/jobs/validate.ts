@@ -1,5 +1,5 @@
 /** Input checks shared by the async and batch submissions: one policy, a document, a webhook URL. */
-import { MAX_DOCUMENT_BYTES, parsePolicyInput, type TPolicy } from '../../../shared/policy.js';
+import { documentTooLarge, parsePolicyInput, type TPolicy } from '../../../shared/policy.js';
 import type { TErrorCode } from '../../../shared/errors.js';
 import { checkFormat } from '../verify/patterns.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
@@ -33,7 +33,7 @@ export function checkDocument(raw: unknown): Checked<Buffer> {
   const text = raw.replace(/\s+/g, '');
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   const decodedSize = Math.floor((text.length * 3) / 4) - padding;
-  if (decodedSize > MAX_DOCUMENT_BYTES) {
+  if (documentTooLarge(decodedSize)) {
     return { ok: false, error: 'payload_too_large', message: `document is ${(decodedSize / 1048576).toFixed(1)} MB decoded; the limit is 14 MB.` };
   }
   if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) {
