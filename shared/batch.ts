@@ -8,7 +8,7 @@ import { ZSheetTargetSchema, ZSheetWritebackSchema } from './sheets.js';
 export const MAX_BATCH_SIZE = 100;
 
 export const ZBatchRequestSchema = z
-  .object({
+  .strictObject({
     policies: z.array(ZVerifyRequestSchema).min(1).max(MAX_BATCH_SIZE).meta({
       description: '1 to 100 policy objects. Each is validated on its own: a bad item gets its own error in the results and does not sink the batch.',
     }),

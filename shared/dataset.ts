@@ -1,5 +1,6 @@
 /** Dataset catalogue and series (spec 2.5, 4.7, 4.8). */
 import { z } from 'zod';
+import { intQueryParam } from './query.js';
 
 export const CADENCES = ['daily', 'weekly', 'monthly', 'quarterly'] as const;
 export const ZCadenceSchema = z.enum(CADENCES).meta({ id: 'Cadence' });
@@ -36,16 +37,7 @@ export type TSeriesPoint = z.infer<typeof ZSeriesPointSchema>;
 export const MAX_DATASET_PAGE = 200;
 export const MAX_SERIES_POINTS = 5000;
 
-const intParam = (min: number, max: number, dflt: number, what: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${what} must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.number().int().min(min, `${what} must be a whole number from ${min} to ${max}`).max(max, `${what} must be a whole number from ${min} to ${max}`))
-    .optional()
-    .transform((v) => v ?? dflt);
-
-/** Query of GET /api/v1/datasets (strings in, typed out). Unknown parameters are refused. */
+/** Query of GET /api/v1/datasets: the server reads it with this schema and the OpenAPI document shows it. Unknown parameters are refused. */
 export const ZDatasetListQuerySchema = z
   .object({
     q: z
@@ -60,8 +52,8 @@ export const ZDatasetListQuerySchema = z
     category: z.string().trim().min(1).max(100).optional().meta({ description: 'Exact category, case-insensitive.' }),
     source: z.string().trim().min(1).max(200).optional().meta({ description: 'Exact publisher, case-insensitive.' }),
     cadence: ZCadenceSchema.optional(),
-    limit: intParam(1, MAX_DATASET_PAGE, 50, 'limit').meta({ description: `1 to ${MAX_DATASET_PAGE}, default 50.` }),
-    offset: intParam(0, 100_000, 0, 'offset').meta({ description: '0 to 100000, default 0.' }),
+    limit: intQueryParam('limit', 1, MAX_DATASET_PAGE, 50).meta({ description: `1 to ${MAX_DATASET_PAGE}, default 50.` }),
+    offset: intQueryParam('offset', 0, 100_000, 0).meta({ description: '0 to 100000, default 0.' }),
   })
   .strict();
 export type TDatasetListQuery = z.output<typeof ZDatasetListQuerySchema>;
@@ -69,8 +61,8 @@ export type TDatasetListQuery = z.output<typeof ZDatasetListQuerySchema>;
 /** Query of GET /api/v1/datasets/{slug}/series. */
 export const ZSeriesQuerySchema = z
   .object({
-    limit: intParam(1, MAX_SERIES_POINTS, 100, 'limit').meta({ description: `1 to ${MAX_SERIES_POINTS}, default 100.` }),
-    direction: z.enum(['latest', 'earliest']).optional().transform((v) => v ?? 'latest').meta({ description: 'Which end of the series: latest (default) or earliest.' }),
+    limit: intQueryParam('limit', 1, MAX_SERIES_POINTS, 100).meta({ description: `1 to ${MAX_SERIES_POINTS}, default 100.` }),
+    direction: z.enum(['latest', 'earliest']).default('latest').meta({ description: 'Which end of the series: latest (default) or earliest.' }),
   })
   .strict();
 export type TSeriesQuery = z.output<typeof ZSeriesQuerySchema>;

@@ -6,7 +6,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { ZAccountSchema, ZHealthSchema } from './account.js';
 import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from './batch.js';
-import { ZDatasetListSchema, ZDatasetSchema, ZSeriesSchema } from './dataset.js';
+import { ZDatasetListQuerySchema, ZDatasetListSchema, ZDatasetSchema, ZSeriesQuerySchema, ZSeriesSchema } from './dataset.js';
+import { ZDeliveriesQuerySchema, ZWaitQuerySchema } from './query.js';
 import { ZDeliveryListSchema } from './deliveries.js';
 import {
   ZScheduleListSchema,
@@ -107,7 +108,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     request: { headers: idempotencyHeader, body: { required: true, content: { 'application/json': { schema: ZAsyncVerifyRequestSchema } } } },
     responses: {
       202: json(ZJobAcceptedSchema, 'Accepted'),
-      400: json(ZErrorBodySchema, 'missing_required_fields, unsupported_country, unsupported_insurance_type, invalid_policy_number, invalid_document, invalid_webhook_url, invalid_request, invalid_json'),
+      400: json(ZErrorBodySchema, 'missing_required_field, unsupported_country, unsupported_insurance_type, invalid_policy_number, invalid_document, invalid_webhook_url, invalid_request, invalid_json'),
       402: json(ZErrorBodySchema, 'insufficient_credits'),
       413: json(ZErrorBodySchema, 'document larger than 14 MB decoded, or body too large'),
       ...errors(401, 403, 409, 415, 422, 500),
@@ -186,7 +187,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     summary: 'A job: status, result when complete, error when failed',
     description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the job finishes or N seconds pass.',
     security,
-    request: { params: z.object({ job_id: z.string() }), query: z.object({ wait: z.string().optional().meta({ description: 'Long-poll seconds, 0 to 25.' }) }) },
+    request: { params: z.object({ job_id: z.string() }), query: ZWaitQuerySchema },
     responses: { 200: json(ZJobSchema, 'The job'), ...errors(400, 401, 404, 429, 500) },
   });
   registry.registerPath({
@@ -195,7 +196,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     summary: 'A batch: status, counts and per-policy results in submission order',
     description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the batch completes or N seconds pass.',
     security,
-    request: { params: z.object({ batch_id: z.string() }), query: z.object({ wait: z.string().optional().meta({ description: 'Long-poll seconds, 0 to 25.' }) }) },
+    request: { params: z.object({ batch_id: z.string() }), query: ZWaitQuerySchema },
     responses: { 200: json(ZBatchSchema, 'The batch'), ...errors(400, 401, 404, 429, 500) },
   });
   registry.registerPath({
@@ -203,33 +204,19 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     path: '/api/v1/webhooks/deliveries',
     summary: "The calling key's webhook deliveries, newest first, with every attempt",
     security,
-    request: {
-      query: z.object({
-        limit: z.string().optional().meta({ description: '1 to 200, default 50' }),
-        offset: z.string().optional().meta({ description: 'Default 0' }),
-      }),
-    },
+    request: { query: ZDeliveriesQuerySchema },
     responses: { 200: json(ZDeliveryListSchema, 'Deliveries'), ...errors(400, 401, 429, 500) },
   });
   const optionalSecurity = [{}, { [bearer.name]: [] }];
   const datasetAuth =
     'Public: no key needed, rate-limited per IP. A key may be sent to use its own budget; a key that is sent must be valid and hold the datasets scope.';
-  // Query schemas as documented (strings in); the route validates with the same contract schemas.
-  const listQuery = z.object({
-    q: z.string().optional().meta({ description: 'Full-text search over title, description, category and source; words ANDed, prefixes match, ranked by relevance (bm25).' }),
-    category: z.string().optional().meta({ description: 'Exact category, case-insensitive.' }),
-    source: z.string().optional().meta({ description: 'Exact publisher, case-insensitive.' }),
-    cadence: z.enum(['daily', 'weekly', 'monthly', 'quarterly']).optional(),
-    limit: z.string().optional().meta({ description: '1 to 200, default 50.' }),
-    offset: z.string().optional().meta({ description: '0 to 100000, default 0.' }),
-  });
   registry.registerPath({
     method: 'get',
     path: '/api/v1/datasets',
     summary: 'Search and list the dataset catalogue',
     description: `${datasetAuth} Without q, datasets are ordered by title.`,
     security: optionalSecurity,
-    request: { query: listQuery },
+    request: { query: ZDatasetListQuerySchema },
     responses: { 200: json(ZDatasetListSchema, 'A page of datasets and the total'), ...errors(400, 401, 403, 429, 500) },
   });
   registry.registerPath({
@@ -249,10 +236,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     security: optionalSecurity,
     request: {
       params: z.object({ slug: z.string() }),
-      query: z.object({
-        limit: z.string().optional().meta({ description: '1 to 5000, default 100.' }),
-        direction: z.enum(['latest', 'earliest']).optional().meta({ description: 'Default latest.' }),
-      }),
+      query: ZSeriesQuerySchema,
     },
     responses: { 200: json(ZSeriesSchema, 'The points'), ...errors(400, 401, 403, 404, 429, 500) },
   });

@@ -30,19 +30,28 @@ export const ZPolicySchema = z
   .meta({ id: 'Policy' });
 export type TPolicy = z.infer<typeof ZPolicySchema>;
 
+const policyFields = {
+  policy_number: z.string().min(1).max(MAX_POLICY_NUMBER_LENGTH).meta({ description: 'Required. 1 to 64 characters.', example: 'UKM-1000-0001' }),
+  country: z.string().meta({ description: 'Required. UK, DE or FR, case-insensitive (GB accepted as UK).', example: 'UK' }),
+  provider: z.string().max(MAX_PROVIDER_LENGTH).optional().meta({ description: 'Optional insurer name; improves confidence when it matches the register.', example: 'Aviva Insurance Limited' }),
+};
+const typeField = z.string().meta({ description: 'motor, travel or health, case-insensitive. Required unless its alias type is given.', example: 'motor' });
+const aliasField = z.string().meta({ description: 'Alias of insurance_type (spec 7 rule 2). If both are given they must agree.' });
+
 /**
- * The request body of POST /api/v1/verify as documented: `type` is accepted as an alias of
- * `insurance_type` (spec 7 rule 2). Validation and normalisation happen in `parsePolicyInput`.
+ * A policy request body as the server reads it (parsePolicyInput), for the OpenAPI document and
+ * generated clients: insurance_type or its alias type is required, so the schema is the union of
+ * the two ways to say it; unknown fields are refused (strict objects: additionalProperties false).
  */
-export const ZVerifyRequestSchema = z
-  .object({
-    policy_number: z.string().meta({ description: 'Required. 1 to 64 characters.', example: 'UKM-1000-0001' }),
-    country: z.string().meta({ description: 'Required. UK, DE or FR (GB accepted as UK).', example: 'UK' }),
-    insurance_type: z.string().optional().meta({ description: 'Required unless `type` is given. motor, travel or health.', example: 'motor' }),
-    type: z.string().optional().meta({ description: 'Alias of insurance_type (spec 7 rule 2). If both are given they must agree.' }),
-    provider: z.string().optional().meta({ description: 'Optional insurer name; improves confidence when it matches the register.', example: 'Aviva Insurance Limited' }),
-  })
-  .meta({ id: 'VerifyRequest' });
+function policyRequest<E extends z.ZodRawShape>(extra: E) {
+  return z.union([
+    z.strictObject({ ...policyFields, insurance_type: typeField, type: aliasField.optional(), ...extra }),
+    z.strictObject({ ...policyFields, insurance_type: typeField.optional(), type: aliasField, ...extra }),
+  ]);
+}
+
+/** The request body of POST /api/v1/verify as documented. Validation and normalisation happen in `parsePolicyInput`. */
+export const ZVerifyRequestSchema = policyRequest({}).meta({ id: 'VerifyRequest', description: 'One policy. insurance_type, or its alias type, is required.' });
 export type TVerifyRequest = z.infer<typeof ZVerifyRequestSchema>;
 
 /** Largest decoded PDF accepted (spec 8): 14 MB, read as 14 MiB, inclusive. */
@@ -57,11 +66,11 @@ export function documentTooLarge(bytes: number): boolean {
 }
 
 /** POST /api/v1/verify/async: the policy plus an optional PDF and callback. */
-export const ZAsyncVerifyRequestSchema = ZVerifyRequestSchema.extend({
+export const ZAsyncVerifyRequestSchema = policyRequest({
   document: z.string().optional().meta({ description: 'Base64-encoded PDF, at most 14 MB decoded (larger: 413).' }),
   webhook_url: z.string().optional().meta({ description: 'HTTPS URL called when the job finishes (Standard Webhooks signature).' }),
   sheet_target: ZSheetTargetSchema.optional().meta({ description: 'Write the result into a Google Sheet when the job finishes (our extension).' }),
-}).meta({ id: 'AsyncVerifyRequest' });
+}).meta({ id: 'AsyncVerifyRequest', description: 'One policy, with an optional PDF and callback. insurance_type, or its alias type, is required.' });
 export type TAsyncVerifyRequest = z.infer<typeof ZAsyncVerifyRequestSchema>;
 
 /** Why a raw policy input was refused; codes are the spec's error codes (section 7). */

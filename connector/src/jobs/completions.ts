@@ -30,7 +30,6 @@ export class Completions {
   }
 }
 
-export const MAX_WAIT_S = 25;
 /** How often a waiter re-reads the store (for work another instance finishes). */
 export const WAIT_RECHECK_MS = 500;
 

@@ -5,7 +5,9 @@
  */
 import type { RequestHandler } from 'express';
 import type { AppContext } from '../context.js';
+import { ZDatasetListQuerySchema, ZSeriesQuerySchema } from '../../../shared/dataset.js';
 import { getDataset, listDatasets, readSeries } from '../datasets/query.js';
+import { parseQuery } from '../http/query.js';
 import { requireKey, requireScope } from '../http/auth.js';
 import type { RateLimits } from '../http/rate-limit.js';
 
@@ -34,7 +36,7 @@ export function datasetRoutes(ctx: AppContext, limits: RateLimits): PublicRoute[
       handlers: [
         optionalKey,
         async (req, res) => {
-          res.json(await listDatasets(store, req.query as Record<string, unknown>));
+          res.json(await listDatasets(store, parseQuery(ZDatasetListQuerySchema, req.query as Record<string, unknown>)));
         },
       ],
     },
@@ -52,7 +54,7 @@ export function datasetRoutes(ctx: AppContext, limits: RateLimits): PublicRoute[
       handlers: [
         optionalKey,
         async (req, res) => {
-          res.json(await readSeries(store, String(req.params.slug), req.query as Record<string, unknown>));
+          res.json(await readSeries(store, String(req.params.slug), parseQuery(ZSeriesQuerySchema, req.query as Record<string, unknown>)));
         },
       ],
     },

@@ -6,7 +6,9 @@ import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
 import { documentsOf } from '../http/json-body.js';
 import { readUpload } from '../http/multipart.js';
-import { MAX_WAIT_S, waitFor } from '../jobs/completions.js';
+import { waitFor } from '../jobs/completions.js';
+import { parseQuery } from '../http/query.js';
+import { ZDeliveriesQuerySchema, ZWaitQuerySchema } from '../../../shared/query.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
 import { batchView, jobView } from '../jobs/views.js';
 import type { OutboxRecord, WritebackRecord } from '../store/types.js';
@@ -46,26 +48,6 @@ function writebackView(wb: WritebackRecord): TSheetWriteback {
     attempts: wb.attempts,
     updated_at: wb.updated_at,
   };
-}
-
-/** ?wait=N: seconds a GET may hold for the job or batch to finish (0 to 25, default 0). */
-function waitParam(query: Record<string, unknown>): number {
-  const raw = query.wait;
-  if (raw === undefined) return 0;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > MAX_WAIT_S) throw new AppError('invalid_request', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`);
-  return Number(raw);
-}
-
-function pageParams(query: Record<string, unknown>): { limit: number; offset: number } {
-  const read = (name: string, dflt: number, max: number) => {
-    const raw = query[name];
-    if (raw === undefined) return dflt;
-    if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > max) throw new AppError('invalid_request', `${name} must be a whole number from 0 to ${max}.`);
-    return Number(raw);
-  };
-  const limit = read('limit', 50, 200);
-  if (limit === 0) throw new AppError('invalid_request', 'limit must be a whole number from 1 to 200.');
-  return { limit, offset: read('offset', 0, 1_000_000) };
 }
 
 export function jobRoutes(ctx: AppContext): KeyedRoute[] {
@@ -130,7 +112,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         async (req, res) => {
           const id = String(req.params.job_id);
-          const wait = waitParam(req.query as Record<string, unknown>);
+          const { wait } = parseQuery(ZWaitQuerySchema, req.query as Record<string, unknown>);
           let job = await ctx.store.jobs.get(id);
           if (!job || job.key_id !== currentKey(res).id) throw notFound('job', id);
           if (wait > 0 && job.status === 'pending') {
@@ -147,7 +129,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         async (req, res) => {
           const id = String(req.params.batch_id);
-          const wait = waitParam(req.query as Record<string, unknown>);
+          const { wait } = parseQuery(ZWaitQuerySchema, req.query as Record<string, unknown>);
           let batch = await ctx.store.batches.get(id);
           if (!batch || batch.key_id !== currentKey(res).id) throw notFound('batch', id);
           if (wait > 0 && batch.status !== 'complete') {
@@ -164,7 +146,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/webhooks/deliveries',
       handlers: [
         async (req, res) => {
-          const page = pageParams(req.query as Record<string, unknown>);
+          const page = parseQuery(ZDeliveriesQuerySchema, req.query as Record<string, unknown>);
           const { items, total } = await ctx.store.outbox.list(currentKey(res).id, page);
           const body: TDeliveryList = { deliveries: items.map(deliveryView), total, ...page };
           res.json(body);
