@@ -3,12 +3,13 @@
  * (alone or several at once through fetchAll), and turns every failure into a ConnectorError whose
  * message a user can act on. Nothing else in the add-on builds URLs.
  */
+import type { z } from 'zod';
 import type { TAccount } from '../../shared/account.js';
 import type { TBatch, TBatchAccepted } from '../../shared/batch.js';
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { errorText } from '../../shared/errors.js';
 import type { TJob, TJobAccepted } from '../../shared/job.js';
-import type { TSchedule, TSheetTarget } from '../../shared/sheets.js';
+import { ZSheetBindingIssuedSchema, ZSheetBindingListSchema, ZSheetBindingSchema, type TSchedule, type TSheetTarget } from '../../shared/sheets.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
 
 /** Where and as whom to call. `key` null is allowed for the public dataset routes only. */
@@ -25,7 +26,7 @@ export interface Conn {
  * - sheet_not_bound (403): the spreadsheet is not bound to this key (see bindings.ts), so the
  *   connector won't write into it;
  * - bad_request (400/404/413/415/422): the input, in the connector's own words;
- * - server (5xx or an answer that isn't JSON).
+ * - server (5xx, an answer that isn't JSON, or a binding answer not in the contract's form).
  */
 export type ConnectorErrorKind = 'no_key' | 'no_url' | 'unreachable' | 'unauthorized' | 'forbidden' | 'sheet_not_bound' | 'out_of_credits' | 'rate_limited' | 'bad_request' | 'server';
 
@@ -191,18 +192,14 @@ export function call<T>(conn: Conn, req: Req, opts: CallOpts = {}, needKey = tru
 }
 
 /**
- * A spreadsheet bound to an API key (issue 17 item 5): the connector writes only into
- * spreadsheets whose editor put the binding's token in the document's developer metadata.
+ * An answer checked against the shared contract. Used where the add-on acts on what the connector
+ * says beyond showing it: a binding token goes into the user's document only in the contract's form.
  */
-export interface TBinding {
-  binding_id: string;
-  spreadsheet_id: string;
-  status: 'pending' | 'active';
-  /** Only in the answer to POST /sheets/bindings: what to write as developer metadata. */
-  metadata_key?: string;
-  metadata_value?: string;
-  created_at: string;
-  verified_at: string | null;
+function conforming<T extends z.ZodType>(schema: T, body: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new ConnectorError('server', `The connector's answer to ${what} is not what this add-on expects (${issue.path.join('.') || 'body'}: ${issue.message}). Update the connector.`);
 }
 
 /** The endpoints, named for what they do. */
@@ -222,12 +219,12 @@ export const api = {
   createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number }) =>
     call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
   deleteSchedule: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
-  bindings: (conn: Conn) => {
-    const b = call<{ bindings: TBinding[] } | TBinding[]>(conn, { method: 'get', path: '/api/v1/sheets/bindings' });
-    return Array.isArray(b) ? b : b.bindings;
-  },
-  createBinding: (conn: Conn, spreadsheetId: string) => call<TBinding>(conn, { method: 'post', path: '/api/v1/sheets/bindings', json: { spreadsheet_id: spreadsheetId } }),
-  verifyBinding: (conn: Conn, id: string) => call<TBinding>(conn, { method: 'post', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}/verify`, json: {} }),
+  /** The key's bindings (spreadsheets connected to it): at most one per spreadsheet. */
+  bindings: (conn: Conn) => conforming(ZSheetBindingListSchema, call(conn, { method: 'get', path: '/api/v1/sheets/bindings' }), 'GET /sheets/bindings').bindings,
+  /** A new token for (key, spreadsheet); asked again, the same binding id with a new token (the old one stops counting). */
+  createBinding: (conn: Conn, spreadsheetId: string) =>
+    conforming(ZSheetBindingIssuedSchema, call(conn, { method: 'post', path: '/api/v1/sheets/bindings', json: { spreadsheet_id: spreadsheetId } }), 'POST /sheets/bindings'),
+  verifyBinding: (conn: Conn, id: string) => conforming(ZSheetBindingSchema, call(conn, { method: 'post', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}/verify`, json: {} }), 'POST /sheets/bindings/{id}/verify'),
   deleteBinding: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}` }),
   searchDatasets: (conn: Conn, q: string, limit = 20) =>
     call<{ datasets: TDataset[]; total: number }>(conn, { method: 'get', path: `/api/v1/datasets?${q.trim() ? `q=${encodeURIComponent(q.trim())}&` : ''}limit=${limit}` }, {}, false),

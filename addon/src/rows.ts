@@ -8,7 +8,7 @@ import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 import { chunk, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
-import { bindSpreadsheet } from './bindings.js';
+import { ensureBound } from './bindings.js';
 import { ConnectorError } from './connector.js';
 import { detectColumns, FIELDS, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { userConn } from './settings.js';
@@ -198,8 +198,8 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const state: RunState = { id: Utilities.getUuid(), sheet: sheet.getName(), cols, total: valid.length + errorsNow.size, done: errorsNow.size, errors: errorsNow.size, batches: [], notes: [] };
   let target: TSheetTarget | undefined;
   if (opts.writeBack) {
-    // The connector writes only into a spreadsheet bound to the key (a no-op when bound, or when the connector needs no binding).
-    bindSpreadsheet();
+    // The connector writes only into a spreadsheet bound to the key.
+    ensureBound();
     target = {
       spreadsheet_id: SpreadsheetApp.getActive().getId(),
       sheet_name: sheet.getName(),

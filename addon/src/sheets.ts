@@ -5,7 +5,7 @@
  * Google service account; without one, GET /sheets/service-account answers 503.
  */
 import type { TSchedule } from '../../shared/sheets.js';
-import { bindSpreadsheet } from './bindings.js';
+import { ensureBound } from './bindings.js';
 import { api, ConnectorError } from './connector.js';
 import { userConn } from './settings.js';
 
@@ -90,8 +90,8 @@ export function createConnectorSchedule(req: { slug: string; sheetName: string; 
   if (!ss.getSheetByName(sheetName)) ss.insertSheet(sheetName);
   const limit = Math.max(1, Math.min(5000, Math.floor(Number(req.limit) || 100)));
   try {
-    // The connector refreshes only a spreadsheet bound to the key (a no-op when bound, or when the connector needs no binding).
-    bindSpreadsheet();
+    // The connector refreshes only a spreadsheet bound to the key.
+    ensureBound();
     return toView(api.createSchedule(userConn(), { dataset: req.slug, spreadsheet_id: ss.getId(), sheet_name: sheetName, cadence: req.cadence, limit }));
   } catch (e) {
     return rethrow(e);

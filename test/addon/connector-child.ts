@@ -8,16 +8,23 @@
  * - POST /advance?ms=N moves this process's Date.now forward by N ms, so a test can "wait" out a
  *   429's retry_after (the per-key limiter counts in real minutes) without sleeping for a minute;
  * - /slow never answers: with `slowRegistry`, the UK upstream registry points there, so each
- *   unknown UK policy waits COVERCHECK_REGISTRY_TIMEOUT_MS (batches slow enough to watch progress).
+ *   unknown UK policy waits COVERCHECK_REGISTRY_TIMEOUT_MS (batches slow enough to watch progress);
+ * - PUT /canned?method=&path=&status= (body: the answer) makes /canned<path> answer that to that
+ *   method: a connector that breaks the contract, for the add-on to refuse (point it at /canned).
  *
  * With `google`, the Sheets API stand-in (test/helpers/fake-google.ts) runs in this process too
  * (the test's thread is blocked during UrlFetch calls, when the connector writes into sheets), the
  * connector is given its service-account key, and a small control server lets the test put and
- * read grids: PUT /sheet?id=&title= (body: the grid as JSON), GET /grid?id=&title=; and add
- * developer metadata to a spreadsheet as an editor does (the add-on's
- * Spreadsheet.addDeveloperMetadata): POST /metadata?id= (body {key, value, visibility}; answers
- * 200 with the DeveloperMetadata resource, 400 with {error} when the stand-in refuses it), written
- * as the add-on's Apps Script project, so PROJECT-visible entries stay hidden from the connector.
+ * read grids: PUT /sheet?id=&title= (body: the grid as JSON), GET /grid?id=&title=; keep a
+ * spreadsheet from the service account or share it again: PUT /share?id=&shared=false|true; and
+ * change developer metadata as an editor does through the add-on (harness.ts's metadataMirror
+ * forwards what the add-on does on its Spreadsheet stand-in):
+ * - POST /metadata?id= (Spreadsheet.addDeveloperMetadata; body {key, value, visibility}) answers
+ *   200 with the DeveloperMetadata resource, 400 with {error} when the stand-in refuses it; the
+ *   entry is the add-on's Apps Script project's, so PROJECT-visible entries stay hidden from the connector;
+ * - DELETE /metadata?id=&key=&value= (DeveloperMetadata.remove) removes the entries with that key
+ *   and value: 204, or 404 when there is none (the two stand-ins disagree: a test bug);
+ * - GET /metadata?id= lists the spreadsheet's entries, whoever may see them.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +38,7 @@ let google: FakeGoogle | null = null;
 let googleInfo: { control: string; serviceEmail: string } | undefined;
 const env: Record<string, string> = { ...spec.env };
 let skew = 0;
+const canned = new Map<string, { status: number; body: string }>();
 const realNow = Date.now.bind(Date);
 Date.now = () => realNow() + skew;
 
@@ -47,6 +55,14 @@ const control = http.createServer((req, res) => {
       skew += Number(u.searchParams.get('ms') ?? 0);
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ skew }));
     }
+    if (req.method === 'PUT' && u.pathname === '/canned') {
+      canned.set(`${u.searchParams.get('method')} ${u.searchParams.get('path')}`, { status: Number(u.searchParams.get('status') ?? 200), body: Buffer.concat(chunks).toString('utf8') });
+      return res.writeHead(204).end();
+    }
+    if (u.pathname.startsWith('/canned/')) {
+      const c = canned.get(`${req.method} ${u.pathname.slice('/canned'.length)}`);
+      return c ? res.writeHead(c.status, { 'content-type': 'application/json' }).end(c.body) : res.writeHead(404).end();
+    }
     const g = google;
     if (g) {
       if (req.method === 'PUT' && u.pathname === '/sheet') {
@@ -59,6 +75,18 @@ const control = http.createServer((req, res) => {
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(grid));
       }
       if (req.method === 'GET' && u.pathname === '/calls') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.calls));
+      if (req.method === 'PUT' && u.pathname === '/share') {
+        g.share(id, u.searchParams.get('shared') !== 'false');
+        return res.writeHead(204).end();
+      }
+      if (req.method === 'GET' && u.pathname === '/metadata') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.developerMetadata(id)));
+      if (req.method === 'DELETE' && u.pathname === '/metadata') {
+        const key = u.searchParams.get('key');
+        const value = u.searchParams.get('value');
+        const gone = g.developerMetadata(id).filter((m) => m.metadataKey === key && (m.metadataValue ?? '') === (value ?? ''));
+        for (const m of gone) g.removeDeveloperMetadata(id, m.metadataId);
+        return res.writeHead(gone.length ? 204 : 404).end();
+      }
       if (req.method === 'POST' && u.pathname === '/metadata') {
         try {
           const m = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { key: string; value?: string; visibility: MetadataVisibility };

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { FakeTrigger } from './standin/script-app.js';
+import type { MetadataEvent } from './standin/spreadsheet.js';
 import { SyncHttp } from './standin/sync-http.js';
 import { World, type UserState, type WorldOptions } from './standin/world.js';
 
@@ -62,6 +63,26 @@ export async function startChild<T>(script: string, args: string[]): Promise<T &
 
 export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
   return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec)]);
+}
+
+/**
+ * The add-on's Spreadsheet stand-in and the Sheets API stand-in in a connector child started with
+ * `google: true` are one spreadsheet seen from two sides: this forwards the developer metadata the
+ * add-on adds or removes (as an editor) to the child's control routes, synchronously, as the add-on
+ * runs (pass it as `onMetadata`). Google's copy of the spreadsheet must exist first (PUT /sheet);
+ * a refusal there fails the add-on's call, as Google's would.
+ */
+export function metadataMirror(http: SyncHttp, child: ChildConnector): (e: MetadataEvent) => void {
+  const control = child.google?.control;
+  if (!control) throw new Error('metadataMirror needs a connector child started with google: true');
+  return (e) => {
+    const id = `id=${encodeURIComponent(e.spreadsheetId)}`;
+    const [r] =
+      e.op === 'add'
+        ? http.send([{ url: `${control}/metadata?${id}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: e.key, value: e.value ?? undefined, visibility: e.visibility }) }])
+        : http.send([{ url: `${control}/metadata?${id}&key=${encodeURIComponent(e.key)}&value=${encodeURIComponent(e.value ?? '')}`, method: 'DELETE', headers: {} }]);
+    if (r!.status !== (e.op === 'add' ? 200 : 204)) throw new Error(`metadata mirror: ${e.op} answered ${r!.status ?? r!.error} ${Buffer.from(r!.body ?? []).toString('utf8')}`);
+  };
 }
 
 // ---------------------------------------------------------------- one user of the add-on

@@ -3,11 +3,12 @@
  * connector-side dataset schedules from the datasets sidebar, against a connector child that has
  * a service account and writes into the Sheets API stand-in (test/helpers/fake-google.ts, run in
  * the child, read through its control server). A second connector without one answers 503.
- * Today's connector has no binding routes (issue 17 item 5): the add-on finds none (404) and
- * writes as before; bindings.test.ts covers a connector that has them.
+ * The connector writes only into a spreadsheet bound to the key (issue 17 item 5): the add-on
+ * binds it first, transparently, and its developer metadata reaches the Sheets stand-in through
+ * metadataMirror; bindings.test.ts tests the binding itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, metadataMirror, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
 let google: ChildConnector;
 let plain: ChildConnector;
@@ -31,6 +32,9 @@ const putSheet = async (id: string, title: string, grid: string[][]) => {
   const r = await fetch(`${google.google!.control}/sheet?id=${id}&title=${encodeURIComponent(title)}`, { method: 'PUT', body: JSON.stringify(grid) });
   expect(r.status).toBe(204);
 };
+/** The add-on in a spreadsheet that Google (the child's Sheets stand-in) also holds. */
+const addon = (spreadsheetId: string) => loadAddon(http, { connector: google.url, spreadsheetId, onMetadata: metadataMirror(http, google) });
+const calls = (h: Harness) => h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname.replace(/sbd_\w+/, 'sbd_*')} ${l.status}`);
 const getGrid = async (id: string, title: string): Promise<string[][]> => (await fetch(`${google.google!.control}/grid?id=${id}&title=${encodeURIComponent(title)}`)).json() as Promise<string[][]>;
 async function gridUntil(id: string, title: string, done: (g: string[][]) => boolean, ms = 15_000): Promise<string[][]> {
   const until = Date.now() + ms;
@@ -64,7 +68,7 @@ function rowsSheet(h: Harness) {
 describe('rows sidebar: write results back when done', () => {
   it('names the service account; with the sidebar closed the connector writes every status into the row that holds its number', async () => {
     const SID = 'writeback-sheet-000001';
-    const h = loadAddon(http, { connector: google.url, spreadsheetId: SID });
+    const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     expect(h.fns.getSheetsInfo()).toEqual({
       available: true,
@@ -81,7 +85,15 @@ describe('rows sidebar: write results back when done', () => {
     const m = h.fns.detectRowMapping().mapping;
     const p0 = h.fns.startRowsRun(m, { writeBack: true });
     expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8], writeBack: { written: 0, missing: [], failed: null } });
-    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`)).toEqual(['GET /api/v1/sheets/service-account 200', 'GET /api/v1/sheets/bindings 404', 'POST /api/v1/verify/batch 202', 'POST /api/v1/verify/batch 202']);
+    // The add-on connects the spreadsheet to the key first (nothing was bound), then submits.
+    expect(calls(h)).toEqual([
+      'GET /api/v1/sheets/service-account 200',
+      'GET /api/v1/sheets/bindings 200',
+      'POST /api/v1/sheets/bindings 201',
+      'POST /api/v1/sheets/bindings/sbd_*/verify 200',
+      'POST /api/v1/verify/batch 202',
+      'POST /api/v1/verify/batch 202',
+    ]);
 
     // Nobody polls (the sidebar is closed): the connector fills the sheet on its own.
     const grid = await gridUntil(SID, 'Claims', (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
@@ -108,14 +120,21 @@ describe('rows sidebar: write results back when done', () => {
     expect(s.get(151, 4)).toBe('');
   }, 40_000);
 
-  it('when the connector cannot write (404 from Sheets), the open sidebar writes the results itself and says why', async () => {
-    const h = loadAddon(http, { connector: google.url, spreadsheetId: 'not-shared-sheet-00001' });
+  it('when the connector cannot write (the spreadsheet no longer shared with its service account), the open sidebar writes the results itself and says why', async () => {
+    const SID = 'not-shared-sheet-00001';
+    const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     const s = rowsSheet(h);
+    await putSheet(SID, 'Claims', [['Policy number', 'Country', 'Type'], ...POLICIES.map((p) => [p, 'UK', 'motor'])]);
+    expect(h.fns.bindSpreadsheet(true)).toMatchObject({ bound: true });
+    // Someone removes the service account from the spreadsheet's sharing after it was connected
+    // (the binding, verified moments ago, is trusted until the recheck interval ends).
+    expect((await fetch(`${google.google!.control}/share?id=${SID}&shared=false`, { method: 'PUT' })).status).toBe(204);
     let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true });
     for (let i = 0; i < 40 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
-    expect(p).toMatchObject({ done: 150, finished: true, writeBack: { written: 0, missing: [], failed: "Reading column A of Claims: spreadsheet not-shared-sheet-00001 not found. Check the id in the sheet's URL." } });
-    expect(p.message).toBe("Write-back failed: Reading column A of Claims: spreadsheet not-shared-sheet-00001 not found. Check the id in the sheet's URL. This sidebar wrote those results instead.");
+    const why = `Reading column A of Claims: permission denied. Share the spreadsheet with ${google.google!.serviceEmail} as an editor.`;
+    expect(p).toMatchObject({ done: 150, finished: true, writeBack: { written: 0, missing: [], failed: why } });
+    expect(p.message).toBe(`Write-back failed: ${why} This sidebar wrote those results instead.`);
     expect(s.get(2, 4)).toBe('verified');
     expect(s.get(151, 4)).toBe('unverified');
   }, 40_000);
@@ -125,7 +144,11 @@ describe('rows sidebar: write results back when done', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: plain.keys.sandbox });
     expect(h.fns.getSheetsInfo()).toEqual({ available: false, email: null, message: expect.stringMatching(/^The connector has no Google service account/) });
     expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`)).toEqual(['GET /api/v1/sheets/service-account 503']);
-    expect(h.fns.getBindingStatus()).toMatchObject({ supported: false, bound: false });
+    expect(h.fns.getBindingStatus()).toEqual({ available: false, bound: false, bindingId: null, message: 'The connector has no Google service account, so it writes into no spreadsheet: there is nothing to connect.' });
+    // Write-back asked for anyway (the sidebar disables it): refused before anything is sent.
+    rowsSheet(h);
+    expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true })).toThrow(/^The connector has no Google service account, so it writes into no spreadsheet/);
+    expect(h.stats.log.filter((l) => l.method === 'POST')).toEqual([]);
     h.fns.saveSettings({ url: CONNECTOR, key: 'pk_test_notarealkey' });
     expect(() => h.fns.getSheetsInfo()).toThrow(/^API key refused \(401\)/);
   });
@@ -134,15 +157,14 @@ describe('rows sidebar: write results back when done', () => {
 describe('datasets sidebar: connector schedules', () => {
   it('import with a daily connector refresh: the connector fills the sheet; list shows next run and last run; remove', async () => {
     const SID = 'schedules-sheet-00001';
-    const h = loadAddon(http, { connector: google.url, spreadsheetId: SID });
+    const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     // The sheet as Google holds it (the add-on makes it in the spreadsheet; here the two are separate stand-ins).
     await putSheet(SID, 'Motor RPI', [['stale', 'data'], ['1999-01-01', '7']]);
     const r = h.fns.importDataset({ slug: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', limit: 24, chart: true, schedule: 'daily', refreshBy: 'connector' });
     expect(r).toMatchObject({ sheetName: 'Motor RPI', rows: 24, chart: true, schedule: null, connectorSchedule: { id: expect.stringMatching(/^sch_/), dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24 } });
     expect(h.world.triggers).toHaveLength(0);
-    const post = h.stats.log.find((l) => l.method === 'POST')!;
-    expect(`${new URL(post.url).pathname} ${post.status}`).toBe('/api/v1/sheets/schedules 201');
+    expect(calls(h).filter((c) => c.startsWith('POST'))).toEqual(['POST /api/v1/sheets/bindings 201', 'POST /api/v1/sheets/bindings/sbd_*/verify 200', 'POST /api/v1/sheets/schedules 201']);
 
     const series = (await fetch(`${google.url}/api/v1/datasets/uk-rpi-vehicles-tax-insurance-yoy/series?limit=24`).then((x) => x.json())) as { points: { date: string; value: number }[] };
     const grid = await gridUntil(SID, 'Motor RPI', (g) => g[1]?.[0] !== '1999-01-01' && g.length >= 25);
@@ -158,15 +180,14 @@ describe('datasets sidebar: connector schedules', () => {
     expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null } }]);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 
-    // A schedule into a sheet Google doesn't have fails its run; the list says why. Other spreadsheets' schedules are not listed.
+    // A schedule into a sheet Google doesn't have fails its run; the list says why. The same key's
+    // schedules into another spreadsheet (connected there) are not listed here.
     const bad = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'hourly', limit: 5 });
     expect(h.ss.sheets.some((x) => x.name === 'GDP')).toBe(true);
-    const elsewhere = await fetch(`${google.url}/api/v1/sheets/schedules`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${google.keys.sandbox}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ dataset: 'uk-gdp-abmi', spreadsheet_id: 'another-spreadsheet-01', sheet_name: 'X', cadence: 'weekly' }),
-    });
-    expect(elsewhere.status).toBe(201);
+    const other = addon('another-spreadsheet-01');
+    other.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    await putSheet('another-spreadsheet-01', 'X', []);
+    expect(other.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'X', cadence: 'weekly' })).toMatchObject({ id: expect.stringMatching(/^sch_/) });
     for (let i = 0; i < 50; i++) {
       list = h.fns.listConnectorSchedules();
       if (list.find((s: any) => s.id === bad.id)?.lastRun?.status === 'failed') break;
@@ -174,15 +195,17 @@ describe('datasets sidebar: connector schedules', () => {
     }
     expect(list.map((s: any) => s.id)).toEqual(expect.arrayContaining([r.connectorSchedule.id, bad.id]));
     expect(list).toHaveLength(2);
-    expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: expect.stringContaining('Motor RPI') });
+    // Says only what is missing, never which sheets the spreadsheet has.
+    expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
 
     expect(h.fns.removeConnectorSchedule(bad.id).map((s: any) => s.id)).toEqual([r.connectorSchedule.id]);
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
     expect(() => h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toThrow(/No schedule sch_\w+ for this API key/);
   }, 40_000);
 
-  it('refused without the datasets scope and with a bad cadence, in readable words', () => {
-    const h = loadAddon(http, { connector: google.url, spreadsheetId: 'schedules-sheet-00002' });
+  it('refused without the datasets scope and with a bad cadence, in readable words', async () => {
+    const h = addon('schedules-sheet-00002');
+    await putSheet('schedules-sheet-00002', 'GDP', []);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.verifyOnly });
     expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily' })).toThrow(/^This API key may not do that \(403\)/);
     expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'monthly' })).toThrow(/^Refresh must be one of hourly, daily, weekly\./);

@@ -4,12 +4,15 @@
  * Script stand-ins against real connectors. Google's CSS package can't be fetched here (it is
  * answered empty, so the screenshots show the add-on's own styles.css); apis.google.com/js/api.js
  * is answered with standin/picker-standin.js:
- * - rows with "write results back when done" (the connector writes into the Sheets stand-in),
- *   the progress bar recorded by a MutationObserver, against a connector whose UK registry
- *   upstream never answers (so each unknown policy waits 300 ms and progress is visible);
+ * - rows with "write results back when done" (the sidebar connects the spreadsheet to the key,
+ *   then the connector writes into the Sheets stand-in), the progress bar recorded by a
+ *   MutationObserver, with a live key against a connector whose UK registry upstream never
+ *   answers (so each unknown policy waits 300 ms and progress is visible; a sandbox key never
+ *   calls an upstream, docs/sandbox.md);
  * - PDF: "Choose from Drive…" opens the Picker dialog; the pick grants drive.file access, the
  *   sidebar follows it and the extraction; dataset search → preview → import with a chart, an
- *   Apps Script trigger schedule and a connector schedule, removed again; settings test connection;
+ *   Apps Script trigger schedule and a connector schedule, removed again; settings: test
+ *   connection, connect this spreadsheet to the key and disconnect it;
  * - 429: a connector allowing 3 requests a minute; the add-on waits retry_after (the harness moves
  *   the connector's clock by the wait instead of sleeping a minute), retries and tells the user.
  * Screenshots go to test/artifacts/. Skipped when /usr/bin/chromium is absent (outside CI).
@@ -18,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness, type HarnessOptions } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, metadataMirror, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness, type HarnessOptions } from './harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
@@ -38,7 +41,7 @@ beforeAll(async () => {
       extraction: true,
       slowRegistry: true,
       env: { COVERCHECK_WORKERS: '1', COVERCHECK_BATCH_CONCURRENCY: '10', COVERCHECK_REGISTRY_TIMEOUT_MS: '300' },
-      keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 500 } },
+      keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 500 }, writer: { mode: 'live', credits: 1000 } },
     }),
     startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3', COVERCHECK_JOB_LEASE_MS: '600000' }, keys: { live: { mode: 'live', credits: 1000 } } }),
   ]);
@@ -109,7 +112,9 @@ async function open(h: Harness, file: 'sidebar' | 'settings', view: 'rows' | 'pd
   return openHtml(h, h.ui.sidebars.at(-1)!.getContent());
 }
 
-const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: conn.url, ...opts });
+/** The add-on against `conn`, whose Sheets stand-in sees the developer metadata the add-on writes. */
+const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: conn.url, onMetadata: metadataMirror(http, conn), ...opts });
+const connected = (key: string) => `Connected to this key (…${key.slice(-4)}): the connector may write into this spreadsheet.`;
 const control = async (c: ChildConnector, p: string, init?: RequestInit) => fetch(`${c.control}${p}`, init);
 async function gridUntil(id: string, title: string, done: (g: string[][]) => boolean, ms = 20_000): Promise<string[][]> {
   const until = Date.now() + ms;
@@ -126,7 +131,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it('rows with write-back: mapping shown, share address, progress bar passes intermediate values, the connector writes the results', async () => {
     const SID = 'browser-rows-sheet-001';
     const h = addon({ spreadsheetId: SID });
-    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.writer });
     const s = h.ss.active;
     const policies = ['UKM-1000-0001', ...Array.from({ length: 149 }, (_, i) => `UKM-9999-${String(i).padStart(4, '0')}`)];
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Pays', 'Type']]);
@@ -146,8 +151,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(await page.evaluate('getComputedStyle(document.getElementById("rows-run")).backgroundImage')).toContain('rgb(77, 144, 254)');
 
     await page.check('#rows-writeback');
-    // Today's connector has no binding routes: nothing to connect, nothing shown.
-    await expect.poll(() => page.textContent('#rows-binding')).toBe('');
+    // Turning write-back on connects the spreadsheet to the key.
+    await expect.poll(() => page.textContent('#rows-binding')).toBe(connected(conn.keys.writer!));
+    expect(await page.isVisible('#rows-connect')).toBe(false);
     await page.click('#rows-run');
     await expect.poll(() => page.textContent('#rows-msg'), { timeout: 40_000 }).toMatch(/^150 of 150 rows\nThe connector wrote 150 results into the sheet\.$/);
     expect(await page.isDisabled('#rows-run')).toBe(false);
@@ -160,7 +166,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
 
     const grid = await gridUntil(SID, 'Sheet1', (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
     expect(grid[1]!.slice(0, 4)).toEqual(['UKM-1000-0001', 'UK', 'motor', 'verified']);
-    const d = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${conn.keys.sandbox}`, 'content-type': 'application/json' }, body: JSON.stringify({ policy_number: 'UKM-9999-0148', country: 'UK', insurance_type: 'motor' }) });
+    const d = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${conn.keys.writer}`, 'content-type': 'application/json' }, body: JSON.stringify({ policy_number: 'UKM-9999-0148', country: 'UK', insurance_type: 'motor' }) });
     expect(((await d.json()) as { status: string }).status).toBe('inconclusive');
     expect(grid[150]!.slice(0, 4)).toEqual(['UKM-9999-0148', 'UK', 'motor', 'inconclusive']);
     expect(s.get(2, 4)).toBe('');
@@ -230,6 +236,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.fill('#ds-limit', '24');
     await page.selectOption('#ds-schedule', 'daily');
     await page.selectOption('#ds-by', 'connector');
+    await expect.poll(() => page.textContent('#ds-binding')).toBe(connected(conn.keys.sandbox!));
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
     await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))Remove$/);
@@ -260,8 +267,10 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('settings: the allowed URL pre-filled, save, test connection (ok and 401), a refused URL', async () => {
-    const h = addon();
+  it('settings: the allowed URL pre-filled, save, test connection (ok and 401), connect this spreadsheet and disconnect, a refused URL', async () => {
+    const SID = 'browser-settings-sheet1';
+    const h = addon({ spreadsheetId: SID });
+    expect((await control(conn, `/sheet?id=${SID}&title=Sheet1`, { method: 'PUT', body: '[]' })).status).toBe(204);
     const page = await open(h, 'settings');
     await expect.poll(() => page.inputValue('#url')).toBe(CONNECTOR);
     await page.fill('#key', conn.keys.live!);
@@ -272,8 +281,16 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.textContent('#msg')).toMatch(/^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/);
     await page.click('#grant');
     await expect.poll(() => page.textContent('#grantinfo')).toMatch(/^Granted: key …\w{4} of "live" on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
-    await expect.poll(() => page.textContent('#binding')).toMatch(/no connection step is needed/);
+    await expect.poll(() => page.textContent('#binding')).toBe('Not connected: the connector may not write into this spreadsheet with this key.');
+    expect(await page.isVisible('#disconnect')).toBe(false);
+    await page.click('#connect');
+    await expect.poll(() => page.textContent('#binding')).toBe(connected(conn.keys.live!));
+    expect(await page.isVisible('#connect')).toBe(false);
+    expect(h.ss.metadata.map((m) => [m.key, m.visibility])).toEqual([['covercheck.binding', 'DOCUMENT']]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'settings.png'), fullPage: true });
+    await page.click('#disconnect');
+    await expect.poll(() => page.textContent('#binding')).toBe('Not connected: the connector may not write into this spreadsheet with this key.');
+    expect(h.ss.metadata).toEqual([]);
     await page.fill('#key', 'pk_live_notarealkey');
     await page.click('#save');
     await expect.poll(() => page.textContent('#msg')).toBe('Saved.');
