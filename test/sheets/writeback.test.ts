@@ -167,15 +167,20 @@ describe('sheet write-back', () => {
     const ids = ['rate-sheet-aaaaaaaaa1', 'rate-sheet-aaaaaaaaa2', 'rate-sheet-aaaaaaaaa3'];
     for (const id of ids) google.sheet(id, 'S', [['Policy'], [number(0)]]);
     const limiter = new SheetsLimiter({ perProject: 12, perSpreadsheet: 5, windowMs: 1000 });
-    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter }, google.serviceEmail);
+    // When the limiter lets each call go: what the limits govern. (Arrival times at the stand-in add
+    // network and event-loop jitter on a loaded machine, which can bunch two spaced calls together.)
+    const sent: { id: string; at: number }[] = [];
+    const watched = { schedule: <T>(id: string, fn: () => Promise<T>) => limiter.schedule(id, () => (sent.push({ id, at: performance.now() }), fn())) } as unknown as SheetsLimiter;
+    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter: watched }, google.serviceEmail);
     await api.readColumn(ids[0]!, 'S', 'A'); // token fetched before the timed part
     google.calls.length = 0;
+    sent.length = 0;
     await Promise.all(ids.flatMap((id) => Array.from({ length: 8 }, () => api.readColumn(id, 'S', 'A'))));
     await limiter.stop();
     const maxInWindow = (times: number[]) => Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
-    const sheetCalls = google.calls.filter((c) => c.kind === 'values.get');
-    expect(sheetCalls).toHaveLength(24);
-    for (const id of ids) expect(maxInWindow(sheetCalls.filter((c) => c.spreadsheetId === id).map((c) => c.at))).toBeLessThanOrEqual(5);
-    expect(maxInWindow(sheetCalls.map((c) => c.at))).toBeLessThanOrEqual(12);
+    expect(google.calls.filter((c) => c.kind === 'values.get')).toHaveLength(24);
+    expect(sent).toHaveLength(24);
+    for (const id of ids) expect(maxInWindow(sent.filter((c) => c.id === id).map((c) => c.at))).toBeLessThanOrEqual(5);
+    expect(maxInWindow(sent.map((c) => c.at))).toBeLessThanOrEqual(12);
   });
 });
