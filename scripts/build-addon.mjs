@@ -45,8 +45,17 @@ vm.runInNewContext(bundle, vm.createContext(sandbox));
 const names = Object.keys(sandbox.__covercheck ?? {});
 if (!names.includes('VERIFYPOLICY') || !names.includes('onOpen')) throw new Error(`entry points missing: got ${names.join(', ')}`);
 
-// The custom function's stub carries the JSDoc Sheets shows in autocomplete (it reads only top-level declarations).
-const src = fs.readFileSync(path.join(root, 'addon/src/verifypolicy-doc.txt'), 'utf8').trim();
+// The custom function's stub carries the JSDoc Sheets shows in autocomplete (it reads only top-level
+// declarations). Its lists of countries and types come from the packs, like every other such list.
+const packsBuild = await build({ entryPoints: [path.join(root, 'shared/packs/index.ts')], bundle: true, write: false, format: 'esm', platform: 'neutral', logLevel: 'warning' });
+const packs = await import(`data:text/javascript;base64,${Buffer.from(packsBuild.outputFiles[0].text).toString('base64')}`);
+const orList = (xs) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : xs[0]);
+const aliases = packs.COUNTRIES.flatMap((c) => packs.COUNTRY_PROFILES[c].aliases.map((a) => `${a} is accepted as ${c}`));
+const src = fs
+  .readFileSync(path.join(root, 'addon/src/verifypolicy-doc.txt'), 'utf8')
+  .trim()
+  .replace('{{COUNTRIES}}', `${orList(packs.COUNTRIES)}${aliases.length ? ` (${aliases.join(', ')})` : ''}`)
+  .replace('{{TYPES}}', orList(packs.INSURANCE_TYPES));
 const stubs = names.map((n) =>
   n === 'VERIFYPOLICY'
     ? `${src}\nfunction VERIFYPOLICY(policy_number, country, insurance_type, provider, output) {\n  return globalThis.__covercheck.VERIFYPOLICY(policy_number, country, insurance_type, provider, output);\n}`

@@ -1,6 +1,7 @@
 /** Jobs (spec 2.3): async verification and document extraction. */
 import { z } from 'zod';
 import { ZErrorBodySchema } from './errors.js';
+import { INSURANCE_TYPES } from './insurance-types.js';
 import { ZVerificationResultSchema } from './verification.js';
 import { ZSheetWritebackSchema } from './sheets.js';
 
@@ -21,7 +22,7 @@ export const ZExtractedFieldsSchema = z
   .object({
     policy_number: z.string().optional(),
     insurer: z.string().optional().meta({ description: "The register's canonical name when matched, else the text as found." }),
-    insurance_type: z.enum(['motor', 'travel', 'health']).optional(),
+    insurance_type: z.enum(INSURANCE_TYPES).optional(),
     start_date: isoDate.optional(),
     end_date: isoDate.optional(),
     vehicle_registration: z.string().optional(),

@@ -22,7 +22,7 @@ import {
 import { ZJobAcceptedSchema, ZJobSchema } from './job.js';
 import { ZWebhookEventSchema } from './webhooks.js';
 import { ZErrorBodySchema, ZSyncErrorBodySchema } from './errors.js';
-import { ZAsyncVerifyRequestSchema, ZVerifyRequestSchema } from './policy.js';
+import { COUNTRIES, INSURANCE_TYPES, ZAsyncVerifyRequestSchema, ZVerifyRequestSchema } from './policy.js';
 import { ZVerificationResultSchema } from './verification.js';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -360,7 +360,7 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     info: {
       title: 'Covercheck Policy Verification Service',
       version: opts.version ?? '0.1.0',
-      description: 'Verifies insurance policies for UK, DE and FR (motor, travel, health). Generated from the zod contract in shared/.',
+      description: `Verifies insurance policies for ${COUNTRIES.join(', ')} (${INSURANCE_TYPES.join(', ')}). Generated from the zod contract in shared/.`,
     },
     servers: [{ url: opts.serverUrl ?? '/' }],
   });

@@ -1,19 +1,22 @@
 /** Policy object (spec 2.1) and the rules that turn a raw request body into one. */
 import { z } from 'zod';
+import { INSURANCE_TYPES, type TInsuranceType } from './insurance-types.js';
+import { COUNTRIES, COUNTRY_PROFILES, countryFromInput, type TCountry } from './packs/countries/index.js';
 import { ZSheetTargetSchema } from './sheets.js';
 
-export const COUNTRIES = ['UK', 'DE', 'FR'] as const;
-export const INSURANCE_TYPES = ['motor', 'travel', 'health'] as const;
+export { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType };
+
+/** "UK, DE or FR", from the registry. */
+const orList = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+const ALIAS_NOTE = COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].aliases.map((a: string) => `${a} as ${c}`));
 
 export const ZCountrySchema = z
   .enum(COUNTRIES)
-  .meta({ id: 'Country', description: 'Supported country. Input is case-insensitive; GB is accepted as an alias of UK.' });
-export type TCountry = z.infer<typeof ZCountrySchema>;
+  .meta({ id: 'Country', description: `Supported country. Input is case-insensitive${ALIAS_NOTE.length ? `; accepted aliases: ${ALIAS_NOTE.join(', ')}` : ''}.` });
 
 export const ZInsuranceTypeSchema = z
   .enum(INSURANCE_TYPES)
   .meta({ id: 'InsuranceType', description: 'Supported insurance type. Input is case-insensitive.' });
-export type TInsuranceType = z.infer<typeof ZInsuranceTypeSchema>;
 
 /** Longest policy number we accept: GDV's 35-character VSNr plus room for separators. */
 export const MAX_POLICY_NUMBER_LENGTH = 64;
@@ -32,10 +35,10 @@ export type TPolicy = z.infer<typeof ZPolicySchema>;
 
 const policyFields = {
   policy_number: z.string().min(1).max(MAX_POLICY_NUMBER_LENGTH).meta({ description: 'Required. 1 to 64 characters.', example: 'UKM-1000-0001' }),
-  country: z.string().meta({ description: 'Required. UK, DE or FR, case-insensitive (GB accepted as UK).', example: 'UK' }),
+  country: z.string().meta({ description: `Required. ${orList(COUNTRIES)}, case-insensitive${ALIAS_NOTE.length ? ` (${ALIAS_NOTE.join(', ')})` : ''}.`, example: COUNTRIES[0] }),
   provider: z.string().max(MAX_PROVIDER_LENGTH).optional().meta({ description: 'Optional insurer name; improves confidence when it matches the register.', example: 'Aviva Insurance Limited' }),
 };
-const typeField = z.string().meta({ description: 'motor, travel or health, case-insensitive. Required unless its alias type is given.', example: 'motor' });
+const typeField = z.string().meta({ description: `${orList(INSURANCE_TYPES)}, case-insensitive. Required unless its alias type is given.`, example: INSURANCE_TYPES[0] });
 const aliasField = z.string().meta({ description: 'Alias of insurance_type (spec 7 rule 2). If both are given they must agree.' });
 
 /**
@@ -82,8 +85,6 @@ export type TPolicyInputProblem =
 
 export type TPolicyInputResult = { ok: true; policy: TPolicy } | { ok: false; problem: TPolicyInputProblem };
 
-const COUNTRY_ALIASES: Record<string, TCountry> = { UK: 'UK', GB: 'UK', DE: 'DE', FR: 'FR' };
-
 function isBlank(v: unknown): boolean {
   return v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 }
@@ -129,7 +130,7 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
     return { ok: false, problem: { error: 'missing_required_fields', missing, detail: `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}` } };
   }
   const countryIn = String(raw.country).trim().toUpperCase();
-  const country = COUNTRY_ALIASES[countryIn];
+  const country = countryFromInput(countryIn);
   if (!country) {
     return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${countryIn}. Supported: ${COUNTRIES.join(', ')}.` } };
   }

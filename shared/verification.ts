@@ -1,8 +1,13 @@
 /** Verification result and insurer object (spec 2.2), with the fields the spec leaves open. */
 import { z } from 'zod';
+import { COUNTRY_PROFILES, type TCountry } from './packs/countries/index.js';
 import { ZCountrySchema, ZInsuranceTypeSchema } from './policy.js';
 
 export const VERIFICATION_STATUSES = ['verified', 'inconclusive', 'unverified'] as const;
+
+/** A policy's state in a registry: our own table, a CSV import and an upstream's answer all use these. */
+export const REGISTRY_STATUSES = ['active', 'cancelled', 'lapsed', 'suspended'] as const;
+export type TRegistryStatus = (typeof REGISTRY_STATUSES)[number];
 export const ZVerificationStatusSchema = z.enum(VERIFICATION_STATUSES).meta({
   id: 'VerificationStatus',
   description:
@@ -22,8 +27,12 @@ export const ZVerificationSourceSchema = z
   .meta({ id: 'VerificationSource', description: 'The spec\'s check names. fca_register stands for the regulator-register check of any country; checks[] names the register.' });
 export type TVerificationSource = z.infer<typeof ZVerificationSourceSchema>;
 
-/** What `checks[].source` names: the actual register (FCA, BaFin, ACPR) and the sanctions list too (ours). */
-export const CHECK_SOURCES = ['format', 'fca_register', 'bafin_register', 'acpr_register', 'registry', 'sanctions'] as const;
+/** The register check's name in checks[] for each country: its regulator's (country profile). */
+export type TRegisterCheckSource = (typeof COUNTRY_PROFILES)[TCountry]['regulator']['checkSource'];
+const REGISTER_CHECK_SOURCES = [...new Set(Object.values(COUNTRY_PROFILES).map((p) => p.regulator.checkSource))] as TRegisterCheckSource[];
+
+/** What `checks[].source` names: the actual register (FCA, BaFin, ACPR: from the country profiles) and the sanctions list too (ours). */
+export const CHECK_SOURCES = ['format', ...REGISTER_CHECK_SOURCES, 'registry', 'sanctions'] as ['format', ...TRegisterCheckSource[], 'registry', 'sanctions'];
 export const ZCheckSourceSchema = z.enum(CHECK_SOURCES).meta({ id: 'CheckSource' });
 export type TCheckSource = z.infer<typeof ZCheckSourceSchema>;
 
@@ -51,7 +60,7 @@ export type TFlag = z.infer<typeof ZFlagSchema>;
 export const ZInsurerSchema = z
   .object({
     name: z.string().meta({ description: 'Canonical name as held by the register.' }),
-    reference: z.string().meta({ description: 'Regulator reference: FCA FRN (UK), BaFin register number (DE), ACAM/ACPR code (FR).' }),
+    reference: z.string().meta({ description: `Regulator reference: ${Object.entries(COUNTRY_PROFILES).map(([c, p]) => `${p.regulator.reference} (${c})`).join(', ')}.` }),
     regulated: z.enum(['YES', 'NO']).meta({ description: 'Whether the insurer appears on a regulator register.' }),
     authorised: z.boolean().meta({ description: 'Whether the register shows a current authorisation.' }),
     country: ZCountrySchema,
@@ -75,7 +84,7 @@ export const ZCoverageSchema = z
   .object({
     start_date: z.string().nullable(),
     end_date: z.string().nullable(),
-    registry_status: z.enum(['active', 'cancelled', 'lapsed', 'suspended']),
+    registry_status: z.enum(REGISTRY_STATUSES),
   })
   .meta({ id: 'Coverage', description: 'What the registry holds for the policy (dates YYYY-MM-DD), when it knows it.' });
 export type TCoverage = z.infer<typeof ZCoverageSchema>;

@@ -1,4 +1,5 @@
-/** Finding the policy columns from header words (EN/DE/FR) and the result columns the add-on owns. */
+/** Finding the policy columns from header words (every language pack's) and the result columns the add-on owns. */
+import { ALL_LANGUAGE_PACKS, type LanguagePack } from '../../shared/packs/index.js';
 
 export const FIELDS = ['policy_number', 'country', 'insurance_type', 'provider'] as const;
 export type TField = (typeof FIELDS)[number];
@@ -16,18 +17,21 @@ const fold = (s: string) =>
     .replace(/[^a-z0-9°#]+/g, ' ')
     .trim();
 
-const POLICY = /\b(policy|policies|police|polizza|versicherungsschein\w*|vsnr|vertrag\w*|contrat|vertragsnummer|policennummer|polizzennummer|certificate)\b/;
-const NUMBER = /\b(number|no|nr|num|nummer|numero|n°|#|id|ref|reference)\b/;
-const TYPE = /\b(type|typ|art|sparte|versicherungsart|genre|produit|product|line|branche|cover)\b/;
-const COUNTRY = /\b(country|land|pays|nation|staat)\b/;
-const PROVIDER = /\b(provider|insurer|insurance company|carrier|versicherer|versicherung|gesellschaft|assureur|compagnie|societe|assurance)\b/;
+/** One whole-word pattern over the words every language pack gives for a header kind. */
+const words = (kind: keyof LanguagePack['sheetHeaders']) => new RegExp(`\\b(${[...new Set(ALL_LANGUAGE_PACKS.flatMap((p) => p.sheetHeaders[kind]))].join('|')})\\b`);
+const POLICY = words('policy');
+const NUMBER = words('number');
+const POLICY_NUMBER = words('policyNumber');
+const TYPE = words('type');
+const COUNTRY = words('country');
+const PROVIDER = words('provider');
 
 /** Which field a header names, if any. Type words win over provider words ("Versicherungsart"). */
 export function classifyHeader(header: string): TField | null {
   const h = fold(header);
   if (!h || RESULT_HEADERS.some((r) => fold(r) === h)) return null;
   if (POLICY.test(h) && NUMBER.test(h)) return 'policy_number';
-  if (/\b(vsnr|versicherungsscheinnummer|policennummer|vertragsnummer)\b/.test(h)) return 'policy_number';
+  if (POLICY_NUMBER.test(h)) return 'policy_number';
   if (TYPE.test(h)) return 'insurance_type';
   if (COUNTRY.test(h)) return 'country';
   if (PROVIDER.test(h)) return 'provider';

@@ -1,7 +1,7 @@
 /** Reads the environment once into a typed, validated config; nothing else reads process.env. */
 import os from 'node:os';
 import { z } from 'zod';
-import { COUNTRIES } from '../../shared/policy.js';
+import { COUNTRIES, countryFromInput } from '../../shared/packs/index.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
@@ -151,9 +151,10 @@ export interface Config {
 function parseUpstreams(raw: string): Config['registry']['upstreams'] {
   const out: Config['registry']['upstreams'] = {};
   for (const part of raw.split(/[;,]/).map((s) => s.trim()).filter(Boolean)) {
-    const m = /^(UK|DE|FR)=(https?:\/\/\S+)$/.exec(part);
-    if (!m) throw new Error(`COVERCHECK_REGISTRY_UPSTREAMS: "${part}" is not COUNTRY=URL (UK, DE or FR)`);
-    out[m[1] as 'UK' | 'DE' | 'FR'] = m[2]!.replace(/\/+$/, '');
+    const m = /^([A-Za-z]{2})=(https?:\/\/\S+)$/.exec(part);
+    const country = m ? countryFromInput(m[1]!) : null;
+    if (!m || !country) throw new Error(`COVERCHECK_REGISTRY_UPSTREAMS: "${part}" is not COUNTRY=URL (${COUNTRIES.join(', ')})`);
+    out[country] = m[2]!.replace(/\/+$/, '');
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /** Reads a policy number out of a labelled value or free text and checks it against the format table. */
 import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
-import { checkFormat } from '../verify/patterns.js';
+import { checkFormat } from '../verify/format-check.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { toDigits } from './text.js';
 

@@ -1,4 +1,5 @@
 /** Turns an insurer name into a matching key, so spelling, accents and legal forms do not stop a match. */
+import { ALL_LANGUAGE_PACKS } from '../../../shared/packs/index.js';
 
 /*
  * The key is for comparing names, never for showing them. Choices, in the order they apply:
@@ -16,20 +17,15 @@
  * - If dropping leaves nothing (a name that is only "Mutuelle" or "AG"), the folded words are kept.
  */
 
-/** Legal-form words and phrases, dropped wherever they appear. Written plainly; folded at load. */
-const LEGAL_FORMS = [
-  // UK / IE
-  'ltd', 'limited', 'plc', 'llp', 'lp', 'inc', 'incorporated', 'corp', 'co', 'company', 'dac',
-  'public limited company', 'designated activity company',
-  // DE / AT / CH
-  'ag', 'se', 'gmbh', 'kg', 'kgaa', 'vvag', 'vag', 'ev', 'aktiengesellschaft', 'gesellschaft', 'ges', 'actien',
-  'versicherungsverein auf gegenseitigkeit', 'verein auf gegenseitigkeit', 'auf gegenseitigkeit',
-  // FR / BE / LU / IT / ES / NL
-  'sa', 'sas', 'sasu', 'sarl', 'sam', 'mutuelle', 'compagnie', 'societe anonyme', 'spa', 'nv', 'bv',
-];
+/**
+ * Legal-form words and phrases, dropped wherever they appear: each language pack's, plus forms of
+ * languages without a pack that EU registers still carry (Italian S.p.A., Dutch N.V. and B.V.).
+ * Written plainly; folded at load.
+ */
+const LEGAL_FORMS = [...ALL_LANGUAGE_PACKS.flatMap((p) => p.legalForms), 'spa', 'nv', 'bv'];
 
-/** Articles and prepositions that carry no identity ("MEDICALE DE FRANCE (LA)"). "das" stays: D.A.S. is a name. */
-const STOPWORDS = ['the', 'of', 'and', 'la', 'le', 'les', 'l', 'de', 'du', 'des', 'd', 'et', 'der', 'die', 'und', 'fur'];
+/** Articles and prepositions that carry no identity ("MEDICALE DE FRANCE (LA)"), from the language packs. */
+const STOPWORDS = ALL_LANGUAGE_PACKS.flatMap((p) => p.stopWords);
 
 /** German compounds that carry a legal form inside one word ("Versicherungsaktiengesellschaft"). */
 const COMPOUND_LEGAL_SUFFIX = 'aktiengesellschaft';

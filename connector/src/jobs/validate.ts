@@ -1,7 +1,7 @@
 /** Input checks shared by the async and batch submissions: one policy, a document, a webhook URL. */
 import { documentTooLarge, parsePolicyInput, type TPolicy } from '../../../shared/policy.js';
 import type { TErrorCode } from '../../../shared/errors.js';
-import { checkFormat } from '../verify/patterns.js';
+import { checkFormat } from '../verify/format-check.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { checkWebhookUrl, type LookupAll } from '../webhooks/url-guard.js';
 

@@ -1,7 +1,7 @@
 /** The sanctions list, matched by normalised name against insurers and provider names. */
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import type { TCountry } from '../../../shared/policy.js';
+import { COUNTRIES, countryFromInput, type TCountry } from '../../../shared/packs/index.js';
 import { normaliseInsurerName } from '../insurers/normalise.js';
 import type { SanctionRecord, SanctionStore } from '../store/types.js';
 
@@ -35,8 +35,9 @@ export function parseSanctionsCsv(text: string, demo: boolean): SanctionRecord[]
   return rows.map((r, i) => {
     if (!r.name) throw new Error(`sanctions row ${i + 2}: name is empty`);
     const country = r.country ? r.country.toUpperCase() : '';
-    if (country && !['UK', 'DE', 'FR'].includes(country)) throw new Error(`sanctions row ${i + 2}: country ${country} is not UK, DE or FR`);
-    return { name: r.name, country: (country || null) as TCountry | null, list: r.list || 'unnamed', reference: r.reference || null, demo };
+    const supported = country ? countryFromInput(country) : null;
+    if (country && !supported) throw new Error(`sanctions row ${i + 2}: country ${country} is not one of ${COUNTRIES.join(', ')}`);
+    return { name: r.name, country: supported, list: r.list || 'unnamed', reference: r.reference || null, demo };
   });
 }
 

@@ -4,6 +4,7 @@
  * networked backend will not be.
  */
 import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
+import type { TRegistryStatus } from '../../../shared/verification.js';
 import type { TPlan, TScope } from '../../../shared/account.js';
 import type { BalanceAdjustment } from './balance-adjustment.js';
 
@@ -111,7 +112,7 @@ export interface InsurerRecord {
   updated_at: string;
 }
 
-export type RegistryPolicyStatus = 'active' | 'cancelled' | 'lapsed' | 'suspended';
+export type RegistryPolicyStatus = TRegistryStatus;
 
 export interface RegistryPolicyRecord {
   /** Normalised: upper case, no spaces, dashes, dots or slashes. */

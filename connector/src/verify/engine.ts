@@ -4,18 +4,17 @@
  * sync route, the job workers and the tests call it alike. A sandbox (test) key's verification
  * reads demo registry rows only and never reaches an upstream (docs/sandbox.md).
  */
-import type { TCountry, TPolicy } from '../../../shared/policy.js';
-import type { TCheck, TCheckSource, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
+import { COUNTRY_PROFILES } from '../../../shared/packs/index.js';
+import type { TPolicy } from '../../../shared/policy.js';
+import type { TCheck, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
 import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
 import type { InsurerRecord, KeyMode, RegistryPolicyRecord } from '../store/types.js';
 import { normalisePolicyNumber } from './normalise.js';
-import { checkFormat } from './patterns.js';
+import { checkFormat } from './format-check.js';
 import type { ReferenceData } from './reference-data.js';
 import type { RegistryAnswer, RegistryChain } from './registry/index.js';
 import { score, type Signals } from './score.js';
 
-/** In checks[] the register check is named after the regulator whose register backs it; in verification_sources it is always fca_register (spec 2.2). */
-export const REGISTER_SOURCE: Record<TCountry, TCheckSource> = { UK: 'fca_register', DE: 'bafin_register', FR: 'acpr_register' };
 
 export interface EngineDeps {
   reference: { get(): Promise<ReferenceData> };
@@ -87,7 +86,8 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyM
   let provider: Signals['provider'] = { kind: 'none' };
   let insurer: TInsurer | null = null;
   let insurerRecord: InsurerRecord | null = null;
-  const registerSource = REGISTER_SOURCE[policy.country];
+  // checks[] names the country's own register; verification_sources says fca_register (spec 2.2).
+  const registerSource = COUNTRY_PROFILES[policy.country].regulator.checkSource;
   if (policy.provider || registryInsurer || recordOfType?.insurer_reference) {
     sources.push('fca_register');
     if (policy.provider && !providerMatch) {

@@ -1,5 +1,5 @@
 /** Importer for the EIOPA Register of Insurance Undertakings CSV export (all EU/EEA insurers, by NCA). */
-import type { TCountry } from '../../../../shared/policy.js';
+import { COUNTRIES, COUNTRY_PROFILES, type TCountry } from '../../../../shared/packs/index.js';
 import type { InsurerRecord } from '../../store/types.js';
 import { normaliseInsurerName } from '../normalise.js';
 import { readCsv, requireColumns } from './csv.js';
@@ -41,7 +41,8 @@ const COL = {
 /** Columns the importer reads; the export has 19, the others (address, website...) are not needed. */
 export const EIOPA_REQUIRED_COLUMNS: readonly string[] = Object.values(COL);
 
-const COUNTRY_OF: Record<string, TCountry> = { DE: 'DE', FR: 'FR', GB: 'UK', UK: 'UK' };
+/** The export's "Home Country" values -> our country, from each profile's EIOPA home codes. */
+const COUNTRY_OF: Record<string, TCountry> = Object.fromEntries(COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].eiopa.homeCodes.map((h: string) => [h, c])));
 /** Cross-border rows listed per record in source_detail before "and N more". */
 const MAX_CODES_SHOWN = 5;
 
@@ -76,11 +77,11 @@ function isDomestic(row: Row): boolean {
   return op === '' || op === home || /^domestic/i.test(row[COL.crossBorder] ?? '');
 }
 
-/** The reference a DE home code is filed under: BaFin number without the branch suffix. */
+/** The reference a home code is filed under: as the home country's profile says (DE: the BaFin number without its branch suffix). */
 function baseCode(home: string, code: string): string {
-  if (home !== 'DE') return code;
-  const m = /^(\d{4})[A-Z]{2}$/.exec(code);
-  return m ? (m[1] as string) : code;
+  const country = COUNTRY_OF[home];
+  const base = country ? COUNTRY_PROFILES[country].eiopa : undefined;
+  return base && 'baseCode' in base ? base.baseCode(code) : code;
 }
 
 function rowName(row: Row): string {
@@ -116,7 +117,7 @@ function toRecord(group: Group, nowMs: number, now: string): InsurerRecord {
   return {
     country: group.country,
     reference: group.reference,
-    scheme: group.home === 'DE' ? 'bafin_reg_nr' : 'eiopa_id',
+    scheme: COUNTRY_OF[group.home] ? COUNTRY_PROFILES[COUNTRY_OF[group.home]!].eiopa.scheme : 'eiopa_id',
     name,
     aliases,
     regulated: 'YES',

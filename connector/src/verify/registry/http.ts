@@ -8,15 +8,17 @@
  *   anything else, a timeout or bad JSON -> unavailable
  */
 import { z } from 'zod';
+import { INSURANCE_TYPES } from '../../../../shared/insurance-types.js';
+import { REGISTRY_STATUSES } from '../../../../shared/verification.js';
 import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
 
 const ZUpstreamPolicy = z.object({
   policy_number: z.string(),
-  insurance_type: z.enum(['motor', 'travel', 'health']),
+  insurance_type: z.enum(INSURANCE_TYPES),
   insurer_reference: z.string().nullable().optional(),
   start_date: z.string().nullable().optional(),
   end_date: z.string().nullable().optional(),
-  status: z.enum(['active', 'cancelled', 'lapsed', 'suspended']),
+  status: z.enum(REGISTRY_STATUSES),
   vehicle_registration: z.string().nullable().optional(),
 });
 const ZFound = z.object({ found: z.literal(true), policies: z.array(ZUpstreamPolicy).min(1) });

@@ -5,10 +5,11 @@
  */
 import { parse } from 'csv-parse/sync';
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../../shared/policy.js';
+import { REGISTRY_STATUSES } from '../../../../shared/verification.js';
 import type { NewRegistryCoverage, RegistryPolicyRecord } from '../../store/types.js';
 import { normalisePolicyNumber } from '../normalise.js';
 
-const STATUSES = ['active', 'cancelled', 'lapsed', 'suspended'] as const;
+const STATUSES = REGISTRY_STATUSES;
 const REQUIRED = ['policy_number', 'country', 'insurance_type', 'status'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -31,8 +32,8 @@ export function parseRegistryCsv(text: string, opts: { source: string; demo: boo
     const country = (r.country ?? '').toUpperCase() as TCountry;
     const type = (r.insurance_type ?? '').toLowerCase() as TInsuranceType;
     const status = (r.status ?? '').toLowerCase() as RegistryPolicyRecord['status'];
-    if (!COUNTRIES.includes(country)) throw new RegistryImportError(`Line ${line}: country "${r.country}" is not UK, DE or FR`);
-    if (!INSURANCE_TYPES.includes(type)) throw new RegistryImportError(`Line ${line}: insurance_type "${r.insurance_type}" is not motor, travel or health`);
+    if (!COUNTRIES.includes(country)) throw new RegistryImportError(`Line ${line}: country "${r.country}" is not one of ${COUNTRIES.join(', ')}`);
+    if (!INSURANCE_TYPES.includes(type)) throw new RegistryImportError(`Line ${line}: insurance_type "${r.insurance_type}" is not one of ${INSURANCE_TYPES.join(', ')}`);
     if (!STATUSES.includes(status)) throw new RegistryImportError(`Line ${line}: status "${r.status}" is not one of ${STATUSES.join(', ')}`);
     const number = normalisePolicyNumber(r.policy_number ?? '');
     if (!number) throw new RegistryImportError(`Line ${line}: policy_number is empty`);

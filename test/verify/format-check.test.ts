@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFormat, FORMAT_RULES } from '../../connector/src/verify/patterns.js';
+import { checkFormat, formatRules } from '../../connector/src/verify/format-check.js';
 import { normalisePolicyNumber } from '../../connector/src/verify/normalise.js';
 import type { TCountry, TInsuranceType } from '../../shared/policy.js';
 
@@ -18,8 +18,8 @@ const TABLE: [TCountry, TInsuranceType, string[], string[]][] = [
 
 describe('policy-number format table', () => {
   it('has exactly one rule per supported country and type', () => {
-    expect(FORMAT_RULES).toHaveLength(9);
-    for (const [country, type] of TABLE) expect(FORMAT_RULES.filter((r) => r.country === country && r.insurance_type === type)).toHaveLength(1);
+    expect(formatRules()).toHaveLength(9);
+    for (const [country, type] of TABLE) expect(formatRules().filter((r) => r.country === country && r.insurance_type === type)).toHaveLength(1);
   });
 
   for (const [country, type, valid, invalid] of TABLE) {

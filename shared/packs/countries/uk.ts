@@ -1,0 +1,38 @@
+/** United Kingdom: FCA register, Motor Insurance Database, current-format plates. */
+import { toDigits, toLetters } from '../lookalikes.js';
+import type { CountryProfile, PlateReading } from '../types.js';
+import { isDigits, isLetters, PLAUSIBLE, reading } from './rules.js';
+
+const L = '[A-Z0-9]';
+// Look-alikes are accepted in every position; the position then decides letter or digit.
+const PLATE = new RegExp(`(?<![A-Z0-9])(${L}{2})(${L}{2}) ?(${L}{3})(?![A-Z0-9])`, 'g');
+
+export const uk = {
+  code: 'UK',
+  name: 'United Kingdom',
+  aliases: ['GB'],
+  languages: ['en'],
+  currencySymbols: ['£'],
+  regulator: { name: 'FCA', checkSource: 'fca_register', reference: 'FCA Firm Reference Number (FRN)' },
+  eiopa: { homeCodes: ['GB', 'UK'], scheme: 'eiopa_id' },
+  registryName: 'Motor Insurance Database (MID)',
+  formatRules: {
+    motor: { pattern: /^[A-Z0-9]{8,20}$/, minDigits: 5, description: '8-20 letters or digits, at least 5 digits', basis: PLAUSIBLE },
+    travel: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 4, description: '6-20 letters or digits, at least 4 digits', basis: PLAUSIBLE },
+    health: { pattern: /^[A-Z0-9]{6,16}$/, minDigits: 5, description: '6-16 letters or digits, at least 5 digits (membership numbers)', basis: PLAUSIBLE },
+  },
+  plateFormat: 'two letters, the two-digit age identifier, three letters (2001 on): AB12 CDE',
+  readPlates(text: string): PlateReading[] {
+    const out: PlateReading[] = [];
+    for (const m of text.toUpperCase().matchAll(PLATE)) {
+      const a = toLetters(m[1]!);
+      const b = toDigits(m[2]!);
+      const c = toLetters(m[3]!);
+      if (!isLetters(a) || !isDigits(b) || !isLetters(c)) continue;
+      // Genuine plates mix letters and digits; a run of letters alone is a word, not a misread plate.
+      if (!/[0-9]/.test(m[2]!)) continue;
+      out.push(reading(`${a}${b} ${c}`, m[1]! + m[2]! + m[3]!, a + b + c));
+    }
+    return out;
+  },
+} as const satisfies CountryProfile<'en'>;

@@ -1,0 +1,45 @@
+/** German: Kfz-, Reise- and Krankenversicherung documents of German insurers. */
+import type { LanguagePack } from '../types.js';
+
+export const de = {
+  code: 'de',
+  name: 'Deutsch',
+  tesseract: 'deu',
+  months: ['januar', 'februar', 'marz', 'april', 'mai', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'dezember'],
+  // "März" written without its umlaut, and the Austrian "Jänner".
+  monthVariants: { maerz: 3, jaenner: 1, janner: 1 },
+  monthAbbreviations: { jan: 1, feb: 2, febr: 2, mrz: 3, apr: 4, jun: 6, jul: 7, aug: 8, sep: 9, sept: 9, okt: 10, nov: 11, dez: 12 },
+  indicatorWords: ['der', 'die', 'das', 'und', 'ihr', 'ihre', 'versicherung\\w*', 'vertrag\\w*', 'beginn', 'ablauf', 'kennzeichen', 'beitrag', 'vom', 'bis', 'sehr', 'geehrte\\w*'],
+  typeWords: {
+    motor: { words: ['kfz\\w*', 'kraftfahrt\\w*', 'auto\\w*', 'fahrzeug\\w*', 'kennzeichen'] },
+    // "Auslandsreise-Krankenversicherung" is travel cover, whatever "Kranken" says.
+    travel: { words: ['reise\\w*', 'urlaub', 'geltungsbereich'], strong: ['auslandsreise', 'reisekranken', 'reise-kranken'] },
+    health: { words: ['kranken\\w*', 'zahn\\w*'] },
+  },
+  labels: {
+    policy: [/(?:versicherungsschein|versicherungs|vertrags|polic[ee]n?|mitglieds)\s*-?\s*(?:nummer|nr\b\.?)/],
+    insurer: [/\b(?:ihr\s+)?versicherer\b(?:\s+ist(?:\s+die)?)?/],
+    start: [/\b(?:versicherungsbeginn|vertragsbeginn|beginn|g\w{3,5} ab)\b/],
+    end: [/\b(?:versicherungsende|vertragsende|ablauf|g\w{3,5} bis)\b/],
+    period: [/\b(?:versicherungsdauer|laufzeit|vertragsdauer|versicherungszeitraum|versicherungsschutz besteht)\b/],
+    registration: [/\b(?:amtliches?\s+kennzeichen|kfz-kennzeichen|kennzeichen)\b/],
+  },
+  copulas: ['lautet', 'ist'],
+  periodConnectors: ['bis'],
+  notPolicyContext: ['kunden', 'partner', 'telefon', 'fax', 'hrb', 'hra', 'amtsgericht', 'beitrag', 'geburt', 'geboren', 'iban', 'bic'],
+  legalForms: [
+    'ag', 'se', 'gmbh', 'kg', 'kgaa', 'vvag', 'vag', 'ev', 'aktiengesellschaft', 'gesellschaft', 'ges', 'actien',
+    'versicherungsverein auf gegenseitigkeit', 'verein auf gegenseitigkeit', 'auf gegenseitigkeit',
+  ],
+  // "das" stays a word: D.A.S. is an insurer's name.
+  stopWords: ['der', 'die', 'und', 'fur'],
+  sheetHeaders: {
+    // "Polizze" is Austrian usage; "polizza" is kept from the Italian-speaking South Tyrol.
+    policy: ['versicherungsschein\\w*', 'vsnr', 'vertrag\\w*', 'vertragsnummer', 'policennummer', 'polizzennummer', 'polizza'],
+    number: ['nr', 'nummer'],
+    policyNumber: ['vsnr', 'versicherungsscheinnummer', 'policennummer', 'vertragsnummer'],
+    type: ['typ', 'art', 'sparte', 'versicherungsart'],
+    country: ['land', 'staat'],
+    provider: ['versicherer', 'versicherung', 'gesellschaft'],
+  },
+} as const satisfies LanguagePack;

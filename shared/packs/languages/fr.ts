@@ -1,0 +1,38 @@
+/** French: documents of French insurers (attestations, mémo véhicule assuré, cartes de tiers payant). */
+import type { LanguagePack } from '../types.js';
+
+export const fr = {
+  code: 'fr',
+  name: 'Français',
+  tesseract: 'fra',
+  months: ['janvier', 'fevrier', 'mars', 'avril', 'mai', 'juin', 'juillet', 'aout', 'septembre', 'octobre', 'novembre', 'decembre'],
+  monthVariants: {},
+  monthAbbreviations: { janv: 1, fev: 2, fevr: 2, avr: 4, juil: 7, sept: 9, oct: 10, nov: 11, dec: 12 },
+  indicatorWords: ['le', 'la', 'les', 'du', 'au', 'de', 'votre', 'vos', 'assurance', 'contrat', 'police', 'date', 'immatriculation', 'assureur', 'cotisation', 'numero'],
+  typeWords: {
+    motor: { words: ['auto\\w*', 'vehicule', 'immatricul\\w*', 'conducteur'] },
+    travel: { words: ['voyage\\w*', 'sejour', 'annulation', 'destination'] },
+    health: { words: ['sante', 'mutuelle', 'complementaire', 'hospitalisation', 'soins'] },
+  },
+  labels: {
+    policy: [/\b(?:numero|n\s?[°º*o]\.?)\s*(?:de\s+|d')?\s*(?:police|contrat|adherent|d'adherent|souscription)/, /\bcontrat\s*n\s?[°º*®o]/],
+    insurer: [/\b(?:votre\s+)?(?:assureur|compagnie d'assurance|compagnie)\b/],
+    start: [/\b(?:date d'effet|date de debut|prise d'effet|debut)\b/],
+    end: [/\b(?:date d'echeance|echeance|date de fin|date d'expiration|expiration)\b/],
+    period: [/\b(?:periode de (?:validite|garantie)|periode|valables?)\b/],
+    registration: [/\b(?:n[°º*o]?\s*d'immatriculation|immatriculation|immatricule)\b/],
+  },
+  copulas: ['est'],
+  periodConnectors: ['au', 'a'],
+  notPolicyContext: ['client', 'identifiant', 'reference client', 'tel', 'fax', 'rcs', 'siren', 'cotisation', 'prime', 'naissance', 'ne\\(e\\)', 'iban', 'bic'],
+  legalForms: ['sa', 'sas', 'sasu', 'sarl', 'sam', 'mutuelle', 'compagnie', 'societe anonyme'],
+  stopWords: ['la', 'le', 'les', 'l', 'de', 'du', 'des', 'd', 'et'],
+  sheetHeaders: {
+    policy: ['police', 'contrat'],
+    number: ['numero', 'n°', 'no', 'num'],
+    policyNumber: [],
+    type: ['type', 'genre', 'produit', 'branche'],
+    country: ['pays', 'nation'],
+    provider: ['assureur', 'compagnie', 'societe', 'assurance'],
+  },
+} as const satisfies LanguagePack;

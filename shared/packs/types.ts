@@ -1,0 +1,111 @@
+/**
+ * What varies by country and by language, as the shape of a pack. A country is one CountryProfile
+ * (countries/<code>.ts), a language one LanguagePack (languages/<code>.ts); the registries in
+ * countries/index.ts and languages/index.ts hold them with `satisfies`, and every per-country or
+ * per-language table elsewhere is a Record over their codes, so the compiler lists every gap.
+ */
+import type { TInsuranceType } from '../insurance-types.js';
+
+/** A policy-number rule on the normalised number (upper case, no spaces, dashes or dots). */
+export interface FormatRule {
+  pattern: RegExp;
+  /** Minimum count of digits; insurer numbers are mostly numeric, names and plates are not. */
+  minDigits: number;
+  /** In words, for error messages: "8-20 letters or digits, at least 5 digits". */
+  description: string;
+  /** The standard the rule follows, or why it is a plausibility bound. */
+  basis: string;
+}
+
+/** A vehicle registration found in text, in the country's canonical form. */
+export interface PlateReading {
+  plate: string;
+  /** 1 when read as printed, lower when OCR look-alikes had to be swapped. */
+  certainty: number;
+}
+
+export interface CountryProfile<L extends string = string> {
+  /** The code the API uses (spec 2.1). */
+  code: string;
+  name: string;
+  /** Other codes accepted as input for this country (ISO's GB for UK). Compared case-insensitively. */
+  aliases: readonly string[];
+  /** Languages its policy documents are written in, the usual one first. */
+  languages: readonly L[];
+  /** Currency symbols whose presence on a document points to this country ("£"). */
+  currencySymbols: readonly string[];
+  /** The insurer-regulator register behind the register check. */
+  regulator: {
+    /** "FCA", "BaFin", "ACPR". */
+    name: string;
+    /** The check's name in checks[].source (verification_sources always says fca_register, spec 2.2). */
+    checkSource: string;
+    /** What the insurer's `reference` is in this country ("FCA Firm Reference Number"). */
+    reference: string;
+  };
+  /** How the EIOPA Register of Insurance Undertakings export files this country's insurers. */
+  eiopa: {
+    /** Values of the export's "Home Country" column that mean this country. */
+    homeCodes: readonly string[];
+    /** The reference scheme a home undertaking's code is stored under. */
+    scheme: string;
+    /** The reference a home code is filed under (DE: the BaFin number without its branch suffix). */
+    baseCode?: (code: string) => string;
+  };
+  /** The national policy registry an upstream would stand for (documentation only). */
+  registryName: string;
+  /** Policy-number plausibility per insurance type: every type must have one. */
+  formatRules: Record<TInsuranceType, FormatRule>;
+  /** Current-format vehicle registrations: every plate in `text`, canonical, with OCR repairs by position. */
+  readPlates(text: string): PlateReading[];
+  /** Plate format in words, for documentation. */
+  plateFormat: string;
+}
+
+/** Where a field's label is looked for in a document. */
+export const LABEL_KINDS = ['policy', 'insurer', 'start', 'end', 'period', 'registration'] as const;
+export type TLabelKind = (typeof LABEL_KINDS)[number];
+
+export interface LanguagePack {
+  /** ISO 639-1 code. */
+  code: string;
+  name: string;
+  /** Tesseract model (traineddata from the @tesseract.js-data/<model> package). */
+  tesseract: string;
+  /** Month names, January first, as written; folded (lower case, no accents) where compared. */
+  months: readonly [string, string, string, string, string, string, string, string, string, string, string, string];
+  /** Other full spellings and their month numbers ("maerz": 3). */
+  monthVariants: Readonly<Record<string, number>>;
+  /** Abbreviations and their month numbers ("okt": 10); matched exactly. */
+  monthAbbreviations: Readonly<Record<string, number>>;
+  /** Frequent words of this language's policy documents (folded), to guess a document's language. */
+  indicatorWords: readonly string[];
+  /**
+   * Words that say which insurance type a document is about, as regular-expression fragments on
+   * folded text ("kfz\\w*"); `strong` ones are decisive ("Auslandsreise-Krankenversicherung" is travel).
+   */
+  typeWords: Record<TInsuranceType, { words: readonly string[]; strong?: readonly string[] }>;
+  /** Field labels, as patterns on folded text, tried in order. */
+  labels: Record<TLabelKind, readonly RegExp[]>;
+  /** Words between a label and its value ("is", "lautet", "est"). */
+  copulas: readonly string[];
+  /** Words between two dates of a period ("to", "bis", "au"). */
+  periodConnectors: readonly string[];
+  /** Words near a number that say it is not a policy number (customer number, phone, register), folded. */
+  notPolicyContext: readonly string[];
+  /** Legal-form words and phrases of company names ("limited", "aktiengesellschaft"), dropped when matching names. */
+  legalForms: readonly string[];
+  /** Articles and prepositions in company names that carry no identity. */
+  stopWords: readonly string[];
+  /** Header words of a sheet's columns, per field the add-on reads (folded, regular-expression fragments). */
+  sheetHeaders: {
+    /** Words naming a policy or contract ("policy", "vertrag\\w*"): a policy-number column when a `number` word is there too. */
+    policy: readonly string[];
+    number: readonly string[];
+    /** Single words that alone name a policy-number column ("vsnr"). */
+    policyNumber: readonly string[];
+    type: readonly string[];
+    country: readonly string[];
+    provider: readonly string[];
+  };
+}
