@@ -72,6 +72,7 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
   COVERCHECK_EXTRACT_THREADS: int(0, 64).optional(),
   COVERCHECK_EXTRACT_MAX_PENDING: int(1, 100_000).default(50),
+  COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: int(1, 100_000).default(3),
   COVERCHECK_EXTRACT_MAX_PAGES: int(1, 10_000).default(EXTRACT_LIMIT_DEFAULTS.maxPages),
   COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2: int(10_000, 1e12).default(EXTRACT_LIMIT_DEFAULTS.maxPageAreaPt2),
   COVERCHECK_EXTRACT_MAX_TOTAL_AREA_PT2: int(10_000, 1e13).default(EXTRACT_LIMIT_DEFAULTS.maxTotalAreaPt2),
@@ -141,6 +142,8 @@ export interface Config {
     threads: number;
     /** Pending extraction jobs above which uploads get 503 with Retry-After. */
     maxPending: number;
+    /** Pending jobs carrying a document one key may have; above it its uploads get 429 with Retry-After. */
+    maxPendingPerKey: number;
     /** The budget of one document (docs/document-limits.md). */
     limits: ExtractLimits;
   };
@@ -237,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     extraction: {
       threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1),
       maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING,
+      maxPendingPerKey: e.COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY,
       limits: {
         maxPages: e.COVERCHECK_EXTRACT_MAX_PAGES,
         maxPageAreaPt2: e.COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2,
