@@ -43,16 +43,20 @@ function isZlib(data: Buffer): boolean {
   return data.length >= 2 && (data[0]! & 0x0f) === 8 && ((data[0]! << 8) | data[1]!) % 31 === 0;
 }
 
+/** Output a stream may be inflated to in one piece; larger ones are counted chunk by chunk and nothing is kept. */
+const ONE_PIECE = 4 * 1024 * 1024;
+
 /**
- * Bytes `data` inflates to, stopping once it passes `cap`. A stream that breaks midway counts what it
- * gave up to there, as pdf.js keeps what it decoded up to the damage: the one-shot inflate gives
- * nothing on an error, so such a stream is counted again chunk by chunk.
+ * Bytes `data` inflates to, stopping once it passes `cap`. Most streams are small and inflate in one
+ * piece; a larger one, or one that breaks midway, is counted chunk by chunk, keeping nothing (a bomb
+ * costs no memory here) and counting what a broken stream gave up to the damage, as pdf.js keeps
+ * what it decoded up to there.
  */
 async function inflatedSize(data: Buffer, cap: number): Promise<number> {
   try {
-    return zlib.inflateSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: cap + 1 }).length;
+    return zlib.inflateSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: Math.min(cap + 1, ONE_PIECE) }).length;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return cap + 1;
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' && cap + 1 <= ONE_PIECE) return cap + 1;
   }
   return new Promise((resolve) => {
     const inflate = zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
