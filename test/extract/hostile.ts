@@ -1,9 +1,8 @@
 /**
- * Hostile PDFs for the extraction limits, built by hand (bytes) or with pdf-lib: each is small on the
- * wire and expensive to read without a budget (issue 17, item 4).
+ * Hostile PDFs for the extraction limits, written byte by byte: each is small on the wire and
+ * expensive to read without a budget (issue 17, item 4).
  */
 import zlib from 'node:zlib';
-import { PDFDocument } from 'pdf-lib';
 
 /**
  * A PDF from numbered object bodies (object i + 1 is `objects[i]`, string or bytes) with a correct
@@ -91,12 +90,4 @@ export function manyTextLines(lines = 300_000): Buffer {
     streamObject('/Filter /FlateDecode', content),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ]);
-}
-
-/** A normal one-page text PDF of `size` (pdf-lib), for checks that a document right after a hostile one is still read. */
-export async function textPdf(text: string, size: [number, number] = [595, 842]): Promise<Uint8Array> {
-  const doc = await PDFDocument.create();
-  const page = doc.addPage(size);
-  page.drawText(text, { x: 50, y: size[1] - 80, size: 12 });
-  return doc.save();
 }

@@ -45,9 +45,6 @@ export function count(n: number): string {
 export function mb(bytes: number): string {
   return `${int.format(bytes / (1024 * 1024))} MB`;
 }
-export function pt(n: number): string {
-  return int.format(n);
-}
 
 /** The refusal for a crossed limit: its text is both the job's error message and the log line. */
 export function overLimit(message: string): ExtractError {

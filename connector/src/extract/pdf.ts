@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { ExtractError } from './errors.js';
-import { count, overLimit, pt, type ExtractLimits } from './limits.js';
+import { count, overLimit, type ExtractLimits } from './limits.js';
 
 const require = createRequire(import.meta.url);
 const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -18,8 +18,10 @@ GlobalWorkerOptions.workerSrc = pathToFileURL(path.join(PDFJS_DIR, 'legacy', 'bu
 /**
  * Opens `pdf` and returns the document. Throws ExtractError `corrupt_pdf`, `encrypted_pdf` or
  * `too_many_pages` (when it has more than `maxPages`). The caller must `destroy()` the document.
- * pdf.js leaves out any image above `maxImagePixels` without decoding it (its maxImageSize): the
- * bound for images whose size stream-scan.ts could not read.
+ * pdf.js leaves out any image above `maxImagePixels` without decoding it ("Images above this value
+ * will not be rendered", getDocument's maxImageSize in pdfjs-dist's types/src/display/api.d.ts; its
+ * evaluator checks width * height before it decodes): the bound for images whose size
+ * stream-scan.ts could not read.
  */
 export async function openPdf(pdf: Uint8Array, limits: Pick<ExtractLimits, 'maxPages' | 'maxImagePixels'>): Promise<PDFDocumentProxy> {
   // pdf.js may detach the buffer it is given; hand it a copy so the caller's Buffer stays usable.
@@ -70,7 +72,7 @@ export async function checkedPages(doc: PDFDocumentProxy, limits: Pick<ExtractLi
     const { width, height } = page.getViewport({ scale: 1 });
     const area = width * height;
     if (area > limits.maxPageAreaPt2) {
-      throw overLimit(`Page ${n} is ${pt(width)} x ${pt(height)} pt (${count(area)} pt²); the limit is ${count(limits.maxPageAreaPt2)} pt² per page (A0 is 2,384 x 3,370 pt).`);
+      throw overLimit(`Page ${n} is ${count(width)} x ${count(height)} pt (${count(area)} pt²); the limit is ${count(limits.maxPageAreaPt2)} pt² per page (A0 is 2,384 x 3,370 pt).`);
     }
     total += area;
     if (total > limits.maxTotalAreaPt2) {

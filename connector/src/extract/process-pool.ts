@@ -110,7 +110,7 @@ interface Task {
 }
 
 /** Why this side ended a process; none when it ended by itself. */
-type Ending = { why: 'time'; task: Task } | { why: 'memory'; mb: number } | { why: 'stopped' };
+type Ending = { why: 'time'; task: Task } | { why: 'memory' } | { why: 'stopped' };
 
 interface Host {
   proc: ChildProcess;
@@ -138,11 +138,16 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const pending = () => running.size + waiting.length;
   const queueFull = () => pending() >= threads + maxQueue;
 
-  const settle = (task: Task, outcome: { result: ExtractResult } | { error: Error }) => {
+  /** Takes a task out of its process (done, or to wait for another). */
+  const detach = (task: Task) => {
     if (task.overrun) clearTimeout(task.overrun);
     task.overrun = null;
     task.host = null;
     running.delete(task.id);
+  };
+
+  const settle = (task: Task, outcome: { result: ExtractResult } | { error: Error }) => {
+    detach(task);
     if ('result' in outcome) task.resolve(outcome.result);
     else task.reject(outcome.error);
   };
@@ -155,7 +160,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const watchMemory = (h: Host) => {
     h.watch = setInterval(() => {
       const mb = h.proc.pid ? residentMb(h.proc.pid) : null;
-      if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory', mb });
+      if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory' });
     }, WATCH_MS);
     h.watch.unref();
   };
@@ -192,7 +197,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
     } else if (ending === null) {
       if (alone && task.alone) {
         return settle(task, {
-          error: new ExtractError('corrupt_pdf', `extraction process crashed twice on this document, running alone (${h.exit})`, {
+          error: new ExtractError('corrupt_pdf', `extraction process ended again under this document, running alone (${h.exit})`, {
             publicMessage: 'The PDF made the reader stop. Upload the original PDF, not a converted or repaired copy.',
           }),
         });
@@ -200,10 +205,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       task.alone = true;
     }
     if (task.ends >= MAX_ENDS) return settle(task, { error: new ExtractionProcessError(`extraction process ended ${task.ends} times under this task (${h.exit})`) });
-    running.delete(task.id);
-    task.host = null;
-    if (task.overrun) clearTimeout(task.overrun);
-    task.overrun = null;
+    detach(task);
     waiting.unshift(task);
   };
 
