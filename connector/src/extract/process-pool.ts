@@ -15,7 +15,7 @@
  *
  * It also holds the two limits that need the process ended (docs/document-limits.md):
  *  - Memory. V8's heap flags bound neither WASM (tesseract) nor native (canvas) memory, so the
- *    process's resident memory is read from /proc every WATCH_MS while it works and the process is
+ *    process's resident memory is read from /proc every WATCH_MS while it has tasks and the process is
  *    killed above `limits.memoryMb`. RLIMIT_AS and RLIMIT_DATA were measured and do not serve: an
  *    idle extraction process maps 13 GB of address space (WASM guard regions) and 1.2 GB of data
  *    segment with 100 MB resident, and an allocation refused inside the process fails whichever
@@ -31,7 +31,8 @@
  * with ExtractionProcessError, which the job queue retries: that is no document's fault.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { EXTRACT_LIMIT_DEFAULTS } from '../config.js';
@@ -85,10 +86,13 @@ function defaultHost(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL('./host.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
 }
 
-/** Resident memory of a process in MB, from /proc; null where there is no /proc (the watch is then off). */
-export function residentMb(pid: number): number | null {
+/**
+ * Resident memory of a process in MB, from /proc; null where there is no /proc (the watch is then
+ * off). Read off the event loop: a read takes ~15 µs but now and then milliseconds on a busy machine.
+ */
+export async function residentMb(pid: number): Promise<number | null> {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : null;
   } catch {
     return null;
@@ -116,7 +120,9 @@ interface Host {
   proc: ChildProcess;
   ready: boolean;
   ending: Ending | null;
+  /** The memory watch, while the process has tasks, and whether a read is under way. */
   watch: NodeJS.Timeout | null;
+  reading: boolean;
   /** How it ended (signal or exit code), for messages. */
   exit: string;
 }
@@ -157,12 +163,24 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
     h.proc.kill('SIGKILL');
   };
 
-  const watchMemory = (h: Host) => {
-    h.watch = setInterval(() => {
-      const mb = h.proc.pid ? residentMb(h.proc.pid) : null;
-      if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory' });
-    }, WATCH_MS);
-    h.watch.unref();
+  /** Watches the current process's memory while it has tasks; an idle process is left alone. */
+  const watchMemory = () => {
+    const h = host;
+    if (!h) return;
+    if (running.size > 0 && !h.watch) {
+      h.watch = setInterval(() => {
+        if (h.reading || !h.proc.pid) return;
+        h.reading = true;
+        void residentMb(h.proc.pid).then((mb) => {
+          h.reading = false;
+          if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory' });
+        });
+      }, WATCH_MS);
+      h.watch.unref();
+    } else if (running.size === 0 && h.watch) {
+      clearInterval(h.watch);
+      h.watch = null;
+    }
   };
 
   /** Sends waiting tasks while the process has free threads; a task that must run alone waits for an empty process and keeps it. */
@@ -182,6 +200,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       const msg: ToHost = { type: 'run', id: next.id, pdf: next.pdf };
       h.proc.send(msg);
     }
+    watchMemory();
     if (pending() === 0) armIdle();
   };
 
@@ -218,7 +237,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const h: Host = { proc, ready: false, ending: null, watch: null, exit: 'running' };
+    const h: Host = { proc, ready: false, ending: null, watch: null, reading: false, exit: 'running' };
     const init: ToHost = {
       type: 'init',
       options: {
@@ -233,7 +252,6 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
     proc.on('message', (msg: FromHost) => {
       if (msg.type === 'ready') {
         h.ready = true;
-        watchMemory(h);
         dispatch();
         return;
       }
