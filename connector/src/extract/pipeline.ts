@@ -1,6 +1,5 @@
 /** PDF bytes -> ExtractedFields: text layer per page, OCR for pages without one, then field parsing, within the document's budget. */
 import type { TExtractedFields } from '../../../shared/job.js';
-import { EXTRACT_LIMIT_DEFAULTS } from '../config.js';
 import { ExtractError } from './errors.js';
 import { extractFieldsFromLines, type InsurerMatcher, type Language } from './fields.js';
 import type { ExtractLimits } from './limits.js';
@@ -17,8 +16,11 @@ export interface ExtractDeps {
 }
 
 export interface ExtractOptions {
-  /** The document's budget (limits.ts). Default: config.ts's defaults. Time and memory are the pools' to enforce. */
-  limits?: ExtractLimits;
+  /**
+   * The document's budget (limits.ts; config.ts holds the defaults, which extraction code does not
+   * import: config.ts loads zod, several MB in every thread). Time and memory are the pools' to enforce.
+   */
+  limits: ExtractLimits;
   /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
 }
@@ -37,8 +39,8 @@ export interface ExtractResult {
  * `no_readable_text` when neither text layer nor OCR yields any text. Whatever pdf.js or the canvas
  * throws while reading the document is the document's: it becomes `corrupt_pdf`, never a crash.
  */
-export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions = {}): Promise<ExtractResult> {
-  const limits = options.limits ?? EXTRACT_LIMIT_DEFAULTS;
+export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions): Promise<ExtractResult> {
+  const { limits } = options;
   await scanStreams(pdf, limits);
   const doc = await openPdf(pdf, limits);
   const lines: Line[] = [];

@@ -14,7 +14,6 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { EXTRACT_LIMIT_DEFAULTS } from '../config.js';
 import type { InsurerRecord } from '../store/types.js';
 import { ExtractError, fromErrorData } from './errors.js';
 import { overCpu, overMemory, overWall, type ExtractLimits } from './limits.js';
@@ -40,8 +39,8 @@ export interface ExtractionPoolOptions {
   /** Tesseract workers per thread. One: pages of one document are OCRed in turn and threads give the parallelism. */
   ocrWorkersPerThread?: number;
   languages?: string;
-  /** The budget of each document. Default: config.ts's defaults. */
-  limits?: ExtractLimits;
+  /** The budget of each document (config.ts's `extraction.limits`). */
+  limits: ExtractLimits;
   /**
    * The worker module. Default: the tsx shim, which loads worker.ts from the sources (tests, tsx).
    * A build passes its compiled worker: the bundle may put this module in a shared chunk, so no
@@ -109,7 +108,7 @@ export function threadHeapMb(limits: Pick<ExtractLimits, 'memoryMb'>): number {
 export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool {
   const threads = Math.max(1, options.threads ?? os.availableParallelism() - 1);
   const maxQueue = options.maxQueue ?? 16;
-  const limits = options.limits ?? EXTRACT_LIMIT_DEFAULTS;
+  const { limits } = options;
   const workerData: ExtractWorkerData = {
     rows: options.rows,
     ocrWorkers: options.ocrWorkersPerThread ?? 1,

@@ -35,7 +35,6 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { EXTRACT_LIMIT_DEFAULTS } from '../config.js';
 import { ExtractError, fromErrorData } from './errors.js';
 import type { FromHost, ToHost } from './host-protocol.js';
 import { overMemory, overWall } from './limits.js';
@@ -131,7 +130,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const threads = Math.max(1, options.threads ?? os.availableParallelism() - 1);
   const maxQueue = options.maxQueue ?? 16;
   const idleMs = options.idleMs ?? 60_000;
-  const limits = options.limits ?? EXTRACT_LIMIT_DEFAULTS;
+  const { limits } = options;
   const graceMs = options.graceMs ?? 10_000;
   const hostModule = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
   const waiting: Task[] = [];
