@@ -6,11 +6,14 @@
  * connector and its extraction process together. The connector
  * is the production build run by plain node, as `npm start` runs it: under tsx the in-process
  * evaluation's RSS also holds transformed copies of every module (pdf.js: ~390 MB instead of ~37 MB).
+ * Then the documents of issue 17 against the extraction limits (docs/document-limits.md): how long
+ * each takes to be refused, and the memory of the two processes meanwhile.
  * Targets: < 50 ms per text page, < 3 s per scanned page, < 400 MB peak RSS, busy p99 < 2x idle.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
+import { circularPageTree, flateBomb, hugeBlankPages, hugeImage } from '../test/extract/hostile.js';
 import { call } from '../test/helpers/server.js';
 import { buildConnector, fmt, startConnectorBuild } from './lib.js';
 import { percentile, startLoadGenerator } from './paced.js';
@@ -119,18 +122,26 @@ export async function benchExtract(): Promise<Record<string, number>> {
       body: JSON.stringify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor' }),
     };
     const scans = ['001', '005', '009', '011'];
+    /** Uploads a PDF for extraction; the job id. */
+    const submit = async (pdf: Uint8Array, name: string): Promise<string> => {
+      const form = new FormData();
+      form.append('file', new Blob([pdf], { type: 'application/pdf' }), name);
+      const res = await fetch(`${base}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${info.testKey}` }, body: form });
+      return ((await res.json()) as { job_id: string }).job_id;
+    };
+    /** The job once it is no longer pending. */
+    const finished = async (id: string): Promise<{ status: string; error?: { message: string } }> => {
+      for (;;) {
+        const { body } = await call(base, 'GET', `/api/v1/jobs/${id}`, { key: info.testKey });
+        if (body.status !== 'pending') return body;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
     /** Uploads the four scans and resolves when all four jobs are done. */
     const extractScans = async (): Promise<void> => {
       const jobs: string[] = [];
-      for (const id of scans) {
-        const form = new FormData();
-        form.append('file', new Blob([fs.readFileSync(`test/fixtures/policies/${id}.pdf`)], { type: 'application/pdf' }), `${id}.pdf`);
-        const res = await fetch(`${base}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${info.testKey}` }, body: form });
-        jobs.push(((await res.json()) as { job_id: string }).job_id);
-      }
-      for (const id of jobs) {
-        while ((await call(base, 'GET', `/api/v1/jobs/${id}`, { key: info.testKey })).body.status === 'pending') await new Promise((r) => setTimeout(r, 100));
-      }
+      for (const id of scans) jobs.push(await submit(fs.readFileSync(`test/fixtures/policies/${id}.pdf`), `${id}.pdf`));
+      for (const id of jobs) await finished(id);
     };
 
     // The verify load comes from a process of its own that does nothing else (startLoadGenerator).
@@ -169,6 +180,22 @@ export async function benchExtract(): Promise<Record<string, number>> {
     await whileExtracting();
     const pss = pssWatch.stop();
 
+    // The documents of issue 17, one after another, each timed from upload to its finished job.
+    const hostileWatch = watchTreeMemory(info.pid, { pss: false });
+    const hostile: [string, Uint8Array][] = [
+      ['20 blank 5000-pt pages', hugeBlankPages(20, 5000)],
+      ['a 3 MB flate bomb', flateBomb()],
+      ['a 40,000 x 40,000 image', hugeImage()],
+      ['a circular page tree', circularPageTree()],
+    ];
+    const refusals: { name: string; s: number; status: string; message: string }[] = [];
+    for (const [name, pdf] of hostile) {
+      const started = performance.now();
+      const job = await finished(await submit(pdf, 'hostile.pdf'));
+      refusals.push({ name, s: (performance.now() - started) / 1000, status: job.status, message: job.error?.message ?? '' });
+    }
+    const hostileMem = hostileWatch.stop();
+
     idleAll.sort((x, y) => x - y);
     busyAll.sort((x, y) => x - y);
     const idleP99 = percentile(idleAll, 99);
@@ -187,6 +214,9 @@ export async function benchExtract(): Promise<Record<string, number>> {
       `  peak RSS of the connector and its extraction process together: ${fmt(mem.peakSumMb, 0)} MB sampled every 50 ms, at most ${fmt(mem.hwmSumMb, 0)} MB (sum of each one's VmHWM: connector ${fmt(mem.connectorHwmMb, 0)} MB, extraction process ${fmt(mem.childHwmMb, 0)} MB) (target < 400 MB)`,
     );
     console.log(`  the same as PSS (pages shared by the two processes, such as node's own code, counted once): ${fmt(pss.peakPssMb, 0)} MB`);
+    console.log('bench/extract: the documents of issue 17 against the extraction limits, one after another');
+    for (const r of refusals) console.log(`  ${r.name}: ${r.status} after ${fmt(r.s, 2)} s: ${r.message}`);
+    console.log(`  peak RSS of the connector and its extraction process meanwhile: ${fmt(hostileMem.peakSumMb, 0)} MB sampled every 50 ms`);
     return {
       pooled_ratio: pooledRatio,
       median_ratio: median(ratios),
@@ -194,6 +224,8 @@ export async function benchExtract(): Promise<Record<string, number>> {
       peak_rss_mb: mem.peakSumMb,
       hwm_sum_mb: mem.hwmSumMb,
       peak_pss_mb: pss.peakPssMb,
+      hostile_worst_s: Math.max(...refusals.map((r) => r.s)),
+      hostile_peak_rss_mb: hostileMem.peakSumMb,
     };
   } finally {
     stopGenerator();

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTRACTED_FIELDS } from '../shared/job.js';
+import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { matcherFromRows, loadShippedRegisterRows } from '../connector/src/extract/matcher.js';
 import { createOcr } from '../connector/src/extract/ocr.js';
 import { extractFields } from '../connector/src/extract/pipeline.js';
@@ -40,7 +41,7 @@ for (const id of ids) {
   const truth = JSON.parse(readFileSync(path.join(CORPUS, `${id}.json`), 'utf8')) as Truth;
   const pdf = readFileSync(path.join(CORPUS, `${id}.pdf`));
   const t0 = performance.now();
-  const result = await extractFields(pdf, { ocr, matcher });
+  const result = await extractFields(pdf, { ocr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
   const ms = performance.now() - t0;
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const bucket = time[truth.kind];

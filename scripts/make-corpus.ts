@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
+import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { openPdf } from '../connector/src/extract/pdf.js';
 import { renderPage } from '../connector/src/extract/render.js';
 
@@ -422,7 +423,7 @@ async function textPdf(rows: Row[]): Promise<Uint8Array> {
 
 /** Page image -> "scan": rotated, noisy, softened, lower resolution, JPEG in an image-only PDF. */
 async function scannedPdf(textBytes: Uint8Array): Promise<Uint8Array> {
-  const src = await openPdf(textBytes);
+  const src = await openPdf(textBytes, EXTRACT_LIMIT_DEFAULTS);
   const png = await renderPage(src, await src.getPage(1), 150);
   await src.destroy();
   const img = await loadImage(png);

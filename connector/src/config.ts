@@ -2,6 +2,34 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { COUNTRIES, countryFromInput } from '../../shared/packs/index.js';
+import type { ExtractLimits } from './extract/limits.js';
+
+/**
+ * The budget of one document in the extractor (docs/document-limits.md has why each value). Every
+ * PDF of the test corpus and of the shared reference documents (102) stays far inside them: at
+ * most 2 pages, 1.0 million pt² a page, 4.4 million pixels rendered, images of 4.3 million pixels,
+ * 83 KB of decoded streams; read one after another in one extraction process, the slowest took
+ * 6.9 s on a loaded machine and the process peaked at 326 MB.
+ */
+export const EXTRACT_LIMIT_DEFAULTS: ExtractLimits = {
+  maxPages: 20,
+  // 10 million pt² is A0 (8.0 million) with room to spare, and an A4 scan at 300 dpi that an image
+  // tool wrote at one point per pixel (2480 x 3508 pt); the 5000 x 5000 pt page of issue 17 is 25 million.
+  maxPageAreaPt2: 10_000_000,
+  maxTotalAreaPt2: 40_000_000,
+  // An A2 page at the OCR resolution of 150 dpi; a larger page is rendered at a lower resolution.
+  maxPagePixels: 9_000_000,
+  // 20 A4 pages at 150 dpi are 43.5 million.
+  maxTotalPixels: 50_000_000,
+  // An A4 page scanned at 600 dpi is 34.8 million.
+  maxImagePixels: 40_000_000,
+  // 20 A4 pages scanned at 300 dpi are 174 million.
+  maxTotalImagePixels: 200_000_000,
+  maxStreamBytes: 64 * 1024 * 1024,
+  cpuMs: 30_000,
+  wallMs: 300_000,
+  memoryMb: 1536,
+};
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
@@ -45,6 +73,18 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
   COVERCHECK_EXTRACT_THREADS: int(0, 64).optional(),
   COVERCHECK_EXTRACT_MAX_PENDING: int(1, 100_000).default(50),
+  COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: int(1, 100_000).default(5),
+  COVERCHECK_EXTRACT_MAX_PAGES: int(1, 10_000).default(EXTRACT_LIMIT_DEFAULTS.maxPages),
+  COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2: int(10_000, 1e12).default(EXTRACT_LIMIT_DEFAULTS.maxPageAreaPt2),
+  COVERCHECK_EXTRACT_MAX_TOTAL_AREA_PT2: int(10_000, 1e13).default(EXTRACT_LIMIT_DEFAULTS.maxTotalAreaPt2),
+  COVERCHECK_EXTRACT_MAX_PAGE_PIXELS: int(10_000, 1e10).default(EXTRACT_LIMIT_DEFAULTS.maxPagePixels),
+  COVERCHECK_EXTRACT_MAX_TOTAL_PIXELS: int(10_000, 1e11).default(EXTRACT_LIMIT_DEFAULTS.maxTotalPixels),
+  COVERCHECK_EXTRACT_MAX_IMAGE_PIXELS: int(10_000, 1e10).default(EXTRACT_LIMIT_DEFAULTS.maxImagePixels),
+  COVERCHECK_EXTRACT_MAX_TOTAL_IMAGE_PIXELS: int(10_000, 1e11).default(EXTRACT_LIMIT_DEFAULTS.maxTotalImagePixels),
+  COVERCHECK_EXTRACT_MAX_STREAM_MB: int(1, 100_000).default(EXTRACT_LIMIT_DEFAULTS.maxStreamBytes / (1024 * 1024)),
+  COVERCHECK_EXTRACT_CPU_MS: int(1000, 3_600_000).default(EXTRACT_LIMIT_DEFAULTS.cpuMs),
+  COVERCHECK_EXTRACT_WALL_MS: int(1000, 86_400_000).default(EXTRACT_LIMIT_DEFAULTS.wallMs),
+  COVERCHECK_EXTRACT_MEMORY_MB: int(128, 1_000_000).default(EXTRACT_LIMIT_DEFAULTS.memoryMb),
   GOOGLE_APPLICATION_CREDENTIALS: z.string().min(1).optional(),
   COVERCHECK_SHEETS_ROOT_URL: z.url().optional(),
   COVERCHECK_SHEETS_PER_MIN: int(1, 100_000).default(50),
@@ -104,6 +144,10 @@ export interface Config {
     threads: number;
     /** Pending extraction jobs above which uploads get 503 with Retry-After. */
     maxPending: number;
+    /** Pending jobs carrying a document one key may have; above it its uploads get 429 with Retry-After. */
+    maxPendingPerKey: number;
+    /** The budget of one document (docs/document-limits.md). */
+    limits: ExtractLimits;
   };
   sheets: {
     /** Service-account key file; without it sheet targets and schedules are refused. */
@@ -198,7 +242,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivate: e.COVERCHECK_WEBHOOK_ALLOW_PRIVATE,
       caFile: e.COVERCHECK_WEBHOOK_CA_FILE,
     },
-    extraction: { threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1), maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING },
+    extraction: {
+      threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1),
+      maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING,
+      maxPendingPerKey: e.COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY,
+      limits: {
+        maxPages: e.COVERCHECK_EXTRACT_MAX_PAGES,
+        maxPageAreaPt2: e.COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2,
+        maxTotalAreaPt2: e.COVERCHECK_EXTRACT_MAX_TOTAL_AREA_PT2,
+        maxPagePixels: e.COVERCHECK_EXTRACT_MAX_PAGE_PIXELS,
+        maxTotalPixels: e.COVERCHECK_EXTRACT_MAX_TOTAL_PIXELS,
+        maxImagePixels: e.COVERCHECK_EXTRACT_MAX_IMAGE_PIXELS,
+        maxTotalImagePixels: e.COVERCHECK_EXTRACT_MAX_TOTAL_IMAGE_PIXELS,
+        maxStreamBytes: e.COVERCHECK_EXTRACT_MAX_STREAM_MB * 1024 * 1024,
+        cpuMs: e.COVERCHECK_EXTRACT_CPU_MS,
+        wallMs: e.COVERCHECK_EXTRACT_WALL_MS,
+        memoryMb: e.COVERCHECK_EXTRACT_MEMORY_MB,
+      },
+    },
     sheets: {
       credentialsFile: e.GOOGLE_APPLICATION_CREDENTIALS,
       rootUrl: e.COVERCHECK_SHEETS_ROOT_URL,

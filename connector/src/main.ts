@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const seeded = await seedReferenceData(store, shippedDataDir(), now);
   logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
-  const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads }) : null;
+  const extraction = config.extraction.threads > 0 ? await createConnectorExtraction(store, { threads: config.extraction.threads, limits: config.extraction.limits }) : null;
   const sheets = await createSheets(config, store, logger, () => new Date(), createLimiters(redis));
   const ctx = createContext(config, store, logger, { sheets, redis, ...(extraction ? { extractor: extraction.extractor } : {}) });
   const app = createApp(ctx);

@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
 import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
@@ -36,7 +37,7 @@ function expectTruth(id: string, fields: Record<string, unknown>): void {
 }
 
 async function expectCode(pdf: Uint8Array, code: string, deps = { ocr: noOcr, matcher }): Promise<void> {
-  const err = await extractFields(pdf, deps).then(
+  const err = await extractFields(pdf, deps, { limits: EXTRACT_LIMIT_DEFAULTS }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -46,7 +47,7 @@ async function expectCode(pdf: Uint8Array, code: string, deps = { ocr: noOcr, ma
 
 describe('extractFields on text PDFs', () => {
   it.each(['002', '004', '003', '006', '012'])('reads every field of %s from the text layer', async (id) => {
-    const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher });
+    const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
     expect(r.pages).toBe(1);
     expect(r.ocrPages).toBe(0);
     expectTruth(id, r.fields);
@@ -59,7 +60,7 @@ describe('extractFields on a scan', () => {
   it('OCRs an image-only page and reads every field', async () => {
     const images: Buffer[] = [];
     const seeing: Ocr = { recognize: (image) => (images.push(image), ocr.recognize(image)), terminate: () => Promise.resolve() };
-    const r = await extractFields(corpusPdf('015'), { ocr: seeing, matcher });
+    const r = await extractFields(corpusPdf('015'), { ocr: seeing, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
     expect(r.ocrPages).toBe(1);
     // The page goes to tesseract as 8-bit greyscale PGM, not as a PNG it must decode.
     expect(images.map((i) => i.subarray(0, 3).toString('latin1'))).toEqual(['P5\n']);
@@ -100,7 +101,7 @@ describe('extractFields errors', () => {
   it('leaves the caller buffer intact', async () => {
     const pdf = corpusPdf('002');
     const copy = Buffer.from(pdf);
-    await extractFields(pdf, { ocr: noOcr, matcher });
+    await extractFields(pdf, { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
     expect(pdf.equals(copy)).toBe(true);
   });
 });

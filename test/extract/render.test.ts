@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { openPdf } from '../../connector/src/extract/pdf.js';
 import { renderPage, renderPageForOcr, rgbaToPgm } from '../../connector/src/extract/render.js';
 import { corpusPdf } from './helpers.js';
@@ -25,7 +26,7 @@ describe('rgbaToPgm', () => {
 
 describe('renderPageForOcr', () => {
   it('renders a scanned corpus page to a greyscale PGM of the page size at the dpi (renderPage still gives PNG)', async () => {
-    const doc = await openPdf(corpusPdf('015'), 5);
+    const doc = await openPdf(corpusPdf('015'), EXTRACT_LIMIT_DEFAULTS);
     try {
       const page = await doc.getPage(1);
       const { width, height, pixels } = parsePgm(await renderPageForOcr(doc, page, 100));

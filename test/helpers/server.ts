@@ -66,7 +66,7 @@ export async function startTestServer(
   });
   if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
   if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
-  const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1 }) : null;
+  const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1, limits: config.extraction.limits }) : null;
   const logger = opts.logger ?? createLogger('silent');
   // With COVERCHECK_REDIS_URL in env, limits are shared through Redis; stopWorkers closes it.
   const redis = await connectRedis(config.redis, logger);

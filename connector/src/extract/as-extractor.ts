@@ -3,6 +3,7 @@ import type { Extractor } from '../jobs/extractor.js';
 import { COUNTRIES } from '../../../shared/policy.js';
 import type { InsurerRecord, Store } from '../store/types.js';
 import { isExtractError } from './errors.js';
+import type { ExtractLimits } from './limits.js';
 import type { ExtractionPool } from './pool.js';
 import { createProcessExtractionPool } from './process-pool.js';
 
@@ -14,7 +15,7 @@ export function poolExtractor(pool: ExtractionPool): Extractor {
         const r = await pool.run(pdf);
         return { ok: true, fields: r.fields, pages: r.pages, ocrPages: r.ocrPages };
       } catch (err) {
-        // A full queue or a crashed extraction process is not the document's fault: it propagates and the job is retried.
+        // A full queue, or an extraction process that crashed through no fault of this document, propagates and the job is retried.
         if (isExtractError(err)) return { ok: false, code: err.code, message: err.publicMessage };
         throw err;
       }
@@ -23,9 +24,9 @@ export function poolExtractor(pool: ExtractionPool): Extractor {
 }
 
 /** The pool the connector runs (in its extraction process), matching insurer names against the register as the store holds it now. */
-export async function createConnectorExtraction(store: Pick<Store, 'insurers'>, opts: { threads: number; maxQueue?: number }): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
+export async function createConnectorExtraction(store: Pick<Store, 'insurers'>, opts: { threads: number; limits: ExtractLimits; maxQueue?: number }): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
   const rows: InsurerRecord[] = [];
   for (const c of COUNTRIES) rows.push(...(await store.insurers.listByCountry(c)));
-  const pool = createProcessExtractionPool({ rows, threads: opts.threads, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}) });
+  const pool = createProcessExtractionPool({ rows, threads: opts.threads, limits: opts.limits, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}) });
   return { pool, extractor: poolExtractor(pool) };
 }

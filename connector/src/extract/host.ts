@@ -3,7 +3,7 @@
  * pool and answers extraction tasks over IPC. It lowers all its threads to nice 19 first, so the
  * threads its pool, tesseract and V8 start later inherit that too.
  */
-import { isExtractError } from './errors.js';
+import { isExtractError, toErrorData } from './errors.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FromHost, ToHost } from './host-protocol.js';
@@ -26,8 +26,9 @@ function send(msg: FromHost): void {
 
 process.on('message', (msg: ToHost) => {
   if (msg.type === 'init') {
-    // The connector bounds the queue before anything is sent here, so this pool never refuses.
+    // The connector sends no more tasks than there are threads, so this pool never queues or refuses.
     pool = createThreadPool({ ...msg.options, ...workerFile, maxQueue: Number.MAX_SAFE_INTEGER });
+    send({ type: 'ready' });
     return;
   }
   const { id, pdf } = msg;
@@ -38,7 +39,7 @@ process.on('message', (msg: ToHost) => {
   pool.run(pdf).then(
     (result) => send({ type: 'done', id, out: { ok: true, result } }),
     (err: unknown) => {
-      if (isExtractError(err)) send({ type: 'done', id, out: { ok: false, code: err.code, message: err.message } });
+      if (isExtractError(err)) send({ type: 'done', id, out: { ok: false, error: toErrorData(err) } });
       else send({ type: 'failed', id, message: err instanceof Error ? err.message : String(err) });
     },
   );

@@ -6,6 +6,6 @@ export { extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher, 
 export { matcherFromIndex, matcherFromRows, loadShippedRegisterRows } from './matcher.js';
 export { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './pool.js';
 export { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool, type ProcessPoolOptions } from './process-pool.js';
-export { MAX_PAGES } from './pdf.js';
+export type { ExtractLimits } from './limits.js';
 export { OCR_TEXT_THRESHOLD, OCR_DPI } from './render.js';
 export { poolExtractor, createConnectorExtraction } from './as-extractor.js';

@@ -1,11 +1,13 @@
-/** PDF bytes -> ExtractedFields: text layer per page, OCR for pages without one, then field parsing. */
+/** PDF bytes -> ExtractedFields: text layer per page, OCR for pages without one, then field parsing, within the document's budget. */
 import type { TExtractedFields } from '../../../shared/job.js';
 import { ExtractError } from './errors.js';
 import { extractFieldsFromLines, type InsurerMatcher, type Language } from './fields.js';
+import type { ExtractLimits } from './limits.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
-import { MAX_PAGES, openPdf } from './pdf.js';
-import { OCR_DPI, OCR_TEXT_THRESHOLD, renderPageForOcr } from './render.js';
+import { checkedPages, openPdf, toExtractError } from './pdf.js';
+import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageForOcr } from './render.js';
+import { scanStreams } from './stream-scan.js';
 import { readTextLines, textLength } from './text-layer.js';
 
 export interface ExtractDeps {
@@ -14,8 +16,12 @@ export interface ExtractDeps {
 }
 
 export interface ExtractOptions {
-  maxPages?: number;
-  /** Resolution pages are rendered at for OCR. */
+  /**
+   * The document's budget (limits.ts; config.ts holds the defaults, which extraction code does not
+   * import: config.ts loads zod, several MB in every thread). Time and memory are the pools' to enforce.
+   */
+  limits: ExtractLimits;
+  /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
 }
 
@@ -29,25 +35,34 @@ export interface ExtractResult {
 
 /**
  * Extracts the contract fields from a policy PDF. Throws ExtractError: `corrupt_pdf`, `encrypted_pdf`,
- * `too_many_pages`, or `no_readable_text` when neither text layer nor OCR yields any text.
+ * `too_many_pages`, `over_limit` (a limit of the budget, checked before the step it pays for), or
+ * `no_readable_text` when neither text layer nor OCR yields any text. Whatever pdf.js or the canvas
+ * throws while reading the document is the document's: it becomes `corrupt_pdf`, never a crash.
  */
-export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions = {}): Promise<ExtractResult> {
-  const doc = await openPdf(pdf, options.maxPages ?? MAX_PAGES);
-  const pages = doc.numPages;
+export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions): Promise<ExtractResult> {
+  const { limits } = options;
+  await scanStreams(pdf, limits);
+  const doc = await openPdf(pdf, limits);
   const lines: Line[] = [];
   let ocrPages = 0;
   let ocrConfSum = 0;
+  let rendered = 0;
   try {
-    for (let n = 1; n <= pages; n++) {
-      const page = await doc.getPage(n);
-      let pageLines: Line[];
-      try {
-        pageLines = await readTextLines(page);
-      } catch (err) {
-        throw new ExtractError('corrupt_pdf', `page ${n}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      }
+    const pages = await checkedPages(doc, limits);
+    for (const [i, page] of pages.entries()) {
+      const n = i + 1;
+      let pageLines = await readTextLines(page).catch((err: unknown) => {
+        throw toExtractError(err, `text of page ${n}`);
+      });
       if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
-        const image = await renderPageForOcr(doc, page, options.dpi ?? OCR_DPI);
+        const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, rendered);
+        rendered += plan.pixels;
+        const image = await renderPageForOcr(doc, page, plan.dpi).catch((err: unknown) => {
+          throw new ExtractError('corrupt_pdf', `drawing page ${n}: ${err instanceof Error ? err.message : String(err)}`, {
+            cause: err,
+            publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
+          });
+        });
         const result = await deps.ocr.recognize(image);
         pageLines = result.lines;
         ocrPages++;
@@ -60,9 +75,9 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
     await doc.destroy();
   }
   if (textLength(lines) < OCR_TEXT_THRESHOLD) {
-    throw new ExtractError('no_readable_text', `only ${textLength(lines)} characters of text in ${pages} page(s)`);
+    throw new ExtractError('no_readable_text', `only ${textLength(lines)} characters of text in ${doc.numPages} page(s)`);
   }
   const ocrConfidence = ocrPages > 0 ? ocrConfSum / ocrPages : undefined;
   const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, deps.matcher);
-  return { fields, pages, ocrPages, ...(language ? { language } : {}) };
+  return { fields, pages: doc.numPages, ocrPages, ...(language ? { language } : {}) };
 }

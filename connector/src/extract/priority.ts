@@ -27,14 +27,20 @@ function renice(tid: number): void {
   }
 }
 
-/** Lowers the calling thread only (its id from /proc/thread-self). */
-export function lowerThreadPriority(): void {
+/** The calling thread's Linux thread id (from /proc/thread-self), or null elsewhere. */
+export function currentThreadId(): number | null {
   try {
     const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) renice(tid);
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
   } catch {
-    // not Linux
+    return null; // not Linux
   }
+}
+
+/** Lowers the calling thread only. */
+export function lowerThreadPriority(): void {
+  const tid = currentThreadId();
+  if (tid !== null) renice(tid);
 }
 
 /** Linux's number for the SCHED_IDLE scheduling class (field 41 of /proc/<pid>/task/<tid>/stat). */

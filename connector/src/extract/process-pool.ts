@@ -8,20 +8,40 @@
  *  - Memory. tesseract's WASM heap only grows; the process is ended after IDLE_MS without work,
  *    which returns all of it, and a document that makes pdf.js or tesseract run out of memory ends
  *    that process, not the connector.
- * The queue is bounded here, before anything is sent: `run` refuses with ExtractionQueueFullError
- * once `threads + maxQueue` tasks are pending. When the process dies, its pending tasks reject with
- * ExtractionProcessError (the job queue retries them) and the next task starts a new one.
+ *
+ * This side schedules: tasks wait here and the process gets no more than it has threads, so a
+ * task's time limit counts from its start. The queue is bounded before anything is sent: `run`
+ * refuses with ExtractionQueueFullError once `threads + maxQueue` tasks are pending.
+ *
+ * It also holds the two limits that need the process ended (docs/document-limits.md):
+ *  - Memory. V8's heap flags bound neither WASM (tesseract) nor native (canvas) memory, so the
+ *    process's resident memory is read from /proc every WATCH_MS while it has tasks and the process is
+ *    killed above `limits.memoryMb`. RLIMIT_AS and RLIMIT_DATA were measured and do not serve: an
+ *    idle extraction process maps 13 GB of address space (WASM guard regions) and 1.2 GB of data
+ *    segment with 100 MB resident, and an allocation refused inside the process fails whichever
+ *    document asked next, not the one that used the memory.
+ *  - Time, as a backstop. The thread pool terminates a thread past its time limits; if the process
+ *    has not answered `limits.wallMs` and `graceMs` after the task was sent, it is killed.
+ *
+ * When the process ends under its tasks, who pays: a task past that backstop fails `over_limit`
+ * and the others run again. Over memory, or on a crash nobody asked for, a task that was alone in
+ * the process is the cause (over memory: `over_limit`; a crash: it runs once more, alone, and fails
+ * `corrupt_pdf` if it crashes again); tasks that were not alone run again, each alone, so the next
+ * end finds its cause. A process that ends before it is ready (it could not start) fails its tasks
+ * with ExtractionProcessError, which the job queue retries: that is no document's fault.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ExtractError, type ExtractErrorCode } from './errors.js';
+import { ExtractError, fromErrorData } from './errors.js';
 import type { FromHost, ToHost } from './host-protocol.js';
+import { overMemory, overWall } from './limits.js';
 import { ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './pool.js';
 import type { ExtractResult } from './pipeline.js';
 
-/** The extraction process ended (crashed, was killed, ran out of memory) before answering. */
+/** The extraction process ended (crashed, was killed, could not start) before answering, through no fault of the document. */
 export class ExtractionProcessError extends Error {
   constructor(message: string) {
     super(message);
@@ -34,11 +54,15 @@ export interface ProcessPoolOptions extends ExtractionPoolOptions {
   idleMs?: number;
   /** The host module. Default: extract-host.js next to this file when it exists (a build), else host.ts under tsx. */
   hostFile?: string;
+  /** How long after its wall-time limit a task's process is killed if the thread pool has not stopped the task. Default 10 s. */
+  graceMs?: number;
 }
 
 export interface ProcessExtractionPool extends ExtractionPool {
   /** The extraction process's pid while it runs. */
   pid(): number | null;
+  /** Tasks in the extraction process now (pending() also counts those waiting here). */
+  running(): number;
 }
 
 const HOST_FLAGS = ['--max-semi-space-size=2', '--v8-pool-size=1'];
@@ -50,71 +74,218 @@ const HOST_FLAGS = ['--max-semi-space-size=2', '--v8-pool-size=1'];
  */
 const HOST_ENV = { MALLOC_MMAP_THRESHOLD_: String(128 * 1024) };
 
+/** How often the process's memory is read while it works. */
+const WATCH_MS = 50;
+/** Process ends a task may be in without being found their cause before it is given back to the job queue. */
+const MAX_ENDS = 3;
+
 function defaultHost(): { file: string; execArgv: string[] } {
   const compiled = fileURLToPath(new URL('./extract-host.js', import.meta.url));
   if (existsSync(compiled)) return { file: compiled, execArgv: [] };
   return { file: fileURLToPath(new URL('./host.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
 }
 
+/**
+ * Resident memory of a process in MB, from /proc; null where there is no /proc (the watch is then
+ * off). Read off the event loop: a read takes ~15 µs but now and then milliseconds on a busy machine.
+ */
+export async function residentMb(pid: number): Promise<number | null> {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Task {
+  id: number;
+  pdf: Uint8Array;
+  resolve: (r: ExtractResult) => void;
+  reject: (e: Error) => void;
+  /** Was in a process that ended beside other tasks, or crashed: runs alone from now on. */
+  alone: boolean;
+  /** Process ends it was in. */
+  ends: number;
+  /** Its process, while it runs there, and the backstop of its time limit. */
+  host: Host | null;
+  overrun: NodeJS.Timeout | null;
+}
+
+/** Why this side ended a process; none when it ended by itself. */
+type Ending = { why: 'time'; task: Task } | { why: 'memory' } | { why: 'stopped' };
+
+interface Host {
+  proc: ChildProcess;
+  ready: boolean;
+  ending: Ending | null;
+  /** The memory watch, while the process has tasks, and whether a read is under way. */
+  watch: NodeJS.Timeout | null;
+  reading: boolean;
+  /** How it ended (signal or exit code), for messages. */
+  exit: string;
+}
+
 export function createProcessExtractionPool(options: ProcessPoolOptions): ProcessExtractionPool {
   const threads = Math.max(1, options.threads ?? os.availableParallelism() - 1);
   const maxQueue = options.maxQueue ?? 16;
   const idleMs = options.idleMs ?? 60_000;
-  const host = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
-  const pending = new Map<number, { resolve: (r: ExtractResult) => void; reject: (e: Error) => void }>();
-  let child: ChildProcess | null = null;
+  const { limits } = options;
+  const graceMs = options.graceMs ?? 10_000;
+  const hostModule = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
+  const waiting: Task[] = [];
+  const running = new Map<number, Task>();
+  let host: Host | null = null;
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | null = null;
   let destroyed = false;
 
-  const queueFull = () => pending.size >= threads + maxQueue;
+  const pending = () => running.size + waiting.length;
+  const queueFull = () => pending() >= threads + maxQueue;
 
-  const failAll = (why: string) => {
-    for (const [id, task] of pending) {
-      pending.delete(id);
-      task.reject(new ExtractionProcessError(why));
+  /** Takes a task out of its process (done, or to wait for another). */
+  const detach = (task: Task) => {
+    if (task.overrun) clearTimeout(task.overrun);
+    task.overrun = null;
+    task.host = null;
+    running.delete(task.id);
+  };
+
+  const settle = (task: Task, outcome: { result: ExtractResult } | { error: Error }) => {
+    detach(task);
+    if ('result' in outcome) task.resolve(outcome.result);
+    else task.reject(outcome.error);
+  };
+
+  const kill = (h: Host, ending: Ending) => {
+    h.ending ??= ending;
+    h.proc.kill('SIGKILL');
+  };
+
+  /** Watches the current process's memory while it has tasks; an idle process is left alone. */
+  const watchMemory = () => {
+    const h = host;
+    if (!h) return;
+    if (running.size > 0 && !h.watch) {
+      h.watch = setInterval(() => {
+        if (h.reading || !h.proc.pid) return;
+        h.reading = true;
+        void residentMb(h.proc.pid).then((mb) => {
+          h.reading = false;
+          if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory' });
+        });
+      }, WATCH_MS);
+      h.watch.unref();
+    } else if (running.size === 0 && h.watch) {
+      clearInterval(h.watch);
+      h.watch = null;
     }
   };
 
-  const start = (): ChildProcess => {
+  /** Sends waiting tasks while the process has free threads; a task that must run alone waits for an empty process and keeps it. */
+  const dispatch = () => {
+    if (destroyed) return;
+    while (waiting.length > 0 && running.size < threads) {
+      const next = waiting[0]!;
+      const aloneRunning = [...running.values()].some((t) => t.alone);
+      if (aloneRunning || (next.alone && running.size > 0)) break;
+      host ??= start();
+      if (!host.ready) return; // sent once it says it is ready
+      waiting.shift();
+      const h = host;
+      next.host = h;
+      next.overrun = setTimeout(() => kill(h, { why: 'time', task: next }), limits.wallMs + graceMs);
+      running.set(next.id, next);
+      const msg: ToHost = { type: 'run', id: next.id, pdf: next.pdf };
+      h.proc.send(msg);
+    }
+    watchMemory();
+    if (pending() === 0) armIdle();
+  };
+
+  /** Where a task goes after its process ended under it. */
+  const afterEnd = (task: Task, h: Host, alone: boolean) => {
+    task.ends++;
+    const ending = h.ending;
+    if (ending?.why === 'time') {
+      if (ending.task === task) return settle(task, { error: overWall(limits) });
+    } else if (ending?.why === 'memory') {
+      if (alone) return settle(task, { error: overMemory(limits.memoryMb) });
+      task.alone = true;
+    } else if (ending === null) {
+      if (alone && task.alone) {
+        return settle(task, {
+          error: new ExtractError('corrupt_pdf', `extraction process ended again under this document, running alone (${h.exit})`, {
+            publicMessage: 'The PDF made the reader stop. Upload the original PDF, not a converted or repaired copy.',
+          }),
+        });
+      }
+      task.alone = true;
+    }
+    if (task.ends >= MAX_ENDS) return settle(task, { error: new ExtractionProcessError(`extraction process ended ${task.ends} times under this task (${h.exit})`) });
+    detach(task);
+    waiting.unshift(task);
+  };
+
+  const start = (): Host => {
     // Not the connector's node flags (its young generation is sized for request handling): a small
     // young generation and one V8 helper thread, as background work needs (measured: 15 MB less at peak).
-    const proc = fork(host.file, [], {
-      execArgv: [...HOST_FLAGS, ...host.execArgv],
+    const proc = fork(hostModule.file, [], {
+      execArgv: [...HOST_FLAGS, ...hostModule.execArgv],
       env: { ...process.env, ...HOST_ENV },
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
+    const h: Host = { proc, ready: false, ending: null, watch: null, reading: false, exit: 'running' };
     const init: ToHost = {
       type: 'init',
-      options: { rows: options.rows, threads, ...(options.ocrWorkersPerThread ? { ocrWorkersPerThread: options.ocrWorkersPerThread } : {}), ...(options.languages ? { languages: options.languages } : {}) },
+      options: {
+        rows: options.rows,
+        threads,
+        limits,
+        ...(options.ocrWorkersPerThread ? { ocrWorkersPerThread: options.ocrWorkersPerThread } : {}),
+        ...(options.languages ? { languages: options.languages } : {}),
+      },
     };
     proc.send(init);
     proc.on('message', (msg: FromHost) => {
-      const task = pending.get(msg.id);
-      if (!task) return;
-      pending.delete(msg.id);
-      if (msg.type === 'failed') task.reject(new ExtractionProcessError(msg.message));
-      else if (msg.out.ok) task.resolve(msg.out.result);
-      else task.reject(new ExtractError(msg.out.code as ExtractErrorCode, msg.out.message));
-      if (pending.size === 0) armIdle();
+      if (msg.type === 'ready') {
+        h.ready = true;
+        dispatch();
+        return;
+      }
+      const task = running.get(msg.id);
+      if (!task || task.host !== h) return;
+      if (msg.type === 'failed') settle(task, { error: new ExtractionProcessError(msg.message) });
+      else if (msg.out.ok) settle(task, { result: msg.out.result });
+      else settle(task, { error: fromErrorData(msg.out.error) });
+      dispatch();
     });
     proc.on('exit', (code, signal) => {
-      if (child === proc) child = null;
-      failAll(`extraction process ended (${signal ?? `exit code ${code}`}) before answering`);
+      h.exit = signal ?? `exit code ${code}`;
+      if (h.watch) clearInterval(h.watch);
+      if (host === h) host = null;
+      const under = [...running.values()].filter((t) => t.host === h);
+      if (!h.ready && h.ending?.why !== 'stopped') {
+        // It never started: nothing ran, and the waiting tasks would only start another such process.
+        for (const task of waiting.splice(0)) settle(task, { error: new ExtractionProcessError(`extraction process ended (${h.exit}) before it was ready`) });
+      }
+      for (const task of under) afterEnd(task, h, under.length === 1);
+      dispatch();
     });
     // An IPC send to a process that is already gone fails here rather than throwing at the caller.
     proc.on('error', () => undefined);
-    return proc;
+    return h;
   };
 
   const armIdle = () => {
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
       idleTimer = null;
-      if (pending.size === 0 && child) {
-        child.kill('SIGTERM');
-        child = null;
+      if (pending() === 0 && host) {
+        host.ending = { why: 'stopped' };
+        host.proc.kill('SIGTERM');
+        host = null;
       }
     }, idleMs);
     idleTimer.unref();
@@ -128,28 +299,30 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
         clearTimeout(idleTimer);
         idleTimer = null;
       }
-      child ??= start();
-      const id = nextId++;
-      const done = new Promise<ExtractResult>((resolve, reject) => pending.set(id, { resolve, reject }));
-      const task: ToHost = { type: 'run', id, pdf };
-      child.send(task);
+      const done = new Promise<ExtractResult>((resolve, reject) => {
+        waiting.push({ id: nextId++, pdf, resolve, reject, alone: false, ends: 0, host: null, overrun: null });
+      });
+      dispatch();
       return done;
     },
     queueFull,
-    pending: () => pending.size,
-    pid: () => child?.pid ?? null,
+    pending,
+    pid: () => host?.proc.pid ?? null,
+    running: () => running.size,
     async destroy(): Promise<void> {
       if (destroyed) return;
       destroyed = true;
       if (idleTimer) clearTimeout(idleTimer);
-      const proc = child;
-      child = null;
-      if (proc && proc.exitCode === null && proc.signalCode === null) {
-        const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-        proc.kill('SIGTERM');
+      const h = host;
+      host = null;
+      const shutDown = () => new ExtractionProcessError('extraction pool is shut down');
+      for (const task of [...waiting.splice(0), ...running.values()]) settle(task, { error: shutDown() });
+      if (h && h.proc.exitCode === null && h.proc.signalCode === null) {
+        h.ending = { why: 'stopped' };
+        const exited = new Promise<void>((resolve) => h.proc.once('exit', () => resolve()));
+        h.proc.kill('SIGTERM');
         await exited;
       }
-      failAll('extraction pool is shut down');
     },
   };
 }

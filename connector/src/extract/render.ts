@@ -1,5 +1,6 @@
-/** Renders a PDF page to PNG bytes for OCR of pages without a text layer. */
+/** Renders a PDF page to PNG bytes for OCR of pages without a text layer, within the document's pixel budget. */
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { count, overLimit, type ExtractLimits } from './limits.js';
 
 /**
  * A page with fewer text-layer characters than this is treated as a scan and OCRed. Real text pages
@@ -13,6 +14,39 @@ export const OCR_TEXT_THRESHOLD = 20;
  * smaller peak memory (682 MB against 792 MB in npm run eval:extract).
  */
 export const OCR_DPI = 150;
+
+/** Canvas size of a `width` x `height` pt page at `dpi`, as withRenderedPage makes it. */
+function canvasPixels(width: number, height: number, dpi: number): number {
+  return Math.ceil((width * dpi) / 72) * Math.ceil((height * dpi) / 72);
+}
+
+/**
+ * The resolution page `n` (`width` x `height` pt) is rendered at for OCR, decided before any canvas
+ * exists: `dpi`, or lower for a page that would pass maxPagePixels (larger than A2 at 150 dpi; often
+ * a scan written at one point per scanned pixel, which loses nothing by it). Throws `over_limit`
+ * when the page would take the document's rendered pixels, `renderedBefore` so far, past maxTotalPixels.
+ */
+export function planOcrRender(
+  page: { width: number; height: number },
+  n: number,
+  dpi: number,
+  limits: Pick<ExtractLimits, 'maxPagePixels' | 'maxTotalPixels'>,
+  renderedBefore: number,
+): { dpi: number; pixels: number } {
+  let at = dpi;
+  if (canvasPixels(page.width, page.height, at) > limits.maxPagePixels) {
+    at = 72 * Math.sqrt(limits.maxPagePixels / (page.width * page.height));
+    // Rounding each side up may still pass the limit by a row or a column.
+    while (at > 0 && canvasPixels(page.width, page.height, at) > limits.maxPagePixels) at *= 0.999;
+  }
+  const pixels = canvasPixels(page.width, page.height, at);
+  if (renderedBefore + pixels > limits.maxTotalPixels) {
+    throw overLimit(
+      `Reading page ${n} by OCR would bring the pixels rendered for this document to ${count(renderedBefore + pixels)}; the limit is ${count(limits.maxTotalPixels)} per document. Upload only the pages of the policy schedule or certificate.`,
+    );
+  }
+  return { dpi: at, pixels };
+}
 
 interface NodeCanvas {
   width: number;

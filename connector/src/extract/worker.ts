@@ -1,11 +1,12 @@
 /** Piscina worker: one OCR instance and one insurer matcher per thread, created on first use and reused. */
-import { isMainThread, workerData } from 'node:worker_threads';
+import { isMainThread, workerData, type MessagePort } from 'node:worker_threads';
 import type { InsurerRecord } from '../store/types.js';
-import { isExtractError } from './errors.js';
+import { isExtractError, toErrorData, type ExtractErrorData } from './errors.js';
+import type { ExtractLimits } from './limits.js';
 import { matcherFromRows } from './matcher.js';
 import { createOcr, type Ocr } from './ocr.js';
 import { extractFields, type ExtractDeps, type ExtractResult } from './pipeline.js';
-import { lowerThreadPriority } from './priority.js';
+import { currentThreadId, lowerThreadPriority } from './priority.js';
 
 export { EXTRACTION_NICE } from './priority.js';
 
@@ -14,10 +15,11 @@ export interface ExtractWorkerData {
   rows: InsurerRecord[];
   ocrWorkers: number;
   languages: string;
+  limits: ExtractLimits;
 }
 
 /** A task's outcome, as plain data: a thrown ExtractError would lose its class and code crossing the thread boundary. */
-export type ExtractTaskResult = { ok: true; result: ExtractResult } | { ok: false; code: string; message: string };
+export type ExtractTaskResult = { ok: true; result: ExtractResult } | { ok: false; error: ExtractErrorData };
 
 // Also when this pool runs inside the connector's process rather than the extraction process
 // (the pool tests run it directly): the thread and the tesseract threads it starts still yield.
@@ -42,12 +44,24 @@ function getDeps(): Promise<ExtractDeps> {
   return deps;
 }
 
-/** Piscina calls the default export with the task: the PDF bytes. */
-export default async function run(pdf: Uint8Array): Promise<ExtractTaskResult> {
+/**
+ * A task: the PDF bytes, and a port told when this thread starts on them, with the thread's Linux
+ * id (null elsewhere) so the pool can read its processor time. The time limits count from there,
+ * not from the thread's start-up.
+ */
+export interface ExtractTask {
+  pdf: Uint8Array;
+  started: MessagePort;
+}
+
+/** Piscina calls the default export with the task. */
+export default async function run({ pdf, started }: ExtractTask): Promise<ExtractTaskResult> {
+  started.postMessage(currentThreadId());
+  started.close();
   try {
-    return { ok: true, result: await extractFields(pdf, await getDeps()) };
+    return { ok: true, result: await extractFields(pdf, await getDeps(), { limits: (workerData as ExtractWorkerData).limits }) };
   } catch (err) {
-    if (isExtractError(err)) return { ok: false, code: err.code, message: err.message };
+    if (isExtractError(err)) return { ok: false, error: toErrorData(err) };
     throw err;
   }
 }

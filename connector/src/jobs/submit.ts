@@ -5,6 +5,12 @@
  * Credits: a live key reserves 1 credit per policy that passed validation; when the work
  * finishes, the sync rule settles it (1 kept for verified or unverified, given back for
  * inconclusive or an error), exactly once. Sandbox keys reserve nothing.
+ *
+ * Documents: one key may have only so many jobs carrying a document pending at once
+ * (maxPendingDocumentsPerKey; 429 with Retry-After beyond it). A document over the extraction
+ * limits is refused in milliseconds and its credit given back like any unreadable one; what a key
+ * could still take from other tenants is extraction time, and this bounds its share of the queue
+ * (docs/document-limits.md, "Credits").
  */
 import crypto from 'node:crypto';
 import type { TBatchAccepted } from '../../../shared/batch.js';
@@ -30,6 +36,8 @@ export interface SubmitDeps {
   sheetBindings?: Pick<SheetBindings, 'require'> | null;
   /** Pending extraction jobs above which uploads are refused with 503 and Retry-After. */
   maxPendingExtractions?: number;
+  /** Pending jobs carrying a document one key may have; more are refused with 429 and Retry-After. */
+  maxPendingDocumentsPerKey?: number;
   allowPrivateWebhooks: boolean;
   lookup?: LookupAll;
   now: () => Date;
@@ -39,7 +47,22 @@ export interface SubmitDeps {
   checkDocument?: (raw: unknown) => Checked<Buffer>;
 }
 
-export type Submitted<T> = { status: 202; body: T } | { status: number; body: TErrorBody };
+/** `retryAfter` (seconds) on refusals the client should retry: Retry-After, and retry_after in the body. */
+export type Submitted<T> = ({ status: 202; body: T } | { status: number; body: TErrorBody }) & { retryAfter?: number };
+
+/** Seconds a refused upload is told to wait: a document takes a few seconds to read. */
+const DOCUMENT_RETRY_AFTER_S = 10;
+
+/** The per-key bound on pending documents: a refusal when `key` is at it, else null. The count and the insert are not one transaction: concurrent uploads may pass it by a few. */
+async function documentsWaiting(key: ApiKeyRecord, deps: SubmitDeps): Promise<{ status: number; body: TErrorBody; retryAfter: number } | null> {
+  const max = deps.maxPendingDocumentsPerKey ?? Infinity;
+  const waiting = await deps.store.jobs.pendingDocuments(key.id);
+  if (waiting < max) return null;
+  return {
+    ...refuse('rate_limit_exceeded', `This key already has ${waiting} document${waiting === 1 ? '' : 's'} waiting to be read, the limit per key; retry when one has finished.`),
+    retryAfter: DOCUMENT_RETRY_AFTER_S,
+  };
+}
 
 function refuse(error: TErrorCode, message: string): { status: number; body: TErrorBody } {
   return { status: ERROR_STATUS[error], body: errorBody(error, message) };
@@ -94,6 +117,10 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   if (!webhook.ok) return refuse(webhook.error, webhook.message);
   const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
   if (!sheet.ok) return sheet.refusal;
+  if (document) {
+    const busy = await documentsWaiting(key, deps);
+    if (busy) return busy;
+  }
 
   const now = deps.now();
   const id = crypto.randomUUID();
@@ -130,7 +157,7 @@ export async function submitExtraction(
   key: ApiKeyRecord,
   deps: SubmitDeps,
   sheetTargetJson?: string,
-): Promise<Submitted<TJobAccepted> & { retryAfter?: number }> {
+): Promise<Submitted<TJobAccepted>> {
   if (!file) return refuse('missing_required_field', 'file is required: the policy PDF as a multipart/form-data file field.');
   if (file.length === 0) return refuse('invalid_document', 'The uploaded file is empty.');
   if (!file.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) return refuse('invalid_document', 'The uploaded file is not a PDF (it does not start with %PDF-).');
@@ -148,8 +175,10 @@ export async function submitExtraction(
   if (!sheet.ok) return sheet.refusal;
   const max = deps.maxPendingExtractions ?? Infinity;
   if ((await deps.store.jobs.pendingCount('extraction')) >= max) {
-    return { ...refuse('service_unavailable', `Too many documents are waiting for extraction (${max}); retry shortly.`), retryAfter: 10 };
+    return { ...refuse('service_unavailable', `Too many documents are waiting for extraction (${max}); retry shortly.`), retryAfter: DOCUMENT_RETRY_AFTER_S };
   }
+  const busy = await documentsWaiting(key, deps);
+  if (busy) return busy;
   const now = deps.now();
   const id = crypto.randomUUID();
   const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;

@@ -1,6 +1,7 @@
 /** Async verification, batches, job and batch status, webhook delivery log (spec 4.2, 4.3, 4.5, 4.6, 6). */
 import { MAX_DOCUMENT_BYTES } from '../../../shared/policy.js';
 import type { TDelivery, TDeliveryList } from '../../../shared/deliveries.js';
+import type { Response } from 'express';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
@@ -9,7 +10,7 @@ import { readUpload } from '../http/multipart.js';
 import { waitFor } from '../jobs/completions.js';
 import { parseQuery } from '../http/query.js';
 import { ZDeliveriesQuerySchema, ZWaitQuerySchema } from '../../../shared/query.js';
-import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
+import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps, type Submitted } from '../jobs/submit.js';
 import { batchView, jobView } from '../jobs/views.js';
 import type { OutboxRecord, WritebackRecord } from '../store/types.js';
 import type { TSheetWriteback } from '../../../shared/sheets.js';
@@ -20,6 +21,12 @@ export const ASYNC_BODY_LIMIT = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 64 * 1
 
 // Unknown and foreign ids get the same 404: whether an id exists is not revealed to other keys.
 const notFound = (what: 'job' | 'batch', id: string) => new AppError('not_found', `No ${what} ${id} for this API key.`);
+
+/** A submission's answer; a refusal to retry carries Retry-After and retry_after (spec 7). */
+function answer<T extends object>(res: Response, out: Submitted<T>): void {
+  if (out.retryAfter) res.set('Retry-After', String(out.retryAfter));
+  res.status(out.status).json(out.retryAfter ? { ...out.body, retry_after: out.retryAfter } : out.body);
+}
 
 function deliveryView(d: OutboxRecord & { attempt_log: TDelivery['attempt_log'] }): TDelivery {
   return {
@@ -58,6 +65,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     now: ctx.now,
     notify: () => ctx.queue.notify(),
     maxPendingExtractions: ctx.config.extraction.maxPending,
+    maxPendingDocumentsPerKey: ctx.config.extraction.maxPendingPerKey,
     sheetBindings: ctx.sheets?.bindings ?? null,
   };
   const withWriteback = async <T extends object>(view: T, subjectId: string, hasTarget: boolean): Promise<T> => {
@@ -74,9 +82,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
         requireScope('extract'),
         async (req, res) => {
           const upload = await readUpload(req, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES, textFields: ['webhook_url', 'sheet_target'] });
-          const out = await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps, upload.fields.sheet_target);
-          if (out.retryAfter) res.set('Retry-After', String(out.retryAfter));
-          res.status(out.status).json(out.retryAfter ? { ...out.body, retry_after: out.retryAfter } : out.body);
+          answer(res, await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps, upload.fields.sheet_target));
         },
       ],
     },
@@ -90,8 +96,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
         requireScope('verify'),
         async (req, res) => {
           const document = documentsOf(res).document;
-          const out = await submitAsyncVerification(req.body, currentKey(res), document ? { ...deps, checkDocument: () => document } : deps);
-          res.status(out.status).json(out.body);
+          answer(res, await submitAsyncVerification(req.body, currentKey(res), document ? { ...deps, checkDocument: () => document } : deps));
         },
       ],
     },

@@ -294,6 +294,8 @@ export interface FinishJob {
 export interface JobStore {
   /** Pending jobs of a kind, for back-pressure on uploads. */
   pendingCount(kind: JobKind): Promise<number>;
+  /** Pending jobs of one key that carry a document (extractions, and verifications with one), for the per-key bound on them. */
+  pendingDocuments(keyId: string): Promise<number>;
   /** Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it. */
   create(job: NewJob, reserve: Reservation | null): Promise<SubmitOutcome>;
   get(id: string): Promise<JobRecord | null>;

@@ -21,6 +21,9 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
       RETURNING id`),
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
     jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
+    jobPendingDocuments: db.prepare(
+      "SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND key_id = ? AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))",
+    ),
     jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
       finished_by = @owner, updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
     jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
@@ -133,6 +136,9 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     jobs: {
       async pendingCount(kind) {
         return (q.jobPending.get(kind) as { n: number }).n;
+      },
+      async pendingDocuments(keyId) {
+        return (q.jobPendingDocuments.get(keyId) as { n: number }).n;
       },
       async create(job, r) {
         return jobCreate.immediate(job, r);

@@ -1,0 +1,200 @@
+/**
+ * The limits only the pools can enforce, on the real extraction process (host.ts, pdf.js, canvas,
+ * tesseract): the time limit ends the document's thread, the memory ceiling ends the process, and an
+ * end of the process is charged to the document that caused it and to no other.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
+import { ExtractError } from '../../connector/src/extract/errors.js';
+import type { ExtractLimits } from '../../connector/src/extract/limits.js';
+import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/pool.js';
+import { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
+import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
+import { flateBomb, hugeBlankPages, manyTextLines } from './hostile.js';
+
+let pool: ExtractionPool | null = null;
+afterEach(async () => {
+  await pool?.destroy();
+  pool = null;
+});
+
+async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string } = {}): Promise<ProcessExtractionPool> {
+  const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, ...extra });
+  pool = p;
+  return p;
+}
+
+async function failure(task: Promise<unknown>): Promise<Error> {
+  const err = await task.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(Error);
+  return err as Error;
+}
+
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The flate bomb with the stream limit opened up: pdf.js decodes and parses it for minutes. */
+const SLOW = flateBomb();
+const NO_STREAM_LIMIT: Partial<ExtractLimits> = { maxStreamBytes: 1e12 };
+
+/**
+ * A page that, with the page and pixel limits opened up, makes pdf.js paint a 1.7 GB canvas
+ * (10,000 pt at 150 dpi: 20,834 px a side): the memory a hostile document could take without them.
+ */
+const MEMORY_HOG = hugeBlankPages(1, 10_000);
+const NO_PAGE_LIMITS: Partial<ExtractLimits> = { maxPageAreaPt2: 1e12, maxTotalAreaPt2: 1e12, maxPagePixels: 1e12, maxTotalPixels: 1e12 };
+
+describe('time limits', { timeout: 120_000 }, () => {
+  it('thread pool: a document past its processor time fails over_limit; its thread is ended and the next document is read', async () => {
+    pool = createThreadPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...NO_STREAM_LIMIT, cpuMs: 3000 } });
+    const err = await failure(pool.run(SLOW));
+    expect(err).toBeInstanceOf(ExtractError);
+    expect((err as ExtractError).code).toBe('over_limit');
+    expect((err as ExtractError).publicMessage).toBe('Reading the PDF took more than 3 s of processor time, the limit per document.');
+    const r = await pool.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+  });
+
+  it('process pool: the same through the process, which stays up', async () => {
+    const p = await processPool({ ...NO_STREAM_LIMIT, cpuMs: 3000 });
+    await p.run(corpusPdf('002'));
+    const pid = p.pid();
+    const err = await failure(p.run(SLOW));
+    expect((err as ExtractError).publicMessage).toBe('Reading the PDF took more than 3 s of processor time, the limit per document.');
+    const r = await p.run(corpusPdf('004'));
+    expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
+    expect(p.pid()).toBe(pid);
+  });
+
+  it('a document past its wall time fails over_limit, whether or not it uses the processor', async () => {
+    pool = createThreadPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...NO_STREAM_LIMIT, wallMs: 2000 } });
+    const err = await failure(pool.run(SLOW));
+    expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 2 s, the limit per document.');
+  });
+
+  it.runIf(process.platform === 'linux')('a process that does not answer after the wall time and the grace is killed; the document fails over_limit, the next one is read', async () => {
+    // The backstop counts from the hand-over, a new thread's start-up included: room for that under tsx.
+    const p = await processPool({ wallMs: 30_000 }, { graceMs: 500 });
+    await p.run(corpusPdf('002'));
+    const first = p.pid()!;
+    const task = p.run(corpusPdf('002'));
+    // Frozen, the process answers nothing: only the pool's own backstop can end the task.
+    process.kill(first, 'SIGSTOP');
+    const err = await failure(task);
+    expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 30 s, the limit per document.');
+    const r = await p.run(corpusPdf('004'));
+    expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+});
+
+describe('heap limit per thread', { timeout: 120_000 }, () => {
+  it("a thread's V8 heap is half the memory limit: a document whose parse outgrows it fails over_limit, and the next document is read", async () => {
+    pool = createThreadPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, memoryMb: 256 } });
+    const pdf = manyTextLines();
+    expect(pdf.length).toBeLessThan(64 * 1024);
+    const err = await failure(pool.run(pdf));
+    expect((err as ExtractError).publicMessage).toBe("Reading the PDF needed more than 128 MB of memory, the extractor's limit.");
+    const r = await pool.run(corpusPdf('004'));
+    expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
+  });
+});
+
+// The host runs under tsx here, which holds ~400 MB of transformed modules; the ceilings leave room for that.
+describe.runIf(process.platform === 'linux')('memory ceiling', { timeout: 180_000 }, () => {
+  it('a document that takes the process past the ceiling is stopped there: over_limit, and the next document is read in a new process', async () => {
+    const p = await processPool({ ...NO_PAGE_LIMITS, memoryMb: 700 });
+    await p.run(corpusPdf('002'));
+    const first = p.pid()!;
+    let peak = 0;
+    const watch = setInterval(() => {
+      try {
+        peak = Math.max(peak, Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${first}/status`, 'utf8'))![1]) / 1024);
+      } catch {
+        // gone
+      }
+    }, 10);
+    const err = await failure(p.run(MEMORY_HOG)).finally(() => clearInterval(watch));
+    expect((err as ExtractError).code).toBe('over_limit');
+    expect((err as ExtractError).publicMessage).toBe("Reading the PDF needed more than 700 MB of memory, the extractor's limit.");
+    // It grew past the ceiling (the page needs 1.7 GB) and was stopped on the way.
+    expect(peak).toBeGreaterThan(700);
+    expect(peak).toBeLessThan(1700);
+    const r = await p.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+
+  it('with two documents in the process, the one over the ceiling is found by running each alone: it fails, the other is read', async () => {
+    const p = await processPool({ ...NO_PAGE_LIMITS, memoryMb: 1024 }, { threads: 2 });
+    const [hog, scan] = await Promise.allSettled([p.run(MEMORY_HOG), p.run(corpusPdf('001'))]);
+    expect(hog.status).toBe('rejected');
+    expect(((hog as PromiseRejectedResult).reason as ExtractError).code).toBe('over_limit');
+    expect(scan.status).toBe('fulfilled');
+    expect((scan as PromiseFulfilledResult<{ fields: { policy_number?: string } }>).value.fields.policy_number).toBe(corpusTruth('001').policy_number);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('process ends nobody asked for', { timeout: 120_000 }, () => {
+  it('a process killed under a document: the document runs again, alone, in a new process and is read', async () => {
+    const p = await processPool({});
+    await p.run(corpusPdf('002'));
+    const first = p.pid()!;
+    const scanTask = p.run(corpusPdf('001'));
+    const textTask = p.run(corpusPdf('002'));
+    process.kill(first, 'SIGKILL');
+    const [scan, text] = await Promise.all([scanTask, textTask]);
+    expect(scan.fields.policy_number).toBe(corpusTruth('001').policy_number);
+    expect(text.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+
+  it('a document under which the process ends twice, the second time alone, fails corrupt_pdf; the next one is read', async () => {
+    const p = await processPool({});
+    await p.run(corpusPdf('002'));
+    const task = p.run(corpusPdf('001'));
+    const killed: number[] = [];
+    // Each new process, once it runs the scan, is killed: twice, so the second end finds it alone a second time.
+    const killer = setInterval(() => {
+      const pid = p.pid();
+      if (pid && p.running() === 1 && !killed.includes(pid) && killed.length < 2) {
+        killed.push(pid);
+        process.kill(pid, 'SIGKILL');
+      }
+    }, 20);
+    const err = await failure(task).finally(() => clearInterval(killer));
+    expect(killed).toHaveLength(2);
+    expect((err as ExtractError).code).toBe('corrupt_pdf');
+    expect((err as ExtractError).publicMessage).toMatch(/made the reader stop/);
+    const r = await p.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+  });
+
+  it('a process that cannot start fails its tasks with ExtractionProcessError (no document is blamed; the job queue retries)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-host-'));
+    const broken = path.join(dir, 'host.mjs');
+    fs.writeFileSync(broken, 'process.exit(3);\n');
+    try {
+      const p = await processPool({}, { hostFile: broken });
+      const errs = await Promise.all([failure(p.run(corpusPdf('002'))), failure(p.run(corpusPdf('004')))]);
+      for (const err of errs) {
+        expect(err).toBeInstanceOf(ExtractionProcessError);
+        expect(err.message).toMatch(/before it was ready/);
+      }
+      await until(() => p.pending() === 0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
