@@ -9,12 +9,13 @@ import { createOcr } from '../connector/src/extract/ocr.js';
 import { extractFields } from '../connector/src/extract/pipeline.js';
 import { normalisePlate } from '../connector/src/extract/plates.js';
 import { normalisePolicyNumber } from '../connector/src/verify/normalise.js';
+import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
 
 const CORPUS = fileURLToPath(new URL('../test/fixtures/policies/', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
 const verbose = process.argv.includes('--verbose');
 const only = process.argv.find((a) => /^\d{3}$/.test(a));
-const languages = process.argv.find((a) => a.startsWith('--lang='))?.slice(7) ?? 'eng+deu+fra';
+const languages = process.argv.find((a) => a.startsWith('--lang='))?.slice(7) ?? OCR_LANGUAGES;
 
 type Field = (typeof EXTRACTED_FIELDS)[number];
 type Truth = Partial<Record<Field, string>> & { kind: 'text' | 'scanned'; language: string; layout: string; country: string };

@@ -7,10 +7,12 @@ import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf
 import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { openPdf } from '../connector/src/extract/pdf.js';
 import { renderPage } from '../connector/src/extract/render.js';
+import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType, type TLanguage } from '../shared/packs/index.js';
 
-type Country = 'UK' | 'DE' | 'FR';
-type Kind = 'motor' | 'travel' | 'health';
-type Lang = 'en' | 'de' | 'fr';
+// The generator's tables are Records over the packs' codes: a new country, type or language is a gap the compiler names here too.
+type Country = TCountry;
+type Kind = TInsuranceType;
+type Lang = TLanguage;
 type Layout = 'certificate' | 'schedule' | 'letter' | 'table';
 
 const OUT_DIR = fileURLToPath(new URL('../test/fixtures/policies/', import.meta.url));
@@ -249,11 +251,11 @@ interface Spec {
 type Row = { runs: Array<{ x: number; text: string; bold?: boolean; size?: number }>; gap?: number };
 
 function buildSpec(i: number): Spec {
-  const countries: Country[] = ['UK', 'DE', 'FR'];
-  const kinds: Kind[] = ['motor', 'travel', 'health'];
+  const countries: Country[] = [...COUNTRIES];
+  const kinds: Kind[] = [...INSURANCE_TYPES];
   const layouts: Layout[] = ['certificate', 'schedule', 'letter', 'table'];
-  const country = countries[i % 3] as Country;
-  const type = kinds[Math.floor(i / 3) % 3] as Kind;
+  const country = countries[i % countries.length] as Country;
+  const type = kinds[Math.floor(i / countries.length) % kinds.length] as Kind;
   // Cross-language documents: the last six are German and French insurers' documents written in English.
   const language: Lang = i >= COUNT - 6 && country !== 'UK' ? 'en' : country === 'UK' ? 'en' : country === 'DE' ? 'de' : 'fr';
   const layout = layouts[(i + Math.floor(i / 12)) % 4] as Layout;

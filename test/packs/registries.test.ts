@@ -69,6 +69,17 @@ describe('language packs', () => {
       expect(classifyHeader(header), header).toBe('policy_number');
     });
   }
+  it('where two packs write a month the same way, they mean the same month (the extractor merges them)', () => {
+    const seen = new Map<string, number>();
+    for (const code of LANGUAGES) {
+      const p = LANGUAGE_PACKS[code];
+      const entries: [string, number][] = [...p.months.map((m, i): [string, number] => [m, i + 1]), ...Object.entries(p.monthVariants), ...Object.entries(p.monthAbbreviations)];
+      for (const [word, month] of entries) {
+        if (seen.has(word)) expect(seen.get(word), `${code}: ${word}`).toBe(month);
+        seen.set(word, month);
+      }
+    }
+  });
   it('every country document language has a pack, and every pack is some country\'s language', () => {
     const used = new Set(COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].languages as readonly string[]));
     expect([...used].sort()).toEqual([...LANGUAGES].sort());

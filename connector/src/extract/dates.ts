@@ -1,4 +1,5 @@
-/** Finds dates written in English, German and French local forms and returns them as YYYY-MM-DD. */
+/** Finds dates written in the local forms of every language pack and returns them as YYYY-MM-DD. */
+import { ALL_LANGUAGE_PACKS } from '../../../shared/packs/index.js';
 import { editDistance, fold, toDigits } from './text.js';
 
 /** A date found in a string: ISO value and where it was. */
@@ -10,16 +11,13 @@ export interface FoundDate {
   certainty: number;
 }
 
+/** Every pack's month names and other spellings, with their numbers (fuzzy-matched below). */
 const MONTH_NAMES: Array<[string, number]> = [
-  ...['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'].map((m, i): [string, number] => [m, i + 1]),
-  ...['januar', 'februar', 'marz', 'april', 'mai', 'juni', 'juli', 'august', 'september', 'oktober', 'november', 'dezember'].map((m, i): [string, number] => [m, i + 1]),
-  ...['janvier', 'fevrier', 'mars', 'avril', 'mai', 'juin', 'juillet', 'aout', 'septembre', 'octobre', 'novembre', 'decembre'].map((m, i): [string, number] => [m, i + 1]),
-  ['maerz', 3], ['jaenner', 1], ['janner', 1],
+  ...ALL_LANGUAGE_PACKS.flatMap((p) => p.months.map((m, i): [string, number] => [m, i + 1])),
+  ...ALL_LANGUAGE_PACKS.flatMap((p) => Object.entries(p.monthVariants)),
 ];
-const MONTH_ABBREVIATIONS: Record<string, number> = {
-  jan: 1, janv: 1, feb: 2, febr: 2, fev: 2, fevr: 2, mar: 3, mrz: 3, apr: 4, avr: 4, jun: 6, jul: 7, juil: 7, aug: 8,
-  sep: 9, sept: 9, oct: 10, okt: 10, nov: 11, dec: 12, dez: 12,
-};
+/** Abbreviations match exactly; where two packs share one ("nov"), they agree on its month (test/packs). */
+const MONTH_ABBREVIATIONS: Record<string, number> = Object.assign({}, ...ALL_LANGUAGE_PACKS.map((p) => p.monthAbbreviations));
 const EXACT = new Map<string, number>([...MONTH_NAMES, ...Object.entries(MONTH_ABBREVIATIONS)]);
 
 /**
@@ -64,7 +62,7 @@ const DMY_RE = new RegExp(`(?<![0-9A-Za-z])(${DG}{1,2})${SEP}(${DG}{1,2})${SEP}(
 const TEXT_RE = /(?<![0-9])([0-9OlI]{1,2})\s?(?:st|nd|rd|th|er|\.|,)?\s*([A-Za-zÀ-ÿ]{3,11}\.?)\s*,?\s+([0-9OlI]{4})(?![0-9])/g;
 const MDY_RE = /\b([A-Za-z]{3,9}\.?)\s+([0-9]{1,2})(?:st|nd|rd|th)?,\s*([0-9]{4})(?![0-9])/g;
 
-/** Every date in `s`, left to right, day-first for numeric forms (the convention in UK, DE and FR). */
+/** Every date in `s`, left to right, day-first for numeric forms (the convention in every supported country). */
 export function findDates(s: string): FoundDate[] {
   const found: FoundDate[] = [];
   const add = (iso: string | null, index: number, end: number, certainty: number): void => {

@@ -3,7 +3,7 @@
  * is only returned when it was found (no field is guaranteed), each with a 0..1 confidence.
  */
 import type { TExtractedFields } from '../../../shared/job.js';
-import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
+import { ALL_LANGUAGE_PACKS, COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, type TCountry, type TInsuranceType, type TLanguage } from '../../../shared/packs/index.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { findDates, type FoundDate } from './dates.js';
 import { labelledValues, NOT_POLICY_CONTEXT, type LabelKind } from './labels.js';
@@ -15,7 +15,7 @@ import { fold } from './text.js';
 /** Finds the register's canonical name for insurer text in one country; null when nothing is close. */
 export type InsurerMatcher = (country: TCountry, text: string) => { name: string; score: number } | null;
 
-export type Language = 'en' | 'de' | 'fr';
+export type Language = TLanguage;
 
 export interface FieldsInput {
   lines: Line[];
@@ -29,22 +29,20 @@ export interface FieldsResult {
   country?: TCountry;
 }
 
-const COUNTRY_OF: Record<Language, TCountry> = { en: 'UK', de: 'DE', fr: 'FR' };
-const ALL_COUNTRIES: TCountry[] = ['UK', 'DE', 'FR'];
+/** The country whose documents are usually in a language: the first whose profile lists it first (en: UK). */
+const COUNTRY_OF = Object.fromEntries(
+  LANGUAGES.map((l) => [l, COUNTRIES.find((c) => COUNTRY_PROFILES[c].languages[0] === l) ?? COUNTRIES.find((c) => (COUNTRY_PROFILES[c].languages as readonly string[]).includes(l))]),
+) as Record<Language, TCountry | undefined>;
 
-/** Words that only (or mostly) occur in one language's policy documents. */
-const LANGUAGE_WORDS: Record<Language, RegExp> = {
-  en: /\b(?:the|your|policy|insurance|insurer|cover|date|number|registration|vehicle|premium|of|and|from|to)\b/g,
-  de: /\b(?:der|die|das|und|ihr|ihre|versicherung\w*|vertrag\w*|beginn|ablauf|kennzeichen|beitrag|vom|bis|sehr|geehrte\w*)\b/g,
-  fr: /\b(?:le|la|les|du|au|de|votre|vos|assurance|contrat|police|date|immatriculation|assureur|cotisation|numero)\b/g,
-};
+/** Words that only (or mostly) occur in one language's policy documents (each pack's indicator words). */
+const LANGUAGE_WORDS = Object.fromEntries(LANGUAGES.map((l) => [l, new RegExp(`\\b(?:${LANGUAGE_PACKS[l].indicatorWords.join('|')})\\b`, 'g')])) as Record<Language, RegExp>;
 
 /** Guesses the document language from word frequencies; null for no evidence. */
 export function guessLanguage(text: string): Language | null {
   const folded = fold(text);
   let best: Language | null = null;
   let bestCount = 0;
-  for (const lang of ['en', 'de', 'fr'] as const) {
+  for (const lang of LANGUAGES) {
     const count = folded.match(LANGUAGE_WORDS[lang])?.length ?? 0;
     if (count > bestCount) {
       best = lang;
@@ -54,17 +52,20 @@ export function guessLanguage(text: string): Language | null {
   return best;
 }
 
-/** Wording per insurance type. "Auslandsreise-Krankenversicherung" is travel cover, so it is checked as travel first. */
-const TYPE_WORDS: Array<[TInsuranceType, RegExp, number]> = [
-  ['travel', /(?:auslandsreise|reisekranken|reise-kranken|travel medical)/g, 4],
-  ['motor', /\b(?:motor|car|vehicle|kfz\w*|kraftfahrt\w*|auto\w*|fahrzeug\w*|kennzeichen|vehicule|immatricul\w*|driver|conducteur)\b/g, 1],
-  ['travel', /\b(?:travel\w*|trip|holiday|reise\w*|urlaub|voyage\w*|sejour|annulation|destination|territorial limits|geltungsbereich)\b/g, 1],
-  ['health', /\b(?:health|medical|hospital|kranken\w*|zahn\w*|sante|mutuelle|complementaire|hospitalisation|soins)\b/g, 1],
-];
+/**
+ * Wording per insurance type, every pack's words merged (a word two packs share counts once). Strong
+ * phrases weigh four times ("Auslandsreise-Krankenversicherung" is travel cover, whatever "Kranken" says).
+ */
+const union = (xs: readonly string[]) => [...new Set(xs)].join('|');
+const TYPE_WORDS: Array<[TInsuranceType, RegExp, number]> = INSURANCE_TYPES.flatMap((type): Array<[TInsuranceType, RegExp, number]> => {
+  const strong = ALL_LANGUAGE_PACKS.flatMap((p) => ('strong' in p.typeWords[type] ? (p.typeWords[type].strong ?? []) : []));
+  const words: Array<[TInsuranceType, RegExp, number]> = [[type, new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.typeWords[type].words))})\\b`, 'g'), 1]];
+  return strong.length ? [[type, new RegExp(`(?:${union(strong)})`, 'g'), 4], ...words] : words;
+});
 
 /** Insurance type from wording; the title lines at the top count three times. */
 export function inferType(lines: Line[]): { type: TInsuranceType; confidence: number } | null {
-  const score: Record<TInsuranceType, number> = { motor: 0, travel: 0, health: 0 };
+  const score = Object.fromEntries(INSURANCE_TYPES.map((t) => [t, 0])) as Record<TInsuranceType, number>;
   lines.forEach((line, i) => {
     const text = fold(line.text);
     const weight = i < 6 ? 3 : 1;
@@ -89,6 +90,9 @@ function firstLabelled<T>(lines: Line[], kind: LabelKind, parse: (text: string) 
   }
   return null;
 }
+
+/** What may stand between the two dates of a period: a dash, or a pack's connecting word ("to", "bis", "au"). */
+const PERIOD_BETWEEN = new RegExp(`^\\s*(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.periodConnectors))}|-|–|—)\\s*$`);
 
 /** Start and end dates: a period label with two dates, separate start/end labels, then "from X to Y" wording anywhere. */
 function findPeriod(lines: Line[]): { start?: Candidate<string>; end?: Candidate<string> } {
@@ -117,7 +121,7 @@ function findPeriod(lines: Line[]): { start?: Candidate<string>; end?: Candidate
       if (d.length !== 2) continue;
       const [a, b] = d as [FoundDate, FoundDate];
       const between = fold(text.slice(a.end, b.index));
-      if (!/^\s*(?:to|until|bis|au|-|–|—|a)\s*$/.test(between) || a.iso >= b.iso) continue;
+      if (!PERIOD_BETWEEN.test(between) || a.iso >= b.iso) continue;
       start ??= { value: a.iso, confidence: 0.85 * a.certainty };
       end ??= { value: b.iso, confidence: 0.85 * b.certainty };
       break;
@@ -235,10 +239,13 @@ export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatch
   if (type) set('insurance_type', type.type, type.confidence);
 
   // Country: the insurer's register country when it matches, else a plate's format, else the language.
-  const insurer = findInsurer(lines, matcher, language ? [COUNTRY_OF[language], ...ALL_COUNTRIES.filter((c) => c !== COUNTRY_OF[language])] : ALL_COUNTRIES);
-  const plate = findPlate(lines, insurer?.country ? [insurer.country] : language ? [COUNTRY_OF[language]] : ALL_COUNTRIES, type?.type === 'motor' || type === null);
-  let country: TCountry | undefined = insurer?.country ?? plate?.value.country ?? (language ? COUNTRY_OF[language] : undefined);
-  if (!insurer?.country && /£/.test(allText)) country = 'UK';
+  const languageCountry = language ? COUNTRY_OF[language] : undefined;
+  const insurer = findInsurer(lines, matcher, languageCountry ? [languageCountry, ...COUNTRIES.filter((c) => c !== languageCountry)] : COUNTRIES);
+  const plate = findPlate(lines, insurer?.country ? [insurer.country] : languageCountry ? [languageCountry] : COUNTRIES, type?.type === 'motor' || type === null);
+  let country: TCountry | undefined = insurer?.country ?? plate?.value.country ?? languageCountry;
+  // A currency only one country uses on the page (the pound) outweighs the language guess.
+  const byCurrency = COUNTRIES.find((c) => COUNTRY_PROFILES[c].currencySymbols.some((sym: string) => allText.includes(sym)));
+  if (!insurer?.country && byCurrency) country = byCurrency;
   if (insurer) set('insurer', insurer.name, insurer.confidence);
   if (plate) set('vehicle_registration', plate.value.plate, plate.confidence);
 

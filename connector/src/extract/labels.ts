@@ -1,51 +1,19 @@
-/** Label vocabularies (English, German, French) and how to find the value that belongs to a label. */
+/** Label vocabularies (every language pack's) and how to find the value that belongs to a label. */
+import { ALL_LANGUAGE_PACKS, LABEL_KINDS, type TLabelKind } from '../../../shared/packs/index.js';
 import { CELL_GAP, type Line } from './lines.js';
 import { fold } from './text.js';
 
-export type LabelKind = 'policy' | 'insurer' | 'start' | 'end' | 'period' | 'registration';
+export type LabelKind = TLabelKind;
 
 /**
- * Label patterns, matched on folded text (lower case, no accents). One list for all languages: a
- * German document may say "Policen-Nr." and an English one from a French insurer "N° de police".
- * OCR variants of "N°" ("N*", "Nº", "No") are included.
+ * Label patterns, matched on folded text (lower case, no accents): every language pack's, in registry
+ * order. One list for all languages: a German document may say "Policen-Nr." and an English one from a
+ * French insurer "N° de police". The packs include OCR variants of "N°" ("N*", "Nº", "No").
  */
-export const LABELS: Record<LabelKind, RegExp[]> = {
-  policy: [
-    /\b(?:policy|certificate|membership|member|contract|agreement)\s*(?:number|no\b\.?|n[o°º*]\.?|ref(?:erence)?\b\.?|#)/,
-    /(?:versicherungsschein|versicherungs|vertrags|polic[ee]n?|mitglieds)\s*-?\s*(?:nummer|nr\b\.?)/,
-    /\b(?:numero|n\s?[°º*o]\.?)\s*(?:de\s+|d')?\s*(?:police|contrat|adherent|d'adherent|souscription)/,
-    /\bcontrat\s*n\s?[°º*®o]/,
-  ],
-  insurer: [
-    /\b(?:insurer|insurance company|underwritten by|insured by)\b/,
-    /\b(?:ihr\s+)?versicherer\b(?:\s+ist(?:\s+die)?)?/,
-    /\b(?:votre\s+)?(?:assureur|compagnie d'assurance|compagnie)\b/,
-  ],
-  start: [
-    /\b(?:start date|effective date|effective from|cover starts|date of commencement|commencement date|inception date|valid from)\b/,
-    /\b(?:versicherungsbeginn|vertragsbeginn|beginn|g\w{3,5} ab)\b/,
-    /\b(?:date d'effet|date de debut|prise d'effet|debut)\b/,
-  ],
-  end: [
-    /\b(?:end date|expiry date|cover ends|date of expiry|expiry|expires|valid until|valid to)\b/,
-    /\b(?:versicherungsende|vertragsende|ablauf|g\w{3,5} bis)\b/,
-    /\b(?:date d'echeance|echeance|date de fin|date d'expiration|expiration)\b/,
-  ],
-  period: [
-    /\b(?:period of (?:cover|insurance)|cover period|insurance period|cover runs|period)\b/,
-    /\b(?:versicherungsdauer|laufzeit|vertragsdauer|versicherungszeitraum|versicherungsschutz besteht)\b/,
-    /\b(?:periode de (?:validite|garantie)|periode|valables?)\b/,
-  ],
-  registration: [
-    /\b(?:vehicle registration|registration(?: mark| number| no\b\.?)?|reg\.? no\b\.?|number plate)\b/,
-    /\b(?:amtliches?\s+kennzeichen|kfz-kennzeichen|kennzeichen)\b/,
-    /\b(?:n[°º*o]?\s*d'immatriculation|immatriculation|immatricule)\b/,
-  ],
-};
+export const LABELS: Record<LabelKind, RegExp[]> = Object.fromEntries(LABEL_KINDS.map((k) => [k, ALL_LANGUAGE_PACKS.flatMap((p) => p.labels[k])])) as Record<LabelKind, RegExp[]>;
 
-/** Words around a number that say it is not the policy number (customer ids, phone, company register...). */
-export const NOT_POLICY_CONTEXT =
-  /\b(?:customer|client|account|kunden|partner|identifiant|reference client|tel|tél|phone|telefon|fax|registered|hrb|hra|rcs|siren|amtsgericht|premium|beitrag|cotisation|prime|birth|geburt|naissance|geboren|ne\(e\)|iban|bic)\b/;
+/** Words around a number that say it is not the policy number (customer ids, phone, company register...), from every pack. */
+export const NOT_POLICY_CONTEXT = new RegExp(`\\b(?:${[...new Set(ALL_LANGUAGE_PACKS.flatMap((p) => p.notPolicyContext))].join('|')})\\b`);
 
 /** A value found for a label, and how sure its position makes us (same line beats the line below). */
 export interface LabelledValue {
@@ -80,8 +48,8 @@ function cellSpans(line: Line): Array<{ start: number; end: number; x: number }>
   return spans;
 }
 
-/** Filler between a label and its value: punctuation and "is", "lautet", "est". */
-const FILLER = /^[\s:;.,|\-–—=]*(?:(?:is|are|lautet|ist|est|:)\s+)?[\s:;|]*/i;
+/** Filler between a label and its value: punctuation and each pack's copulas ("is", "lautet", "est"). */
+const FILLER = new RegExp(`^[\\s:;.,|\\-–—=]*(?:(?:${ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas).join('|')}|:)\\s+)?[\\s:;|]*`, 'i');
 
 /**
  * Values for a label, best first: the rest of the label's cell, the next cell on the line, the
@@ -109,9 +77,4 @@ export function labelledValues(lines: Line[], kind: LabelKind): LabelledValue[] 
     }
   });
   return out;
-}
-
-/** True when any label of `kind` occurs in the line. */
-export function hasLabel(line: Line, kind: LabelKind): boolean {
-  return findLabel(line, LABELS[kind]) !== null;
 }

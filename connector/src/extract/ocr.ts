@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createScheduler, createWorker, OEM, PSM } from 'tesseract.js';
 import { linesFromBoxes, type Line, type WordBox } from './lines.js';
+import { OCR_LANGUAGES } from './ocr-languages.js';
 
 /** What the pipeline needs from OCR; tests may pass a fake. */
 export interface Ocr {
@@ -22,7 +23,7 @@ export interface OcrResult {
 export interface OcrOptions {
   /** Tesseract workers (each a WASM instance, ~100-150 MB with three languages). Default: cores - 1, at least 1. */
   workers?: number;
-  /** Tesseract language string. 'eng+deu+fra' reads umlauts and accents; 'eng' alone is faster. */
+  /** Tesseract language string. Default: every language pack's model ('eng+deu+fra' reads umlauts and accents); 'eng' alone is faster. */
   languages?: string;
   /**
    * Folder that will hold links to the traineddata files. Tesseract loads every language of a worker
@@ -83,7 +84,7 @@ function pageSkew(lines: TessLine[]): number {
  * the working directory. Worker and core scripts resolve from node_modules in Node.
  */
 export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
-  const languages = options.languages ?? 'eng+deu+fra';
+  const languages = options.languages ?? OCR_LANGUAGES;
   const langs = languages.split('+');
   const count = Math.max(1, options.workers ?? Math.max(1, os.availableParallelism() - 1));
   const langPath =

@@ -1,14 +1,12 @@
 /** Reads a policy number out of a labelled value or free text and checks it against the format table. */
-import type { TCountry, TInsuranceType } from '../../../shared/policy.js';
+import { INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
 import { checkFormat } from '../verify/format-check.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { toDigits } from './text.js';
 
-const TYPES: TInsuranceType[] = ['motor', 'travel', 'health'];
-
 /** True when the normalised number passes the format rule of (country, type), or of any type when type is unknown. */
 export function plausiblePolicyNumber(normalised: string, country: TCountry, type?: TInsuranceType): boolean {
-  return (type ? [type] : TYPES).some((t) => checkFormat(normalised, country, t).ok);
+  return (type ? [type] : INSURANCE_TYPES).some((t) => checkFormat(normalised, country, t).ok);
 }
 
 /**

@@ -17,6 +17,7 @@ import { Piscina } from 'piscina';
 import type { InsurerRecord } from '../store/types.js';
 import { ExtractError, fromErrorData } from './errors.js';
 import { overCpu, overMemory, overWall, type ExtractLimits } from './limits.js';
+import { OCR_LANGUAGES } from './ocr-languages.js';
 import type { ExtractResult } from './pipeline.js';
 import type { ExtractTask, ExtractTaskResult, ExtractWorkerData } from './worker.js';
 
@@ -112,7 +113,7 @@ export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool
   const workerData: ExtractWorkerData = {
     rows: options.rows,
     ocrWorkers: options.ocrWorkersPerThread ?? 1,
-    languages: options.languages ?? 'eng+deu+fra',
+    languages: options.languages ?? OCR_LANGUAGES,
     limits,
   };
   const piscina = new Piscina({
