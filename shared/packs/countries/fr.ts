@@ -1,7 +1,6 @@
 /** France: ACPR register (ACAM codes), Fichier des véhicules assurés, SIV plates. */
-import { toDigits, toLetters } from '../lookalikes.js';
 import type { CountryProfile, PlateReading } from '../types.js';
-import { isDigits, isLetters, PLAUSIBLE, reading } from './rules.js';
+import { PLAUSIBLE, readLettersDigitsLetters } from './rules.js';
 
 const L = '[A-Z0-9]';
 const PLATE = new RegExp(`(?<![A-Z0-9])(${L}{2})[- ](${L}{3})[- ](${L}{2})(?![A-Z0-9])`, 'g');
@@ -21,15 +20,5 @@ export const fr = {
     health: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 5, description: "6-20 letters or digits, at least 5 digits (numero d'adherent)", basis: PLAUSIBLE },
   },
   plateFormat: 'SIV, since 2009: AB-123-CD',
-  readPlates(text: string): PlateReading[] {
-    const out: PlateReading[] = [];
-    for (const m of text.toUpperCase().matchAll(PLATE)) {
-      const a = toLetters(m[1]!);
-      const b = toDigits(m[2]!);
-      const c = toLetters(m[3]!);
-      if (!isLetters(a) || !isDigits(b) || !isLetters(c) || !/[0-9]/.test(m[2]!)) continue;
-      out.push(reading(`${a}-${b}-${c}`, m[1]! + m[2]! + m[3]!, a + b + c));
-    }
-    return out;
-  },
+  readPlates: (text: string): PlateReading[] => readLettersDigitsLetters(text, PLATE, (a, b, c) => `${a}-${b}-${c}`),
 } as const satisfies CountryProfile<'fr'>;

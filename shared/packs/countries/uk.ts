@@ -1,7 +1,6 @@
 /** United Kingdom: FCA register, Motor Insurance Database, current-format plates. */
-import { toDigits, toLetters } from '../lookalikes.js';
 import type { CountryProfile, PlateReading } from '../types.js';
-import { isDigits, isLetters, PLAUSIBLE, reading } from './rules.js';
+import { PLAUSIBLE, readLettersDigitsLetters } from './rules.js';
 
 const L = '[A-Z0-9]';
 // Look-alikes are accepted in every position; the position then decides letter or digit.
@@ -22,17 +21,5 @@ export const uk = {
     health: { pattern: /^[A-Z0-9]{6,16}$/, minDigits: 5, description: '6-16 letters or digits, at least 5 digits (membership numbers)', basis: PLAUSIBLE },
   },
   plateFormat: 'two letters, the two-digit age identifier, three letters (2001 on): AB12 CDE',
-  readPlates(text: string): PlateReading[] {
-    const out: PlateReading[] = [];
-    for (const m of text.toUpperCase().matchAll(PLATE)) {
-      const a = toLetters(m[1]!);
-      const b = toDigits(m[2]!);
-      const c = toLetters(m[3]!);
-      if (!isLetters(a) || !isDigits(b) || !isLetters(c)) continue;
-      // Genuine plates mix letters and digits; a run of letters alone is a word, not a misread plate.
-      if (!/[0-9]/.test(m[2]!)) continue;
-      out.push(reading(`${a}${b} ${c}`, m[1]! + m[2]! + m[3]!, a + b + c));
-    }
-    return out;
-  },
+  readPlates: (text: string): PlateReading[] => readLettersDigitsLetters(text, PLATE, (a, b, c) => `${a}${b} ${c}`),
 } as const satisfies CountryProfile<'en'>;
