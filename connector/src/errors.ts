@@ -31,3 +31,11 @@ export class AppError extends Error {
 export function errorBody(code: TErrorCode, message: string): TErrorBody {
   return { error: code, message, code: ERROR_STATUS[code] };
 }
+
+/**
+ * A resource the key does not own. Unknown ids and other keys' ids get this same answer, so whether
+ * an id exists is never revealed to another key.
+ */
+export function notFoundForKey(what: 'job' | 'batch' | 'binding' | 'schedule', id: string): AppError {
+  return new AppError('not_found', `No ${what} ${id} for this API key.`);
+}

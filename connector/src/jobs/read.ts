@@ -4,7 +4,7 @@
  */
 import type { TBatch } from '../../../shared/batch.js';
 import type { TJob } from '../../../shared/job.js';
-import { AppError } from '../errors.js';
+import { notFoundForKey } from '../errors.js';
 import { writebackView } from '../sheets/views.js';
 import type { Store } from '../store/types.js';
 import { waitFor, type Completions } from './completions.js';
@@ -16,9 +16,6 @@ export interface ReadDeps {
   completions: Completions;
 }
 
-// Unknown and foreign ids get the same answer: whether an id exists is not revealed to other keys.
-const notFound = (what: 'job' | 'batch', id: string) => new AppError('not_found', `No ${what} ${id} for this API key.`);
-
 /** The view with `sheet_writeback` when the work had a sheet target (null until a write-back exists). */
 async function withWriteback<T extends object>(view: T, subjectId: string, hasTarget: boolean, deps: ReadDeps): Promise<T> {
   if (!hasTarget) return view;
@@ -29,7 +26,7 @@ async function withWriteback<T extends object>(view: T, subjectId: string, hasTa
 /** `waitS`: seconds to hold a pending job for it to finish (0: answer at once). */
 export async function readJob(keyId: string, id: string, waitS: number, deps: ReadDeps): Promise<TJob> {
   let job = await deps.store.jobs.get(id);
-  if (!job || job.key_id !== keyId) throw notFound('job', id);
+  if (!job || job.key_id !== keyId) throw notFoundForKey('job', id);
   if (waitS > 0 && job.status === 'pending') {
     await waitFor(deps.completions, id, waitS, async () => (await deps.store.jobs.get(id))?.status !== 'pending');
     job = (await deps.store.jobs.get(id))!;
@@ -41,7 +38,7 @@ export async function readJob(keyId: string, id: string, waitS: number, deps: Re
 /** `waitS`: seconds to hold an unfinished batch for it to complete (0: answer at once). */
 export async function readBatch(keyId: string, id: string, waitS: number, deps: ReadDeps): Promise<TBatch> {
   let batch = await deps.store.batches.get(id);
-  if (!batch || batch.key_id !== keyId) throw notFound('batch', id);
+  if (!batch || batch.key_id !== keyId) throw notFoundForKey('batch', id);
   if (waitS > 0 && batch.status !== 'complete') {
     await waitFor(deps.completions, id, waitS, async () => (await deps.store.batches.get(id))?.status === 'complete');
     batch = (await deps.store.batches.get(id))!;

@@ -20,6 +20,7 @@ import { EXTRACTION_COLUMNS, VERIFICATION_COLUMNS, ZSheetTargetSchema } from '..
 import { isCharged, outOfCredits } from '../credits/charge.js';
 import { AppError, errorBody } from '../errors.js';
 import { billingPeriod } from '../credits/period.js';
+import { parseOrRefuse } from '../parse.js';
 import type { SheetBindings } from '../sheets/bindings.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
@@ -72,15 +73,11 @@ const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowP
 async function checkSheetTarget(raw: unknown, key: ApiKeyRecord, deps: SubmitDeps, allowed: readonly string[]): Promise<string | null> {
   if (raw === undefined || raw === null) return null;
   if (!deps.sheetBindings) throw new AppError('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.');
-  const parsed = ZSheetTargetSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AppError('invalid_request', `sheet_target.${issue.path.join('.')}: ${issue.message}`);
-  }
-  const unknown = Object.keys(parsed.data.columns).filter((f) => !allowed.includes(f));
+  const target = parseOrRefuse(ZSheetTargetSchema, raw, 'sheet_target');
+  const unknown = Object.keys(target.columns).filter((f) => !allowed.includes(f));
   if (unknown.length) throw new AppError('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use ${allowed.join(', ')}.`);
-  await deps.sheetBindings.require(key.id, parsed.data.spreadsheet_id);
-  return JSON.stringify(parsed.data);
+  await deps.sheetBindings.require(key.id, target.spreadsheet_id);
+  return JSON.stringify(target);
 }
 
 /** POST /api/v1/verify/async. */

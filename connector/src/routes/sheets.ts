@@ -2,23 +2,16 @@
  * Sheets: the service account to share sheets with, spreadsheet bindings (docs/sheets-binding.md)
  * and scheduled dataset refreshes into bound spreadsheets.
  */
-import type { z } from 'zod';
 import { ZScheduleRequestSchema, ZSheetBindingRequestSchema } from '../../../shared/sheets.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
+import { parseOrRefuse } from '../parse.js';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules } from '../sheets/schedules.js';
 import { bindingView, issuedBindingView } from '../sheets/views.js';
 import type { KeyedRoute } from './types.js';
 
 const notConfigured = () => new AppError('service_unavailable', 'Google Sheets is not configured on this connector (no GOOGLE_APPLICATION_CREDENTIALS).');
-
-function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new AppError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`);
-}
 
 export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
   const sheets = () => {
@@ -48,7 +41,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       unstored: true,
       handlers: [
         async (req, res) => {
-          const body = parse(ZSheetBindingRequestSchema, req.body);
+          const body = parseOrRefuse(ZSheetBindingRequestSchema, req.body);
           const { binding, token } = await sheets().bindings.issue(currentKey(res).id, body.spreadsheet_id);
           res.status(201).json(issuedBindingView(binding, token));
         },
@@ -98,7 +91,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
         requireScope('datasets'),
         async (req, res) => {
           const { bindings, schedules } = sheets();
-          const body = parse(ZScheduleRequestSchema, req.body);
+          const body = parseOrRefuse(ZScheduleRequestSchema, req.body);
           res.status(201).json(await createSchedule(currentKey(res).id, body, { store: ctx.store, bindings, notify: () => schedules.notify(), now: ctx.now }));
         },
       ],

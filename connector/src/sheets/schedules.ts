@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { TSchedule, TScheduleRequest } from '../../../shared/sheets.js';
-import { AppError } from '../errors.js';
+import { AppError, notFoundForKey } from '../errors.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import type { SheetBindings } from './bindings.js';
 import { scheduleView } from './views.js';
@@ -20,9 +20,6 @@ export interface ScheduleDeps {
 
 /** How many of a schedule's latest runs its view shows. */
 const RUNS_SHOWN = 20;
-
-// Unknown ids and other keys' schedules get the same answer: whether an id exists is not revealed.
-const notFound = (id: string) => new AppError('not_found', `No schedule ${id} for this API key.`);
 
 async function view(store: Pick<Store, 'schedules'>, s: ScheduleRecord): Promise<TSchedule> {
   return scheduleView(s, await store.schedules.runs(s.id, RUNS_SHOWN));
@@ -55,10 +52,10 @@ export async function listSchedules(keyId: string, store: Pick<Store, 'schedules
 
 export async function getSchedule(keyId: string, id: string, store: Pick<Store, 'schedules'>): Promise<TSchedule> {
   const s = await store.schedules.get(id);
-  if (!s || s.key_id !== keyId) throw notFound(id);
+  if (!s || s.key_id !== keyId) throw notFoundForKey('schedule', id);
   return view(store, s);
 }
 
 export async function deleteSchedule(keyId: string, id: string, store: Pick<Store, 'schedules'>): Promise<void> {
-  if (!(await store.schedules.delete(id, keyId))) throw notFound(id);
+  if (!(await store.schedules.delete(id, keyId))) throw notFoundForKey('schedule', id);
 }
