@@ -61,6 +61,11 @@ async function requireDocumentRoom(key: ApiKeyRecord, deps: SubmitDeps): Promise
   );
 }
 
+/** A job's credit: one reserved on a live key, settled when the job finishes; nothing on a sandbox key. */
+function jobReservation(key: ApiKeyRecord, id: string, now: Date): Reservation | null {
+  return isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
+}
+
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
 
 const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
@@ -91,7 +96,6 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
 
   const now = deps.now();
   const id = crypto.randomUUID();
-  const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
   const outcome = await deps.store.jobs.create(
     {
       id,
@@ -103,7 +107,7 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
       created_at: now.toISOString(),
       ...(document ? { document } : {}),
     },
-    reserve,
+    jobReservation(key, id, now),
   );
   if (!outcome.ok) throw outOfCredits(outcome.balance, 1, now);
   deps.notify();
@@ -143,10 +147,9 @@ export async function submitExtraction(
   await requireDocumentRoom(key, deps);
   const now = deps.now();
   const id = crypto.randomUUID();
-  const reserve: Reservation | null = isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
   const outcome = await deps.store.jobs.create(
     { id, key_id: key.id, kind: 'extraction', payload: '{}', webhook_url: webhook, sheet_target: sheet, created_at: now.toISOString(), document: file },
-    reserve,
+    jobReservation(key, id, now),
   );
   if (!outcome.ok) throw outOfCredits(outcome.balance, 1, now);
   deps.notify();
