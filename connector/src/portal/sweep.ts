@@ -1,6 +1,6 @@
 /** Deactivates free-plan keys never used within 7 days of creation; runs at start, then on an interval. */
 import { SANDBOX_KEY_NAME } from '../demo/seed.js';
-import { PollingLoops } from '../jobs/polling.js';
+import { PollingLoops } from '../polling-loops.js';
 import type { Logger } from '../logger.js';
 import type { PortalStore } from '../store/types.js';
 
