@@ -73,11 +73,9 @@ interface Allowed {
  * longer matches a breaking import fails the test, so it is deleted once the import is gone.
  */
 const ALLOWED: Allowed[] = [
-  // arch-store fixes: the SQLite dataset search builds its FTS query with the domain's parser (also a store <-> datasets folder circle).
-  { from: 'connector/src/store/sqlite/datasets.ts', to: 'connector/src/datasets/search-query.ts', why: 'arch-store fixes' },
-  // arch-store fixes: the PostgreSQL backend takes the Migration type from the SQLite one.
-  { from: 'connector/src/store/postgres/db.ts', to: 'connector/src/store/sqlite/migrations.ts', why: 'arch-store fixes' },
-  { from: 'connector/src/store/postgres/migrations.ts', to: 'connector/src/store/sqlite/migrations.ts', why: 'arch-store fixes' },
+  // Empty since arch-store's merge removed store/sqlite/datasets.ts -> datasets/search-query.ts and
+  // store/postgres/ -> store/sqlite/migrations.ts. An entry looks like:
+  // { from: 'connector/src/store/sqlite/datasets.ts', to: 'connector/src/datasets/search-query.ts', why: 'arch-store fixes' },
 ];
 
 const isAllowed = (from: string, to: string) => ALLOWED.some((a) => a.from === from && a.to === to);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toIsoDate } from '../../connector/src/datasets/dates.js';
 import { readCsvSeries, readJsonSeries, SeriesFormatError, stepToMonthEnd } from '../../connector/src/datasets/read-series.js';
-import { searchTerms, toFtsQuery } from '../../connector/src/datasets/search-query.js';
+import { searchTerms } from '../../connector/src/datasets/search-query.js';
+import { toFtsQuery } from '../../connector/src/store/sqlite/datasets.js';
 
 describe('toIsoDate', () => {
   it('keeps full dates and turns period labels into the first day of the period', () => {

@@ -35,7 +35,7 @@ const newKey = (id: string, allowance = 3) => ({
 
 /**
  * SQLite-only specifics. Behaviour every backend shares (credits, idempotency, insurers, keys, ...)
- * is in the storage contract suite, test/store/contract.test.ts.
+ * is in the storage contract suite, test/store/contract/ (one file per section).
  */
 describe('SQLite store', () => {
   it('creates a WAL database file with every migration recorded, and reopens without reapplying', async () => {

@@ -13,8 +13,3 @@ export function searchTerms(text: string): string[] | null {
     .slice(0, 12);
   return words.length === 0 ? null : words;
 }
-
-/** FTS5: every term a quoted prefix term, all required. */
-export function toFtsQuery(terms: string[]): string {
-  return terms.map((w) => `"${w}"*`).join(' AND ');
-}

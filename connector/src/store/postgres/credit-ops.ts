@@ -5,7 +5,7 @@
  * lock and re-checks `balance >= amount` against the committed row, so no interleaving can
  * overdraw a key.
  */
-import type { LedgerEntry } from '../types.js';
+import type { LedgerEntry } from '../types/credits.js';
 import { one, type Queryable } from './db.js';
 
 export async function writeLedger(c: Queryable, keyId: string, delta: number, reason: LedgerEntry['reason'], ref: string | null, balanceAfter: number, at: string): Promise<void> {

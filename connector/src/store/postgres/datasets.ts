@@ -6,7 +6,7 @@
  * folding happens here in JS for both the indexed text and the terms, rather than with the
  * `unaccent` extension, which needs a superuser to install.
  */
-import type { DatasetStore, SeriesPoint } from '../types.js';
+import type { DatasetStore, SeriesPoint } from '../types/datasets.js';
 import { all, one, tx, type Db } from './db.js';
 import { toDataset } from './rows.js';
 

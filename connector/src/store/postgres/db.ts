@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import type { Row } from '../rows.js';
-import type { Migration } from '../sqlite/migrations.js';
+import type { Migration } from '../migration.js';
 
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;

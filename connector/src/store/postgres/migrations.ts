@@ -6,7 +6,7 @@
  * timestamps (timestamptz), dates, booleans, jsonb and arrays where SQLite keeps text; a tsvector
  * column instead of the FTS5 table. The row mappers turn them back into the interface's shapes.
  */
-import type { Migration } from '../sqlite/migrations.js';
+import type { Migration } from '../migration.js';
 
 export const PG_MIGRATIONS: Migration[] = [
   {

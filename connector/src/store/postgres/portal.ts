@@ -1,5 +1,5 @@
 /** Key portal storage in PostgreSQL: e-mail activation requests and the unused-key sweep. */
-import type { ConsumeOutcome, PortalStore } from '../types.js';
+import type { ConsumeOutcome, PortalStore } from '../types/portal.js';
 import { all, one, type Db } from './db.js';
 import { toRequest } from './rows.js';
 

@@ -1,7 +1,17 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
-import type { ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types.js';
-import { all, changed, one, tx, type Db } from './db.js';
+import type { NewWriteback, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { toBinding, toWriteback, toSchedule } from './rows.js';
+
+/** Queues a write-back; run inside the transaction that finishes the job or batch whose results it carries. */
+export async function enqueueWriteback(c: Tx, w: NewWriteback | null | undefined): Promise<void> {
+  if (!w) return;
+  await c.query(
+    `INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)`,
+    [w.id, w.key_id, w.subject_type, w.subject_id, w.kind, w.spreadsheet_id, w.target, w.rows, w.created_at],
+  );
+}
 
 export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   return {

@@ -1,13 +1,15 @@
 /**
- * Jobs, batches and the webhook outbox in PostgreSQL. Work is claimed with FOR UPDATE SKIP
- * LOCKED, so instances polling at once each take a different row without waiting on each other;
- * every state change that matters to a customer (result, credit settlement, outbox row) happens in
- * one transaction guarded by the current state and lease owner, so work is finished once.
+ * Jobs and batches in PostgreSQL. Work is claimed with FOR UPDATE SKIP LOCKED, so instances
+ * polling at once each take a different row without waiting on each other; every state change
+ * that matters to a customer (result, credit settlement, outbox row, write-back) happens in one
+ * transaction guarded by the current state and lease owner, so work is finished once.
  */
-import type { AttemptRecord, BatchStore, JobStore, NewOutbox, NewWriteback, OutboxStore, Reservation, SubmitOutcome } from '../types.js';
+import type { BatchStore, JobStore, Reservation, SubmitOutcome } from '../types/work.js';
 import { currentBalance, debit, refund } from './credit-ops.js';
-import { all, changed, one, tx, type Db, type Row, type Tx } from './db.js';
-import { str, toBatch, toItem, toJob, toOutbox } from './rows.js';
+import { all, changed, one, tx, type Db, type Tx } from './db.js';
+import { enqueueDelivery } from './outbox.js';
+import { toBatch, toItem, toJob } from './rows.js';
+import { enqueueWriteback } from './sheets.js';
 
 const JOB_COLS = 'jobs.*, (SELECT octet_length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
 
@@ -17,24 +19,7 @@ async function reserve(c: Tx, keyId: string, r: Reservation | null, at: string):
   return balance === null ? { ok: false, balance: await currentBalance(c, keyId) } : { ok: true };
 }
 
-async function enqueue(c: Tx, o: NewOutbox | null): Promise<void> {
-  if (!o) return;
-  await c.query(
-    `INSERT INTO webhook_outbox (id, key_id, url, event_type, subject_id, body, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
-    [o.id, o.key_id, o.url, o.event_type, o.subject_id, o.body, o.created_at],
-  );
-}
-
-export async function insertWriteback(c: Tx, w: NewWriteback | null | undefined): Promise<void> {
-  if (!w) return;
-  await c.query(
-    `INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $9)`,
-    [w.id, w.key_id, w.subject_type, w.subject_id, w.kind, w.spreadsheet_id, w.target, w.rows, w.created_at],
-  );
-}
-
-export function workStores(db: Db): { jobs: JobStore; batches: BatchStore; outbox: OutboxStore } {
+export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
   return {
     jobs: {
       async pendingCount(kind) {
@@ -87,8 +72,8 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore; outbo
           );
           if (!row) return false;
           await refund(c, row.key_id, f.settlement.refund, f.settlement.ref, f.at);
-          await enqueue(c, f.outbox);
-          await insertWriteback(c, f.writeback);
+          await enqueueDelivery(c, f.outbox);
+          await enqueueWriteback(c, f.writeback);
           return true;
         });
       },
@@ -173,62 +158,13 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore; outbo
             [id, owner, at],
           );
           if (n === 0) return false;
-          await enqueue(c, outbox);
-          await insertWriteback(c, writeback);
+          await enqueueDelivery(c, outbox);
+          await enqueueWriteback(c, writeback);
           return true;
         });
       },
       async release(id, owner, retry) {
         await db.query("UPDATE batches SET lease_owner = NULL, lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'", [id, owner, retry]);
-      },
-    },
-    outbox: {
-      async lease(now, until) {
-        const r = await one(
-          db,
-          `UPDATE webhook_outbox SET lease_until = $2
-           WHERE id = (SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-                       ORDER BY next_attempt_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [now, until],
-        );
-        return r ? toOutbox(r) : null;
-      },
-      async recordAttempt(id, a, next) {
-        await tx(db, async (c) => {
-          await c.query(
-            'INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING',
-            [id, a.attempt, a.at, a.status, a.error, a.duration_ms],
-          );
-          await c.query(
-            `UPDATE webhook_outbox SET status = $2, attempts = $3, next_attempt_at = coalesce($4, next_attempt_at), lease_until = NULL,
-               last_status = $5, last_error = $6, delivered_at = CASE WHEN $2 = 'delivered' THEN $7 ELSE delivered_at END WHERE id = $1`,
-            [id, next.status, a.attempt, next.next_attempt_at, a.status, a.error, a.at],
-          );
-        });
-      },
-      async get(id) {
-        const r = await one(db, 'SELECT * FROM webhook_outbox WHERE id = $1', [id]);
-        return r ? toOutbox(r) : null;
-      },
-      async list(keyId, page) {
-        const rows = (await all(db, 'SELECT * FROM webhook_outbox WHERE key_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [keyId, page.limit, page.offset])).map(toOutbox);
-        const attempts = await all<Row>(
-          db,
-          'SELECT delivery_id, attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
-          [rows.map((r) => r.id)],
-        );
-        const byDelivery = new Map<string, AttemptRecord[]>();
-        for (const a of attempts) {
-          const list = byDelivery.get(a.delivery_id as string) ?? [];
-          list.push({ attempt: a.attempt as number, at: a.at as string, status: (a.status as number | null) ?? null, error: str(a.error), duration_ms: a.duration_ms as number });
-          byDelivery.set(a.delivery_id as string, list);
-        }
-        const total = (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM webhook_outbox WHERE key_id = $1', [keyId]))!.n;
-        return { items: rows.map((r) => ({ ...r, attempt_log: byDelivery.get(r.id) ?? [] })), total };
-      },
-      async forSubject(subjectId) {
-        return (await all(db, 'SELECT * FROM webhook_outbox WHERE subject_id = $1 ORDER BY created_at, id', [subjectId])).map(toOutbox);
       },
     },
   };

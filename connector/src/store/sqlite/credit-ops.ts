@@ -1,6 +1,6 @@
 /** Credit statements shared by the store's transactions: period rollover, conditional debit, refund. */
-import type Database from 'better-sqlite3';
-import type { LedgerEntry } from '../types.js';
+import type { LedgerEntry } from '../types/credits.js';
+import type { Db } from './db.js';
 
 export interface CreditOps {
   /** Resets the balance to the allowance when `period` is newer than the key's; call inside a transaction. */
@@ -12,7 +12,7 @@ export interface CreditOps {
   balance(keyId: string): number;
 }
 
-export function creditOps(db: Database.Database): CreditOps {
+export function creditOps(db: Db): CreditOps {
   const q = {
     rollover: db.prepare('UPDATE api_keys SET balance = allowance, period = @period WHERE id = @id AND period < @period RETURNING balance'),
     debit: db.prepare('UPDATE api_keys SET balance = balance - @amount WHERE id = @id AND balance >= @amount RETURNING balance'),

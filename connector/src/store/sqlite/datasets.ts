@@ -1,10 +1,15 @@
 /** The dataset catalogue in SQLite: metadata, an FTS5 index over it, and clustered series points. */
 import type Database from 'better-sqlite3';
-import { toFtsQuery } from '../../datasets/search-query.js';
-import type { DatasetMeta, DatasetStore, SeriesPoint } from '../types.js';
+import type { DatasetMeta, DatasetStore, SeriesPoint } from '../types/datasets.js';
+import type { Db } from './db.js';
 import { toDataset, type Row } from './rows.js';
 
-export function datasetStore(db: Database.Database): DatasetStore {
+/** FTS5: every term a quoted prefix term, all required (terms are letters and digits only, datasets/search-query.ts). */
+export function toFtsQuery(terms: string[]): string {
+  return terms.map((w) => `"${w}"*`).join(' AND ');
+}
+
+export function datasetStore(db: Db): DatasetStore {
   const q = {
     upsert: db.prepare(`INSERT INTO datasets (slug, title, description, category, source, source_url, licence, cadence, unit, refresh, updated_at)
       VALUES (@slug, @title, @description, @category, @source, @source_url, @licence, @cadence, @unit, @refresh, @at)

@@ -2,11 +2,7 @@
  * Schema migrations for the SQLite store, applied in order inside one transaction each and
  * recorded in `schema_migrations`. Append only: never edit a migration that has shipped.
  */
-export interface Migration {
-  id: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from '../migration.js';
 
 export const MIGRATIONS: Migration[] = [
   {

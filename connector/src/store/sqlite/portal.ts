@@ -1,9 +1,9 @@
 /** Key portal storage in SQLite: e-mail activation requests and the unused-key sweep. */
-import type Database from 'better-sqlite3';
-import type { ConsumeOutcome, PortalStore } from '../types.js';
+import type { ConsumeOutcome, PortalStore } from '../types/portal.js';
+import type { Db } from './db.js';
 import { toRequest, type Row } from './rows.js';
 
-export function portalStore(db: Database.Database): PortalStore {
+export function portalStore(db: Db): PortalStore {
   const q = {
     insert: db.prepare(`INSERT INTO portal_key_requests (id, email, mode, token_hash, created_at, expires_at)
       VALUES (@id, @email, @mode, @token_hash, @created_at, @expires_at)`),

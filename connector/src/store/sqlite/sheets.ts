@@ -1,9 +1,18 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
-import type Database from 'better-sqlite3';
-import type { ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types.js';
+import type { NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import type { Db } from './db.js';
 import { toBinding, toWriteback, type Row } from './rows.js';
 
-export function sheetStores(db: Database.Database): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
+/** Queues a write-back; run inside the transaction that finishes the job or batch whose results it carries. */
+export function writebackEnqueuer(db: Db): (w: NewWriteback | null | undefined) => void {
+  const insert = db.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+      VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`);
+  return (w) => {
+    if (w) insert.run(w);
+  };
+}
+
+export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   const q = {
     firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
       ORDER BY next_attempt_at, id LIMIT 1`),

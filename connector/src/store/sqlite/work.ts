@@ -1,14 +1,18 @@
 /**
- * Jobs, batches and the webhook outbox in SQLite. Every state change that matters to a customer
- * (result, credit settlement, outbox row) happens in one immediate transaction guarded by the
- * current state and lease owner, so work is finished once even if two workers raced for it.
+ * Jobs and batches in SQLite. Every state change that matters to a customer (result, credit
+ * settlement, outbox row, write-back) happens in one immediate transaction guarded by the current
+ * state and lease owner, so work is finished once even if two workers raced for it.
  */
-import type Database from 'better-sqlite3';
-import type { AttemptRecord, BatchStore, JobStore, NewOutbox, NewWriteback, OutboxRecord, OutboxStore, Reservation, Settlement, SubmitOutcome } from '../types.js';
+import type { NewOutbox } from '../types/outbox.js';
+import type { NewWriteback } from '../types/sheets.js';
+import type { BatchStore, JobStore, Reservation, Settlement, SubmitOutcome } from '../types/work.js';
 import type { CreditOps } from './credit-ops.js';
-import { toBatch, toItem, toJob, toOutbox, type Row } from './rows.js';
+import type { Db } from './db.js';
+import { deliveryEnqueuer } from './outbox.js';
+import { toBatch, toItem, toJob, type Row } from './rows.js';
+import { writebackEnqueuer } from './sheets.js';
 
-export function workStores(db: Database.Database, credits: CreditOps): { jobs: JobStore; batches: BatchStore; outbox: OutboxStore } {
+export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batches: BatchStore } {
   const JOB_COLS = 'jobs.*, (SELECT length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
   const q = {
     jobInsert: db.prepare(`INSERT INTO jobs (id, key_id, kind, payload, webhook_url, sheet_target, reserved, created_at, updated_at)
@@ -29,8 +33,6 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
     batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at)
       VALUES (@id, @key_id, @total, @done, @webhook_url, @sheet_target, @created_at, @created_at)`),
-    writebackInsert: db.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
-      VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`),
     itemInsert: db.prepare(`INSERT INTO batch_items (batch_id, idx, policy_number, input, state, result, error, reserved)
       VALUES (@batch_id, @idx, @policy_number, @input, @state, @result, @error, @reserved)`),
     batchGet: db.prepare('SELECT * FROM batches WHERE id = ?'),
@@ -47,20 +49,6 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
       WHERE id = @id AND lease_owner = @owner AND status != 'complete'
         AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = @id AND state = 'pending')`),
     batchRelease: db.prepare("UPDATE batches SET lease_owner = NULL, lease_until = @retry WHERE id = @id AND lease_owner = @owner AND status != 'complete'"),
-    outboxInsert: db.prepare(`INSERT INTO webhook_outbox (id, key_id, url, event_type, subject_id, body, next_attempt_at, created_at)
-      VALUES (@id, @key_id, @url, @event_type, @subject_id, @body, @created_at, @created_at)`),
-    outboxLease: db.prepare(`UPDATE webhook_outbox SET lease_until = @until
-      WHERE id = (SELECT id FROM webhook_outbox WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-                  ORDER BY next_attempt_at, id LIMIT 1)
-      RETURNING *`),
-    outboxGet: db.prepare('SELECT * FROM webhook_outbox WHERE id = ?'),
-    outboxUpdate: db.prepare(`UPDATE webhook_outbox SET status = @status, attempts = @attempt, next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL,
-      last_status = @last_status, last_error = @last_error, delivered_at = CASE WHEN @status = 'delivered' THEN @at ELSE delivered_at END WHERE id = @id`),
-    attemptInsert: db.prepare('INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)'),
-    attemptsGet: db.prepare('SELECT attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
-    outboxList: db.prepare('SELECT * FROM webhook_outbox WHERE key_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?'),
-    outboxCount: db.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE key_id = ?'),
-    outboxForSubject: db.prepare('SELECT * FROM webhook_outbox WHERE subject_id = ? ORDER BY created_at, id'),
   };
 
   function reserve(keyId: string, r: Reservation | null, at: string): SubmitOutcome {
@@ -73,9 +61,8 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     credits.refund(keyId, s.refund, s.ref, at);
   }
 
-  function enqueue(o: NewOutbox | null): void {
-    if (o) q.outboxInsert.run(o);
-  }
+  const enqueue = deliveryEnqueuer(db);
+  const enqueueWriteback = writebackEnqueuer(db);
 
   const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null): SubmitOutcome => {
     const reserved = reserve(job.key_id, r, job.created_at);
@@ -92,7 +79,7 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
     if (!row) return false;
     settle(row.key_id, f.settlement, f.at);
     enqueue(f.outbox);
-    if (f.writeback) q.writebackInsert.run(f.writeback);
+    enqueueWriteback(f.writeback);
     return true;
   });
 
@@ -118,19 +105,13 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
   const batchComplete = db.transaction((id: string, owner: string, outbox: NewOutbox | null, at: string, writeback: NewWriteback | null): boolean => {
     if (q.batchComplete.run({ id, owner, at }).changes === 0) return false;
     enqueue(outbox);
-    if (writeback) q.writebackInsert.run(writeback);
+    enqueueWriteback(writeback);
     return true;
   });
 
   // Lease statements run in immediate transactions so two processes can't claim the same row.
   const jobLease = db.transaction((p: { owner: string; now: string; until: string }) => q.jobLease.get(p) as { id: string } | undefined);
   const batchLease = db.transaction((p: { owner: string; now: string; until: string }) => q.batchLease.get(p) as Row | undefined);
-  const outboxLease = db.transaction((p: { now: string; until: string }) => q.outboxLease.get(p) as Row | undefined);
-
-  const recordAttempt = db.transaction((id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
-    q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
-    q.outboxUpdate.run({ id, status: next.status, attempt: a.attempt, next: next.next_attempt_at, last_status: a.status, last_error: a.error, at: a.at });
-  });
 
   return {
     jobs: {
@@ -191,29 +172,6 @@ export function workStores(db: Database.Database, credits: CreditOps): { jobs: J
       },
       async release(id, owner, retry) {
         q.batchRelease.run({ id, owner, retry });
-      },
-    },
-    outbox: {
-      async lease(now, until) {
-        const r = outboxLease.immediate({ now, until });
-        return r ? toOutbox(r) : null;
-      },
-      async recordAttempt(id, attempt, next) {
-        recordAttempt.immediate(id, attempt, next);
-      },
-      async get(id) {
-        const r = q.outboxGet.get(id) as Row | undefined;
-        return r ? toOutbox(r) : null;
-      },
-      async list(keyId, page) {
-        const rows = (q.outboxList.all(keyId, page.limit, page.offset) as Row[]).map(toOutbox);
-        return {
-          items: rows.map((r) => ({ ...r, attempt_log: q.attemptsGet.all(r.id) as AttemptRecord[] })),
-          total: (q.outboxCount.get(keyId) as { n: number }).n,
-        };
-      },
-      async forSubject(subjectId) {
-        return (q.outboxForSubject.all(subjectId) as Row[]).map(toOutbox);
       },
     },
   };

@@ -1,0 +1,113 @@
+/** Storage of Sheets work: write-backs of results, dataset refresh schedules, and spreadsheet bindings. */
+
+/** One result to place: the policy number that identifies its row, and cell values by column letter. */
+export interface WritebackRow {
+  policy_number: string;
+  cells: Record<string, string | number>;
+  /** Extraction results may add a row when their policy number is not in the sheet yet. */
+  append_if_missing: boolean;
+}
+
+export interface NewWriteback {
+  id: string;
+  key_id: string;
+  subject_type: 'job' | 'batch';
+  subject_id: string;
+  kind: 'verification' | 'extraction';
+  spreadsheet_id: string;
+  /** JSON text of the TSheetTarget. */
+  target: string;
+  /** JSON text of WritebackRow[]. */
+  rows: string;
+  created_at: string;
+}
+
+export interface WritebackRecord extends NewWriteback {
+  status: 'pending' | 'written' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  written: number;
+  missing: string[];
+  last_error: string | null;
+  updated_at: string;
+}
+
+export interface WritebackStore {
+  /** Claims every due pending write-back of the spreadsheet whose write-back is due first. */
+  leaseSpreadsheet(now: string, until: string): Promise<WritebackRecord[]>;
+  finish(id: string, outcome: { status: WritebackRecord['status']; written: number; missing: string[]; error: string | null; next_attempt_at: string | null }, at: string): Promise<void>;
+  forSubject(subjectId: string): Promise<WritebackRecord | null>;
+}
+
+export interface ScheduleRecord {
+  id: string;
+  key_id: string;
+  dataset: string;
+  spreadsheet_id: string;
+  sheet_name: string;
+  cadence: 'hourly' | 'daily' | 'weekly';
+  point_limit: number;
+  next_run_at: string;
+  running_until: string | null;
+  created_at: string;
+}
+
+export interface ScheduleRunRecord {
+  started_at: string;
+  finished_at: string | null;
+  status: 'running' | 'ok' | 'failed';
+  rows: number | null;
+  error: string | null;
+}
+
+export interface ScheduleStore {
+  create(s: Omit<ScheduleRecord, 'running_until'>): Promise<void>;
+  get(id: string): Promise<ScheduleRecord | null>;
+  list(keyId: string): Promise<ScheduleRecord[]>;
+  delete(id: string, keyId: string): Promise<boolean>;
+  /**
+   * Claims one due schedule not already running (a run holds it until `until`), recording the
+   * run as started. A schedule is never claimed twice at once.
+   */
+  leaseDue(now: string, until: string): Promise<ScheduleRecord | null>;
+  /** Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods are not replayed). */
+  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<void>;
+  runs(id: string, limit: number): Promise<ScheduleRunRecord[]>;
+}
+
+/**
+ * A key's permission to write into one spreadsheet, proved by an editor who wrote the binding
+ * token into the spreadsheet's developer metadata (docs/sheets-binding.md). One per key and
+ * spreadsheet.
+ */
+export interface SheetBindingRecord {
+  id: string;
+  key_id: string;
+  spreadsheet_id: string;
+  /** SHA-256 of the binding token, hex: the token is shown once, at issue, and never stored. */
+  token_hash: string;
+  status: 'pending' | 'active';
+  created_at: string;
+  /** When this token was last found in the spreadsheet; null until then. */
+  verified_at: string | null;
+}
+
+export interface SheetBindingStore {
+  /**
+   * Creates the binding of (key, spreadsheet), or gives the existing one (same id) this token:
+   * back to pending with verified_at null, so the old token no longer counts.
+   */
+  issue(b: { id: string; key_id: string; spreadsheet_id: string; token_hash: string; created_at: string }): Promise<SheetBindingRecord>;
+  get(id: string): Promise<SheetBindingRecord | null>;
+  find(keyId: string, spreadsheetId: string): Promise<SheetBindingRecord | null>;
+  /** The key's bindings, by created_at then id. */
+  list(keyId: string): Promise<SheetBindingRecord[]>;
+  /**
+   * Records a check of token `tokenHash` started at `checkedAt`: found -> active, verified_at =
+   * checkedAt; not found -> pending. Ignored (false) when the token was replaced meanwhile or a
+   * check that started later was already recorded, so a slow stale answer never wins.
+   */
+  recordCheck(id: string, tokenHash: string, found: boolean, checkedAt: string): Promise<boolean>;
+  /** Removes the binding if it belongs to `keyId`. */
+  delete(id: string, keyId: string): Promise<boolean>;
+}

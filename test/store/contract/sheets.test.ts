@@ -1,0 +1,230 @@
+/** Storage contract, Sheets (store/types/sheets.ts): write-backs, refresh schedules, spreadsheet bindings. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../connector/src/store/types.js';
+import { at, writebackRow, dataset, schedule, byId, count } from './fixtures.js';
+import { storeContract } from './harness.js';
+
+storeContract((t) => {
+  let store: Store;
+  beforeEach(() => {
+    store = t.store;
+  });
+  const { key, finishedJob, completedBatch } = t;
+
+  describe('writebacks', () => {
+    beforeEach(async () => {
+      await key('k1');
+    });
+
+    it('leaseSpreadsheet claims every due row of the first-due spreadsheet; not again while leased; finish', async () => {
+      await finishedJob('jA', { writeback: writebackRow('wA', { subject_id: 'jA', spreadsheet_id: 'S1', created_at: at(10) }) });
+      await finishedJob('jB', { writeback: writebackRow('wB', { subject_id: 'jB', spreadsheet_id: 'S2', created_at: at(20) }) });
+      await finishedJob('jC', { writeback: writebackRow('wC', { subject_id: 'jC', spreadsheet_id: 'S1', created_at: at(30), kind: 'extraction' }) });
+      await finishedJob('jD', { writeback: writebackRow('wD', { subject_id: 'jD', spreadsheet_id: 'S1', created_at: at(500) }) });
+      expect(await store.writebacks.leaseSpreadsheet(at(5), at(65))).toEqual([]);
+
+      const first = byId(await store.writebacks.leaseSpreadsheet(at(40), at(100)));
+      expect(first.map((w) => w.id)).toEqual(['wA', 'wC']);
+      expect(first[0]).toEqual({
+        ...writebackRow('wA', { subject_id: 'jA', spreadsheet_id: 'S1', created_at: at(10) }),
+        status: 'pending',
+        attempts: 1,
+        next_attempt_at: at(10),
+        written: 0,
+        missing: [],
+        last_error: null,
+        updated_at: expect.any(String),
+      });
+      expect(first[1]).toMatchObject({ kind: 'extraction', attempts: 1 });
+      expect((await store.writebacks.leaseSpreadsheet(at(40), at(100))).map((w) => w.id)).toEqual(['wB']);
+      expect(await store.writebacks.leaseSpreadsheet(at(40), at(100))).toEqual([]);
+
+      await store.writebacks.finish('wA', { status: 'written', written: 3, missing: ['P9', 'P10'], error: null, next_attempt_at: null }, at(45));
+      expect(await store.writebacks.forSubject('jA')).toMatchObject({ id: 'wA', status: 'written', written: 3, missing: ['P9', 'P10'], last_error: null, next_attempt_at: at(10), updated_at: at(45), attempts: 1 });
+      await store.writebacks.finish('wC', { status: 'pending', written: 0, missing: [], error: 'quota exceeded', next_attempt_at: at(300) }, at(46));
+      expect(await store.writebacks.forSubject('jC')).toMatchObject({ status: 'pending', last_error: 'quota exceeded', next_attempt_at: at(300), updated_at: at(46) });
+
+      // At 200: wB's lease (100) passed; wC waits until 300, wD until 500.
+      expect(await store.writebacks.leaseSpreadsheet(at(200), at(260))).toMatchObject([{ id: 'wB', attempts: 2 }]);
+      expect(await store.writebacks.leaseSpreadsheet(at(200), at(260))).toEqual([]);
+      // At 600: wB (due since 20, lease passed) comes first, then S1 with wC and wD together.
+      expect((await store.writebacks.leaseSpreadsheet(at(600), at(700))).map((w) => w.id)).toEqual(['wB']);
+      const s1 = byId(await store.writebacks.leaseSpreadsheet(at(600), at(700)));
+      expect(s1.map((w) => [w.id, w.attempts])).toEqual([['wC', 2], ['wD', 1]]);
+      await store.writebacks.finish('wB', { status: 'failed', written: 0, missing: [], error: 'spreadsheet not found', next_attempt_at: null }, at(601));
+      expect(await store.writebacks.forSubject('jB')).toMatchObject({ status: 'failed', last_error: 'spreadsheet not found' });
+      // Written and failed write-backs are never leased again.
+      expect(await store.writebacks.leaseSpreadsheet(at(10_000), at(10_060))).toMatchObject([{ id: expect.stringMatching(/^w[CD]$/) }, { id: expect.stringMatching(/^w[CD]$/) }]);
+      expect(await store.writebacks.leaseSpreadsheet(at(10_000), at(10_060))).toEqual([]);
+    });
+
+    it('forSubject returns the latest write-back of a subject, or null', async () => {
+      await finishedJob('j1', { writeback: writebackRow('w1', { subject_id: 'X1', created_at: at(10) }) });
+      await completedBatch('b1', writebackRow('w2', { subject_type: 'batch', subject_id: 'X1', created_at: at(20), spreadsheet_id: 'S9' }));
+      await completedBatch('b2', writebackRow('w3', { subject_type: 'batch', subject_id: 'b2', created_at: at(15) }));
+      expect(await store.writebacks.forSubject('X1')).toMatchObject({ id: 'w2', subject_type: 'batch', spreadsheet_id: 'S9', created_at: at(20) });
+      expect((await store.writebacks.forSubject('b2'))?.id).toBe('w3');
+      expect(await store.writebacks.forSubject('none')).toBeNull();
+    });
+
+    it('CONCURRENCY: concurrent leases hand out each write-back once, one spreadsheet per claim', async () => {
+      for (let i = 0; i < 6; i++) {
+        await finishedJob(`j${i}`, { writeback: writebackRow(`w${i}`, { subject_id: `j${i}`, spreadsheet_id: `S${i % 3}`, created_at: at(i) }) });
+      }
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.writebacks.leaseSpreadsheet(at(100), at(160))));
+      const nonEmpty = claims.filter((c) => c.length > 0);
+      expect(nonEmpty).toHaveLength(3);
+      for (const c of nonEmpty) expect(new Set(c.map((w) => w.spreadsheet_id)).size).toBe(1);
+      expect(nonEmpty.flat().map((w) => w.id).sort()).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5']);
+    });
+  });
+
+  // ---- schedules --------------------------------------------------------------------------
+
+  describe('schedules', () => {
+    beforeEach(async () => {
+      await key('k1');
+      await key('k2');
+    });
+
+    it('create, get, list per key (created_at, id), delete only by the owning key', async () => {
+      const s1 = schedule('s1', { created_at: at(5) });
+      const s2 = schedule('s2', { created_at: at(1), cadence: 'weekly', point_limit: 12, sheet_name: 'Rates', dataset: 'eu-rates' });
+      const s0 = schedule('s0', { created_at: at(5), cadence: 'hourly' });
+      const s3 = schedule('s3', { key_id: 'k2' });
+      for (const s of [s1, s2, s0, s3]) await store.schedules.create(s);
+      expect(await store.schedules.get('s2')).toEqual({ ...s2, running_until: null });
+      expect(await store.schedules.get('nope')).toBeNull();
+      expect(await store.schedules.list('k1')).toEqual([s2, s0, s1].map((s) => ({ ...s, running_until: null })));
+      expect((await store.schedules.list('k2')).map((s) => s.id)).toEqual(['s3']);
+      expect(await store.schedules.list('k9')).toEqual([]);
+      expect(await store.schedules.delete('s1', 'k2')).toBe(false);
+      expect(await store.schedules.get('s1')).not.toBeNull();
+      expect(await store.schedules.delete('s1', 'k1')).toBe(true);
+      expect(await store.schedules.get('s1')).toBeNull();
+      expect(await store.schedules.delete('s1', 'k1')).toBe(false);
+      expect((await store.schedules.list('k1')).map((s) => s.id)).toEqual(['s2', 's0']);
+    });
+
+    it('leaseDue: one due schedule at a time, never twice while running; finishRun; runs newest first', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(60) }));
+      await store.schedules.create(schedule('s2', { next_run_at: at(30) }));
+      await store.schedules.create(schedule('s3', { next_run_at: at(100_000), key_id: 'k2' }));
+      expect(await store.schedules.leaseDue(at(10), at(100))).toBeNull();
+      expect(await store.schedules.leaseDue(at(70), at(130))).toEqual({ ...schedule('s2', { next_run_at: at(30) }), running_until: at(130) });
+      expect(await store.schedules.leaseDue(at(70), at(130))).toMatchObject({ id: 's1', running_until: at(130) });
+      expect(await store.schedules.leaseDue(at(71), at(131))).toBeNull();
+      expect(await store.schedules.runs('s2', 10)).toEqual([{ started_at: at(70), finished_at: null, status: 'running', rows: null, error: null }]);
+
+      await store.schedules.finishRun('s2', at(70), { finished_at: at(75), status: 'ok', rows: 12, error: null }, at(3600));
+      expect(await store.schedules.get('s2')).toMatchObject({ next_run_at: at(3600), running_until: null });
+      expect(await store.schedules.runs('s2', 10)).toEqual([{ started_at: at(70), finished_at: at(75), status: 'ok', rows: 12, error: null }]);
+      expect(await store.schedules.leaseDue(at(100), at(160))).toBeNull(); // s1 still running, s2 not due
+
+      // s1's run never finished and its lease (130) passed: it is claimed again, the old run marked interrupted.
+      expect(await store.schedules.leaseDue(at(200), at(260))).toMatchObject({ id: 's1', running_until: at(260) });
+      const runs = await store.schedules.runs('s1', 10);
+      expect(runs).toHaveLength(2);
+      expect(runs[0]).toEqual({ started_at: at(200), finished_at: null, status: 'running', rows: null, error: null });
+      expect(runs[1]).toMatchObject({ started_at: at(70), finished_at: at(200), status: 'failed', rows: null });
+      expect(runs[1]!.error).toMatch(/^interrupted/);
+      await store.schedules.finishRun('s1', at(200), { finished_at: at(210), status: 'failed', rows: null, error: 'spreadsheet not found' }, at(7200));
+      expect(await store.schedules.runs('s1', 1)).toEqual([{ started_at: at(200), finished_at: at(210), status: 'failed', rows: null, error: 'spreadsheet not found' }]);
+      expect(await store.schedules.runs('s1', 10)).toHaveLength(2);
+      expect(await store.schedules.runs('s3', 10)).toEqual([]);
+
+      // Due again later: the runs list grows, newest first.
+      expect((await store.schedules.leaseDue(at(3600), at(3660)))?.id).toBe('s2');
+      await store.schedules.finishRun('s2', at(3600), { finished_at: at(3601), status: 'ok', rows: 3, error: null }, at(7200));
+      expect((await store.schedules.runs('s2', 10)).map((r) => [r.started_at, r.rows])).toEqual([[at(3600), 3], [at(70), 12]]);
+      expect(await store.schedules.leaseDue(at(5000), at(5060))).toBeNull();
+      expect(await store.schedules.leaseDue(at(7200), at(7260))).toMatchObject({ id: 's1', next_run_at: at(7200) });
+    });
+
+    it('CONCURRENCY: concurrent leaseDue claims a due schedule once and records one run', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
+      const leases = await Promise.all(Array.from({ length: 10 }, () => store.schedules.leaseDue(at(10), at(70))));
+      expect(count(leases, (l) => l !== null)).toBe(1);
+      expect(await store.schedules.runs('s1', 10)).toHaveLength(1);
+    });
+  });
+
+  // ---- sheet bindings -----------------------------------------------------------------------
+
+  describe('sheetBindings', () => {
+    beforeEach(async () => {
+      await key('k1');
+      await key('k2');
+    });
+    const issue = (id: string, over: Partial<{ key_id: string; spreadsheet_id: string; token_hash: string; created_at: string }> = {}) =>
+      store.sheetBindings.issue({ id, key_id: 'k1', spreadsheet_id: 'sheet-1', token_hash: 'a1'.repeat(32), created_at: at(0), ...over });
+
+    it('issue creates a pending binding; get, find and list (created_at, id) per key', async () => {
+      expect(await issue('b1')).toEqual({ id: 'b1', key_id: 'k1', spreadsheet_id: 'sheet-1', token_hash: 'a1'.repeat(32), status: 'pending', created_at: at(0), verified_at: null });
+      await issue('b2', { spreadsheet_id: 'sheet-0', created_at: at(0) });
+      await issue('b0', { spreadsheet_id: 'sheet-2', created_at: at(5) });
+      await issue('b3', { key_id: 'k2' });
+      expect(await store.sheetBindings.get('b3')).toMatchObject({ key_id: 'k2', spreadsheet_id: 'sheet-1' });
+      expect(await store.sheetBindings.get('nope')).toBeNull();
+      expect((await store.sheetBindings.find('k1', 'sheet-1'))?.id).toBe('b1');
+      expect((await store.sheetBindings.find('k2', 'sheet-1'))?.id).toBe('b3');
+      expect(await store.sheetBindings.find('k2', 'sheet-2')).toBeNull();
+      expect((await store.sheetBindings.list('k1')).map((b) => b.id)).toEqual(['b1', 'b2', 'b0']);
+      expect(await store.sheetBindings.list('k9')).toEqual([]);
+    });
+
+    it('issuing again for the same key and spreadsheet keeps the id and created_at, takes the new hash, and goes back to pending', async () => {
+      await issue('b1');
+      expect(await store.sheetBindings.recordCheck('b1', 'a1'.repeat(32), true, at(10))).toBe(true);
+      expect(await issue('b-new', { token_hash: 'b2'.repeat(32), created_at: at(20) })).toEqual({
+        id: 'b1',
+        key_id: 'k1',
+        spreadsheet_id: 'sheet-1',
+        token_hash: 'b2'.repeat(32),
+        status: 'pending',
+        created_at: at(0),
+        verified_at: null,
+      });
+      expect(await store.sheetBindings.get('b-new')).toBeNull();
+      // The old token's checks no longer count; the new one's do, whenever they started.
+      expect(await store.sheetBindings.recordCheck('b1', 'a1'.repeat(32), true, at(30))).toBe(false);
+      expect((await store.sheetBindings.get('b1'))?.status).toBe('pending');
+      expect(await store.sheetBindings.recordCheck('b1', 'b2'.repeat(32), true, at(5))).toBe(true);
+      expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(5) });
+    });
+
+    it('recordCheck: found -> active at the check time; not found -> pending, keeping when it was last found; a check older than the last recorded is ignored', async () => {
+      await issue('b1');
+      const h = 'a1'.repeat(32);
+      expect(await store.sheetBindings.recordCheck('b1', h, true, at(10))).toBe(true);
+      expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(10) });
+      expect(await store.sheetBindings.recordCheck('b1', h, false, at(20))).toBe(true);
+      expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'pending', verified_at: at(10) });
+      // A slow check that started before the last recorded one must not turn it back to active.
+      expect(await store.sheetBindings.recordCheck('b1', h, true, at(15))).toBe(false);
+      expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'pending', verified_at: at(10) });
+      expect(await store.sheetBindings.recordCheck('b1', h, true, at(20))).toBe(true);
+      expect(await store.sheetBindings.get('b1')).toMatchObject({ status: 'active', verified_at: at(20) });
+      expect(await store.sheetBindings.recordCheck('b1', 'ff'.repeat(32), true, at(30))).toBe(false);
+      expect(await store.sheetBindings.recordCheck('nope', h, true, at(30))).toBe(false);
+    });
+
+    it('delete only by the owning key', async () => {
+      await issue('b1');
+      expect(await store.sheetBindings.delete('b1', 'k2')).toBe(false);
+      expect(await store.sheetBindings.get('b1')).not.toBeNull();
+      expect(await store.sheetBindings.delete('b1', 'k1')).toBe(true);
+      expect(await store.sheetBindings.find('k1', 'sheet-1')).toBeNull();
+      expect(await store.sheetBindings.delete('b1', 'k1')).toBe(false);
+    });
+
+    it('CONCURRENCY: concurrent issues for one key and spreadsheet leave one binding holding one of the hashes', async () => {
+      const hashes = Array.from({ length: 10 }, (_, i) => String(i).repeat(64));
+      const issued = await Promise.all(hashes.map((h, i) => issue(`b${i}`, { token_hash: h })));
+      expect(new Set(issued.map((b) => b.id)).size).toBe(1);
+      const list = await store.sheetBindings.list('k1');
+      expect(list).toHaveLength(1);
+      expect(hashes).toContain(list[0]!.token_hash);
+    });
+  });
+});
