@@ -1,6 +1,6 @@
 /** A JSON request body read in full: parsed, and its document fields decoded. Pure: run inline or on the offload thread. */
 import crypto from 'node:crypto';
-import { parseJsonBody } from '../http/json-shape.js';
+import { parseJsonBody } from './json-shape.js';
 import { checkDocument, type Checked } from '../jobs/validate.js';
 
 export type ReadBody<B = Buffer> = { ok: true; value: unknown; documents: Record<string, Checked<B>> } | { ok: false; message: string };
