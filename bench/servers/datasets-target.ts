@@ -8,20 +8,16 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../connector/src/app.js';
 import { loadConfig } from '../../connector/src/config.js';
-import { createContext } from '../../connector/src/context.js';
-import { seedReferenceData } from '../../connector/src/demo/seed.js';
-import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
-import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
+import { startConnector } from '../../connector/src/start.js';
 import { helloApp } from './hello.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-datasets-'));
 const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'bench.db'), COVERCHECK_LOG_LEVEL: 'warn', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
-const store = await openStore({ databasePath: config.databasePath });
-await seedReferenceData(store, shippedDataDir(), new Date());
+// As main.ts starts it, without PDF extraction and without workers (no jobs here).
+const target = await startConnector({ config, logger: createLogger('warn', fs.createWriteStream('/dev/null')), extractionThreads: 0 });
+const { store } = target;
 
 const WORDS = ['insurance', 'motor', 'health', 'travel', 'premium', 'claims', 'index', 'rate', 'yield', 'price', 'inflation', 'gdp', 'employment', 'housing', 'energy', 'oil', 'gas', 'euro', 'sterling', 'germany', 'france', 'united', 'kingdom', 'quarterly', 'monthly', 'regional', 'national', 'household', 'business', 'survey', 'loss', 'ratio', 'solvency', 'capital', 'reserve', 'mortality', 'lapse', 'fraud', 'weather', 'flood'];
 const CATS = ['insurance prices', 'inflation', 'interest rates', 'economy', 'commodities', 'exchange rates', 'labour', 'climate'];
@@ -53,16 +49,14 @@ const big = Array.from({ length: 100_000 }, (_, i) => ({ date: new Date(Date.UTC
 await store.datasets.upsert({ slug: 'gen-big-series', title: 'Big generated series', description: '100,000 daily points', category: 'economy', source: 'Covercheck bench', source_url: 'https://example.org', licence: null, cadence: 'daily', unit: 'x', refresh: null }, at);
 await store.datasets.writePoints('gen-big-series', big, 'replace', at);
 
-const ctx = createContext(config, store, createLogger('warn', fs.createWriteStream('/dev/null')));
-const a = await listen(createApp(ctx), 0, '127.0.0.1');
+const a = await target.listen(0, '127.0.0.1');
 // The bare route as Express serves it by default (app.listen), not as the connector is served.
 const b = helloApp().listen(0, '127.0.0.1');
 await once(b, 'listening');
 process.stdout.write(JSON.stringify({ port: (a.address() as AddressInfo).port, barePort: (b.address() as AddressInfo).port, datasets: await store.datasets.count() }) + '\n');
 process.on('SIGTERM', () => {
-  a.close();
   b.close();
-  void store.close().then(() => {
+  void target.stop().then(() => {
     fs.rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });

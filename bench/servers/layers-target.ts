@@ -8,12 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../connector/src/config.js';
-import { createContext } from '../../connector/src/context.js';
-import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
-import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
+import { startConnector } from '../../connector/src/start.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { requireKey } from '../../connector/src/http/auth.js';
 import { createRateLimits } from '../../connector/src/http/rate-limit.js';
@@ -22,10 +19,10 @@ import { requestLog } from '../../connector/src/http/request-log.js';
 import { runSyncVerification } from '../../connector/src/verify/run-sync.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-layers-'));
 const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'b.db'), COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
-const store = await openStore({ databasePath: config.databasePath, walSyncMs: config.sqliteWalSyncMs, onWalSyncError: (err) => console.error(err) });
-await seedReferenceData(store, shippedDataDir(), new Date());
 const logger = createLogger('warn', fs.createWriteStream('/dev/null'));
-const ctx = createContext(config, store, logger);
+// As main.ts starts it (its app is not served: the layers below are built from its parts).
+const target = await startConnector({ config, logger, extractionThreads: 0, onWalSyncError: (err) => console.error(err) });
+const { store, ctx } = target;
 const test = await createApiKey(store, { mode: 'test', name: 't', scopes: ['verify'] });
 const deps = { credits: store.credits, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
 const body = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' };
@@ -53,7 +50,7 @@ const server = await listen(app, 0, '127.0.0.1');
 process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port, key: test.key }) + '\n');
 process.on('SIGTERM', () => {
   server.close();
-  void store.close().then(() => {
+  void target.stop().then(() => {
     fs.rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });

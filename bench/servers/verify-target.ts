@@ -9,15 +9,11 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig } from '../../connector/src/config.js';
-import { createContext, startWorkers } from '../../connector/src/context.js';
-import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { listen } from '../../connector/src/http/server.js';
 import { createLogger } from '../../connector/src/logger.js';
-import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
+import { startConnector } from '../../connector/src/start.js';
 import { helloApp } from './hello.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-bench-'));
@@ -30,16 +26,16 @@ const config = loadConfig({
   // Passed through for A/B runs; unset: the default, as npm start runs.
   COVERCHECK_SQLITE_WAL_SYNC_MS: process.env.COVERCHECK_SQLITE_WAL_SYNC_MS,
 });
-const store = await openStore({ databasePath: config.databasePath, walSyncMs: config.sqliteWalSyncMs, onWalSyncError: (err) => console.error(err) });
-await seedReferenceData(store, shippedDataDir(), new Date());
-const ctx = createContext(config, store, createLogger(logLevel, fs.createWriteStream('/dev/null')));
+// As main.ts starts it, without PDF extraction (nothing here sends a document).
+const target = await startConnector({ config, logger: createLogger(logLevel, fs.createWriteStream('/dev/null')), extractionThreads: 0, onWalSyncError: (err) => console.error(err) });
+const { store } = target;
 const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 10_000_000 });
 const test = await createApiKey(store, { mode: 'test', name: 'bench test', scopes: ['verify', 'extract'] });
 
 // bench/batch measures a pure drain: it submits first, then starts the workers with SIGUSR2.
-if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => startWorkers(ctx));
-else startWorkers(ctx);
-const connector = await listen(createApp(ctx), 0, '127.0.0.1');
+if (process.env.BENCH_DEFER_WORKERS === '1') process.once('SIGUSR2', () => target.startWorkers());
+else target.startWorkers();
+const connector = await target.listen(0, '127.0.0.1');
 const bareServer = helloApp().listen(0, '127.0.0.1');
 await once(bareServer, 'listening');
 // The same bare app served as the connector is served (createHttpServer): how much of the ratio
@@ -56,11 +52,10 @@ process.stdout.write(
   }) + '\n',
 );
 process.on('SIGTERM', () => {
-  connector.close();
   bareServer.close();
   likeConnectorServer.close();
-  void store
-    .close()
+  void target
+    .stop()
     .then(() => {
       fs.rmSync(dir, { recursive: true, force: true });
       process.exit(0);

@@ -8,7 +8,7 @@ import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
-import { createPortal } from './portal/index.js';
+import { createPortal } from './portal/app.js';
 import { accountRoutes } from './routes/account.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -40,7 +40,7 @@ export function createApp(ctx: AppContext): express.Express {
   for (const route of datasetRoutes(ctx, limits)) app.get(`/api/v1${route.path}`, ...route.handlers);
 
   // The key portal: HTML pages for people, a sub-app with its own parser, CSRF and error pages.
-  app.use('/portal', createPortal(ctx, ctx.mailer));
+  app.use('/portal', createPortal({ config: ctx.config.portal, store: ctx.store, redis: ctx.redis, mailer: ctx.mailer, logger: ctx.logger, now: ctx.now }));
 
   app.use(notFound);
   app.use(errorHandler(ctx.logger));

@@ -2,7 +2,37 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { COUNTRIES, countryFromInput } from '../../shared/packs/index.js';
-import type { ExtractLimits } from './extract/limits.js';
+
+/** The budget one document may spend in the extractor; extract/limits.ts checks it. */
+export interface ExtractLimits {
+  /** Pages per document. */
+  maxPages: number;
+  /** Area of one page in pt² (1 pt = 1/72 inch), after its UserUnit. */
+  maxPageAreaPt2: number;
+  /** Area of all pages together, in pt². */
+  maxTotalAreaPt2: number;
+  /** Pixels of one page rendered for OCR: above it the page is rendered at a lower resolution. */
+  maxPagePixels: number;
+  /** Pixels rendered for OCR over the whole document. */
+  maxTotalPixels: number;
+  /** Pixels of one image in the document (width x height as its dictionary states them). */
+  maxImagePixels: number;
+  /** Pixels of all the document's images together. */
+  maxTotalImagePixels: number;
+  /** Bytes the document's compressed streams other than images (page contents, fonts, forms) decode to, all together. */
+  maxStreamBytes: number;
+  /**
+   * Processor time the document's thread may spend on it (pdf.js parsing and drawing; OCR runs in
+   * tesseract's own thread and is bounded by the pixel limits). Processor time, not wall time: the
+   * extraction process runs at the lowest priority (priority.ts) and waits while anything else
+   * runs, and that wait is not the document's.
+   */
+  cpuMs: number;
+  /** Wall time for one document from the moment a thread starts it: the backstop for one that hangs without using the processor. */
+  wallMs: number;
+  /** Resident memory of the extraction process; above it the process is ended. */
+  memoryMb: number;
+}
 
 /**
  * The budget of one document in the extractor (docs/document-limits.md has why each value). Every

@@ -1,4 +1,7 @@
-/** Everything a request handler may use, built once at start and passed down (no globals). */
+/**
+ * Everything a request handler may use, built once by the composition root (start.ts) and passed
+ * down (no globals). Building it starts nothing: start.ts runs and stops the workers in it.
+ */
 import fs from 'node:fs';
 import type { Config } from './config.js';
 import { DatasetRefresher } from './datasets/refresh.js';
@@ -6,9 +9,9 @@ import type { Extractor } from './jobs/extractor.js';
 import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
-import { createMailer, KeySweeper, type Mailer } from './portal/index.js';
+import { createMailer, type Mailer } from './mailer.js';
 import type { RedisHandle } from './redis/client.js';
-import { createLimiters, type Limiters } from './redis/limiters.js';
+import type { Limiters } from './redis/limiters.js';
 import type { SheetsIntegration } from './sheets/index.js';
 import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
@@ -35,8 +38,6 @@ export interface AppContext {
   limiters: Limiters;
   /** The key portal's activation mails (SMTP, or .eml files in the outbox folder). */
   mailer: Mailer;
-  /** Deactivates free-plan keys unused for 7 days. */
-  keySweeper: KeySweeper;
   /** Large request bodies and documents are parsed and decoded on its worker thread. */
   offload: Offload;
   /** DNS for webhook URL checks; tests inject one. */
@@ -44,24 +45,25 @@ export interface AppContext {
   now: () => Date;
 }
 
-/** Builds the context; workers are created stopped (`startWorkers` runs them). */
+/** Builds the context; its workers are created stopped. */
 export function createContext(
   config: Config,
   store: Store,
   logger: Logger,
   opts: {
+    /** Connected by start.ts (connectRedis is async), which closes it last. */
+    redis: RedisHandle | null;
+    /** Made once on `redis` by start.ts and shared with the Sheets integration, so one quota is one limiter. */
+    limiters: Limiters;
     now?: () => Date;
     fetch?: typeof fetch;
     lookup?: LookupAll;
     extractor?: Extractor;
     sheets?: SheetsIntegration | null;
-    /** Connected by the caller (connectRedis is async); the context owns it from here and closes it in stopWorkers. */
-    redis?: RedisHandle | null;
-  } = {},
+  },
 ): AppContext {
   const now = opts.now ?? (() => new Date());
-  const redis = opts.redis ?? null;
-  const limiters = createLimiters(redis);
+  const { redis, limiters } = opts;
   const reference = new ReferenceDataCache(store);
   const registry = buildRegistryChain(
     store.registry,
@@ -96,32 +98,6 @@ export function createContext(
   );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
-  const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
   const offload = createOffload();
-  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, keySweeper, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
-}
-
-export function startWorkers(ctx: AppContext): void {
-  ctx.queue.start();
-  ctx.outbox.start();
-  if (ctx.config.datasets.refresh) ctx.refresher.start();
-  ctx.sheets?.writebacks.start();
-  ctx.sheets?.schedules.start();
-  ctx.keySweeper.start();
-}
-
-/** Stops taking work, lets units in hand finish, then stops upstream limiters and closes Redis. */
-export async function stopWorkers(ctx: AppContext): Promise<void> {
-  await ctx.queue.stop();
-  await ctx.outbox.stop();
-  await ctx.refresher.stop();
-  await ctx.sheets?.writebacks.stop();
-  await ctx.sheets?.schedules.stop();
-  await ctx.sheets?.limiter.stop();
-  await ctx.registry.stop();
-  await ctx.keySweeper.stop();
-  await ctx.offload.destroy();
-  ctx.mailer.close();
-  // Last: the limiters above may still talk to Redis while they stop. Open clients would keep the process alive.
-  await ctx.redis?.close();
+  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }

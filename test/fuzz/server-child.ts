@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
 import { createApp } from '../../connector/src/app.js';
-import { createPortal } from '../../connector/src/portal/index.js';
+import { createPortal } from '../../connector/src/portal/app.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
 import { startStallMonitor } from './stall-monitor.js';
@@ -95,7 +95,7 @@ function routesOf(app: Express, prefix = ''): string[] {
     if (layer.route) for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${prefix}${layer.route.path}`);
     else if (layer.name === 'mounted_app') {
       // The one sub-app is the portal (app.ts); a second one would show up here unnamed.
-      out.push(...(layer.rawPath === '/portal' ? routesOf(createPortal(srv.ctx, srv.ctx.mailer), '/portal') : [`MOUNT ${layer.rawPath}`]));
+      out.push(...(layer.rawPath === '/portal' ? routesOf(createPortal({ ...srv.ctx, config: srv.ctx.config.portal }), '/portal') : [`MOUNT ${layer.rawPath}`]));
     }
   }
   return out;

@@ -1,28 +1,21 @@
-/** Starts the real connector app on an ephemeral loopback port with a fresh SQLite file (or a given PostgreSQL database). */
+/** Starts the real connector (start.ts, as main.ts does) on an ephemeral loopback port with a fresh SQLite file (or a given PostgreSQL database). */
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { inject } from 'vitest';
-import { createApp } from '../../connector/src/app.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { loadConfig, type Config } from '../../connector/src/config.js';
-import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
-import { seedReferenceData } from '../../connector/src/demo/seed.js';
-import { createConnectorExtraction } from '../../connector/src/extract/as-extractor.js';
-import { listen } from '../../connector/src/http/server.js';
+import type { AppContext } from '../../connector/src/context.js';
 import { createLogger, type Logger } from '../../connector/src/logger.js';
-import { connectRedis, createLimiters } from '../../connector/src/redis/index.js';
-import { createSheets } from '../../connector/src/sheets/index.js';
-import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
+import { startConnector, type Connector } from '../../connector/src/start.js';
 import type { Store } from '../../connector/src/store/types.js';
 import type { TScope } from '../../shared/account.js';
 import { createDatabase } from './services.js';
 
 export interface TestServer {
   url: string;
+  connector: Connector;
   ctx: AppContext;
   store: Store;
   dbPath: string;
@@ -57,33 +50,26 @@ export async function startTestServer(
   const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
   // The `postgres` vitest project runs the HTTP suites again on PostgreSQL (vitest.config.ts).
   const databaseUrl = opts.databaseUrl ?? (process.env.COVERCHECK_TEST_BACKEND === 'postgres' ? await createDatabase(inject('postgresUrl'), 'http') : undefined);
-  // As main.ts opens it, background WAL syncs included (a failing one is printed).
-  const store = await openStore({
-    databasePath: dbPath,
-    databaseUrl,
-    walSyncMs: config.sqliteWalSyncMs,
+  // Put together as main.ts does (with COVERCHECK_REDIS_URL in env, limits are shared through Redis);
+  // a failing background WAL sync is printed, since the log is silent.
+  const connector = await startConnector({
+    config: { ...config, databasePath: dbPath, databaseUrl },
+    logger: opts.logger ?? createLogger('silent'),
+    seed: opts.seed !== false,
+    extractionThreads: opts.extraction ? 1 : 0,
     onWalSyncError: (err) => console.error(err),
-  });
-  if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
-  if (opts.seed !== false) await seedReferenceData(store, shippedDataDir(), new Date());
-  const extraction = opts.extraction ? await createConnectorExtraction(store, { threads: 1, limits: config.extraction.limits }) : null;
-  const logger = opts.logger ?? createLogger('silent');
-  // With COVERCHECK_REDIS_URL in env, limits are shared through Redis; stopWorkers closes it.
-  const redis = await connectRedis(config.redis, logger);
-  const sheets = await createSheets(config, store, logger, opts.now ?? (() => new Date()), createLimiters(redis));
-  const ctx = createContext(config, store, logger, {
-    sheets,
-    redis,
-    ...(extraction ? { extractor: extraction.extractor } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
-  if (opts.workers !== false) startWorkers(ctx);
-  const server: Server = await listen(createApp(ctx), 0, '127.0.0.1');
+  const { store, ctx } = connector;
+  if (databaseUrl && store.kind !== 'postgres') throw new Error(`asked for PostgreSQL, got a ${store.kind} store`);
+  if (opts.workers !== false) connector.startWorkers();
+  const server = await connector.listen(0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    connector,
     ctx,
     store,
     dbPath,
@@ -98,10 +84,7 @@ export async function startTestServer(
     },
     async close() {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await stopWorkers(ctx);
-      await extraction?.pool.destroy();
-      await store.close();
+      await connector.stop();
       fs.rmSync(path.dirname(dbPath), { recursive: true, force: true });
     },
   };

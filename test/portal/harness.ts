@@ -8,17 +8,15 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { Server } from 'node:http';
-import { createApp } from '../../connector/src/app.js';
 import { loadConfig } from '../../connector/src/config.js';
-import { createContext, startWorkers, stopWorkers, type AppContext } from '../../connector/src/context.js';
-import { listen } from '../../connector/src/http/server.js';
+import type { AppContext } from '../../connector/src/context.js';
 import { createLogger } from '../../connector/src/logger.js';
-import { openStore } from '../../connector/src/store/index.js';
+import { startConnector, type Connector } from '../../connector/src/start.js';
 import type { Store } from '../../connector/src/store/types.js';
 
 export interface PortalServer {
   url: string;
+  connector: Connector;
   ctx: AppContext;
   store: Store;
   /** Every log line written so far, raw JSON text. */
@@ -60,15 +58,16 @@ export async function startPortalServer(env: Record<string, string> = {}): Promi
       cb();
     },
   });
-  const store = await openStore({ databasePath: config.databasePath });
   let offset = 0;
-  const ctx = createContext(config, store, createLogger('trace', sink), { now: () => new Date(Date.now() + offset) });
-  startWorkers(ctx);
-  const server: Server = await listen(createApp(ctx), port, '127.0.0.1');
+  // No reference data: the portal reads none, and the suite starts faster.
+  const connector = await startConnector({ config, logger: createLogger('trace', sink), now: () => new Date(Date.now() + offset), seed: false, extractionThreads: 0 });
+  connector.startWorkers();
+  const server = await connector.listen(port, '127.0.0.1');
   return {
     url,
-    ctx,
-    store,
+    connector,
+    ctx: connector.ctx,
+    store: connector.store,
     logs,
     outbox: config.portal.outbox,
     advance(ms) {
@@ -76,9 +75,7 @@ export async function startPortalServer(env: Record<string, string> = {}): Promi
     },
     async close() {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await stopWorkers(ctx);
-      await store.close();
+      await connector.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

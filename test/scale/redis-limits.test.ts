@@ -300,20 +300,12 @@ describe('an embedded deployment', () => {
       import { createRequire } from 'node:module';
       import { loadConfig } from './connector/src/config.js';
       import { createLogger } from './connector/src/logger.js';
-      import { connectRedis } from './connector/src/redis/index.js';
-      import { createContext, stopWorkers } from './connector/src/context.js';
-      import { createApp } from './connector/src/app.js';
-      import { openStore } from './connector/src/store/index.js';
+      import { startConnector } from './connector/src/start.js';
       const config = loadConfig({ COVERCHECK_DB: ':memory:', COVERCHECK_LOG_LEVEL: 'silent', ...JSON.parse(process.argv[1]) });
-      const logger = createLogger('silent');
-      const store = await openStore({ databasePath: config.databasePath });
-      const redis = await connectRedis(config.redis, logger);
-      const ctx = createContext(config, store, logger, { redis });
-      createApp(ctx);
+      const connector = await startConnector({ config, logger: createLogger('silent'), seed: false, extractionThreads: 0 });
       const loaded = Object.keys(createRequire(import.meta.url).cache).some((p) => p.includes('/node_modules/ioredis/'));
-      await stopWorkers(ctx);
-      await store.close();
-      process.stdout.write(JSON.stringify({ loaded, shared: ctx.limiters.shared }));
+      await connector.stop();
+      process.stdout.write(JSON.stringify({ loaded, shared: connector.ctx.limiters.shared }));
     `;
     const run = (env: Record<string, string>) =>
       JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(env)], { encoding: 'utf8', timeout: 30_000 })) as { loaded: boolean; shared: boolean };

@@ -6,6 +6,9 @@ import { billingPeriod } from '../credits/period.js';
 import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import { generateKey, PLAN_ALLOWANCE } from './keys.js';
 
+/** The name the demo's sandbox key is minted under (demo/seed.ts); the unused-key sweep spares it. */
+export const SANDBOX_KEY_NAME = 'sandbox (printed at start)';
+
 export interface CreateKeyInput {
   mode: KeyMode;
   name: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SCOPES } from '../../../shared/account.js';
 import { generateWebhookSecret } from '../../../shared/webhooks.js';
-import { createApiKey } from '../auth/create-key.js';
+import { createApiKey, SANDBOX_KEY_NAME } from '../auth/create-key.js';
 import { hashKey, parseKey } from '../auth/keys.js';
 import { billingPeriod } from '../credits/period.js';
 import { seedDatasets } from '../datasets/catalogue.js';
@@ -14,8 +14,6 @@ import { seedRegister } from '../insurers/seed.js';
 import { loadSanctionsFile } from '../sanctions/index.js';
 import type { Store } from '../store/types.js';
 import { parseRegistryCsv } from '../verify/registry/import.js';
-
-export const SANDBOX_KEY_NAME = 'sandbox (printed at start)';
 
 export async function seedReferenceData(store: Store, dataDir: string, now: Date): Promise<{ insurers: number; policies: number; sanctions: number; datasets: number }> {
   const at = now.toISOString();

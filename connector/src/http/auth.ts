@@ -2,10 +2,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { TScope } from '../../../shared/account.js';
 import { authenticate } from '../auth/keys.js';
-import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import type { ApiKeyRecord } from '../store/types.js';
-import type { RateLimits } from './rate-limit.js';
+import type { ApiKeyRecord, Store } from '../store/types.js';
 
 // last_used_at is for the unused-key sweep; one write a minute per key is plenty.
 const TOUCH_EVERY_MS = 60_000;
@@ -31,7 +29,17 @@ export function authorizationHeaders(req: Request): string[] {
   return values;
 }
 
-export function requireKey(ctx: AppContext, limits: RateLimits): RequestHandler {
+/** What requireKey reads: the key table and the clock, not the whole context. */
+export interface KeyCheckDeps {
+  store: Pick<Store, 'keys'>;
+  now: () => Date;
+}
+
+/**
+ * `limits` is rate-limit.ts's RateLimits, typed here by the one method used: rate-limit.ts imports
+ * currentKey from this file, and importing its type back would make the two a circle.
+ */
+export function requireKey(ctx: KeyCheckDeps, limits: { consumeIp(req: Request): Promise<void> }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const outcome = await authenticate(authorizationHeaders(req), ctx.store.keys);
     if (!outcome.ok) {

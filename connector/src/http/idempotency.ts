@@ -6,9 +6,10 @@
  */
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey } from './auth.js';
+import type { Logger } from '../logger.js';
+import type { Store } from '../store/types.js';
 
 const MAX_KEY_LENGTH = 255;
 /** A claim older than this whose request never finished (its process died) may be taken over. */
@@ -19,7 +20,7 @@ export function idempotencyKeyOf(res: Response): string | undefined {
   return res.locals.idemKey as string | undefined;
 }
 
-export function idempotency(ctx: AppContext): RequestHandler {
+export function idempotency(ctx: { store: Pick<Store, 'idempotency'>; logger: Logger; now: () => Date }): RequestHandler {
   return async (req, res, next) => {
     const idemKey = req.get('idempotency-key');
     if (req.method !== 'POST' || idemKey === undefined) return next();

@@ -2,7 +2,7 @@
  * JSON bodies, the one reader for every JSON route: other content types are refused with 415
  * rather than silently read as empty; gzip, deflate and br are inflated with the size limit on
  * the inflated bytes, other codings refused (415); UTF-8 only (415); the shape is bounded on the
- * raw bytes before JSON.parse sees them (json-shape.ts). A route's document fields (base64 PDFs)
+ * raw bytes before JSON.parse sees them (offload/json-shape.ts). A route's document fields (base64 PDFs)
  * are decoded as the body is read (offload/body.ts); a large body is read on a worker thread, so
  * that even one at the limit never holds up the event loop.
  */

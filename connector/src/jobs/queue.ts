@@ -17,7 +17,7 @@ import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement,
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
 import { batchWriteback, jobWriteback } from '../sheets/writeback.js';
-import { PollingLoops } from './polling.js';
+import { PollingLoops } from '../polling-loops.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
 import type { Extractor } from './extractor.js';

@@ -2,8 +2,8 @@
 import crypto from 'node:crypto';
 import type { TErrorCode } from '../../../shared/errors.js';
 import { AppError } from '../errors.js';
-import { parseJsonBody } from '../http/json-shape.js';
 import { checkDocument } from '../jobs/validate.js';
+import { parseJsonBody } from './json-shape.js';
 
 /**
  * A document field as read: decoded, or the refusal checkDocument threw, as plain data because it

@@ -6,13 +6,15 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import { INFLATED_ENCODINGS, requireContentEncoding } from '../http/content-encoding.js';
+import type { Logger } from '../logger.js';
+import type { RedisHandle } from '../redis/client.js';
 import { createBudget } from '../redis/rate-limiter.js';
 import { createSingleUse } from '../redis/single-use.js';
-import type { KeyMode } from '../store/types.js';
+import type { KeyMode, Store } from '../store/types.js';
 import { CSRF_COOKIE, CsrfGuard, readCookie } from './csrf.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../mailer.js';
 import { confirmActivationPage, keyPage, linkRefusedPage, mailSentPage, messagePage, requestPage } from './pages.js';
 import { activateKey, checkActivationLink, issueKeyByName, requestKeyByEmail } from './request-key.js';
 
@@ -38,12 +40,23 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
-  const cfg = ctx.config.portal;
+/** What the portal uses, and nothing else of the connector's context. */
+export interface PortalDeps {
+  config: Config['portal'];
+  store: Pick<Store, 'keys' | 'portal'>;
+  /** Shares used form ids and the request budgets between instances; null: kept in this process. */
+  redis: RedisHandle | null;
+  mailer: Mailer;
+  logger: Logger;
+  now: () => Date;
+}
+
+export function createPortal(deps: PortalDeps): express.Express {
+  const { config: cfg, mailer } = deps;
   // With Redis, used form ids and both budgets are shared by every instance serving the portal.
-  const csrf = new CsrfGuard(cfg.secret, ctx.now, createSingleUse(ctx.redis, 'portal_form'));
-  const perIp = createBudget(ctx.redis, { keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
-  const perAddress = createBudget(ctx.redis, { keyPrefix: 'portal_addr', points: cfg.perAddressPerDay, duration: 86_400 });
+  const csrf = new CsrfGuard(cfg.secret, deps.now, createSingleUse(deps.redis, 'portal_form'));
+  const perIp = createBudget(deps.redis, { keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
+  const perAddress = createBudget(deps.redis, { keyPrefix: 'portal_addr', points: cfg.perAddressPerDay, duration: 86_400 });
 
   const app = express();
   app.disable('x-powered-by');
@@ -114,20 +127,20 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
     }
     const address = who.toLowerCase();
     if (!(await spend(res, [[perIp, req.ip ?? 'unknown'], [perAddress, address]]))) return;
-    const now = ctx.now();
+    const now = deps.now();
     if (isEmail) {
-      await requestKeyByEmail({ store: ctx.store, mailer, publicUrl: cfg.publicUrl }, address, mode as KeyMode, now);
+      await requestKeyByEmail({ store: deps.store, mailer, publicUrl: cfg.publicUrl }, address, mode as KeyMode, now);
       return html(res, 200, mailSentPage());
     }
-    const issued = await issueKeyByName(ctx.store, who, mode as KeyMode, now);
-    ctx.logger.info({ key_id: issued.keyId, mode: issued.mode }, 'portal key issued by name');
+    const issued = await issueKeyByName(deps.store, who, mode as KeyMode, now);
+    deps.logger.info({ key_id: issued.keyId, mode: issued.mode }, 'portal key issued by name');
     html(res, 201, keyPage(issued));
   });
 
   app.get('/activate', async (req, res) => {
     // The request log redacts the token query parameter (http/request-log.ts).
     const token = req.query.token;
-    const state = await checkActivationLink(ctx.store, token, ctx.now());
+    const state = await checkActivationLink(deps.store, token, deps.now());
     if (!state.ok) return html(res, state.reason === 'unknown' ? 404 : 410, linkRefusedPage(state.reason));
     // Not used up by a GET: mail scanners and link previews fetch links; only the button's POST activates.
     html(res, 200, confirmActivationPage(csrf.issue(session(req, res)), token as string));
@@ -136,9 +149,9 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
   app.post('/activate', async (req, res) => {
     if (!(await checkCsrf(req, res))) return;
     if (!(await spend(res, [[perIp, req.ip ?? 'unknown']]))) return;
-    const outcome = await activateKey(ctx.store, (req.body as Record<string, unknown>).token, ctx.now());
+    const outcome = await activateKey(deps.store, (req.body as Record<string, unknown>).token, deps.now());
     if (!outcome.ok) return html(res, outcome.reason === 'unknown' ? 404 : 410, linkRefusedPage(outcome.reason));
-    ctx.logger.info({ key_id: outcome.issued.keyId, mode: outcome.issued.mode }, 'portal key activated from an e-mail link');
+    deps.logger.info({ key_id: outcome.issued.keyId, mode: outcome.issued.mode }, 'portal key activated from an e-mail link');
     html(res, 201, keyPage(outcome.issued));
   });
 
@@ -151,7 +164,7 @@ export function createPortal(ctx: AppContext, mailer: Mailer): express.Express {
       if (res.headersSent) return res.end();
       return html(res, status, messagePage('Bad request', 'The form could not be read. Open the portal again.'));
     }
-    ctx.logger.error({ err, path: req.path, method: req.method }, 'portal request failed');
+    deps.logger.error({ err, path: req.path, method: req.method }, 'portal request failed');
     if (res.headersSent) return res.end();
     html(res, 500, messagePage('Something went wrong', 'The key could not be issued. Try again in a minute.'));
   }) as express.ErrorRequestHandler);

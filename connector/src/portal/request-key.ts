@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { SCOPES } from '../../../shared/account.js';
 import { createApiKey } from '../auth/create-key.js';
 import type { KeyMode, KeyRequestRecord, Store } from '../store/types.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../mailer.js';
 import { ACTIVATION_TTL_MS, hashToken, isTokenShaped, newActivationToken } from './tokens.js';
 
 /** What a page shows once: the key and its webhook signing secret. Never logged, stored or mailed. */

@@ -9,7 +9,7 @@
  * nothing read from the spreadsheet, so `missing` can't probe a key column the key may not use.
  */
 import type { Logger } from '../logger.js';
-import { PollingLoops } from '../jobs/polling.js';
+import { PollingLoops } from '../polling-loops.js';
 import type { Store, WritebackRecord } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';

@@ -6,7 +6,7 @@
  * the run fails with NO_LONGER_BOUND before anything is read or written.
  */
 import type { Logger } from '../logger.js';
-import { PollingLoops } from '../jobs/polling.js';
+import { PollingLoops } from '../polling-loops.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import { a1 } from './a1.js';
 import type { SheetsApi } from './api.js';

@@ -12,7 +12,7 @@ import { createLimiters, type Limiters } from '../redis/limiters.js';
 import type { OutboxRecord, Store } from '../store/types.js';
 import { nextRetryDelayMs } from './backoff.js';
 import { deliverWebhook, type DeliverOptions } from './deliver.js';
-import { PollingLoops } from '../jobs/polling.js';
+import { PollingLoops } from '../polling-loops.js';
 
 export interface OutboxOptions {
   /** Deliveries in flight at once, across hosts. */

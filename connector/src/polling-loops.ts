@@ -1,9 +1,10 @@
 /**
  * N loops that each call `tick` until it reports no work, then sleep `pollMs` or until `notify()`.
- * Shared by the job queue and the webhook outbox: both poll the store for due rows, and both are
- * woken at once when something new is written in this process.
+ * Every background loop runs on it (job queue, webhook outbox, Sheets write-backs and schedules, the
+ * unused-key sweep): each polls the store for due rows and is woken at once when something new is
+ * written in this process. It sits below all of them so none imports another's folder for it.
  */
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 export class PollingLoops {
   private running = false;

@@ -1,12 +1,12 @@
 /**
- * Sends the portal's mails with nodemailer: over SMTP when COVERCHECK_SMTP_URL is set, otherwise
+ * Sends the connector's mails (today the key portal's activation links) with nodemailer: over SMTP when COVERCHECK_SMTP_URL is set, otherwise
  * (the embedded default) written as .eml files to the outbox folder, whose path is logged.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 export interface Mail {
   to: string;

@@ -1,6 +1,6 @@
 /** jsonShapeProblem: depth and value bounds judged on raw UTF-8 bytes, strings skipped. */
 import { describe, expect, it } from 'vitest';
-import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../connector/src/http/json-shape.js';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../connector/src/offload/json-shape.js';
 
 const check = (text: string, limits?: { maxDepth?: number; maxValues?: number }) => jsonShapeProblem(Buffer.from(text, 'utf8'), limits);
 

@@ -1,8 +1,8 @@
 /** Deactivates free-plan keys never used within 7 days of creation; runs at start, then on an interval. */
-import { SANDBOX_KEY_NAME } from '../demo/seed.js';
-import { PollingLoops } from '../jobs/polling.js';
+import { PollingLoops } from '../polling-loops.js';
 import type { Logger } from '../logger.js';
 import type { PortalStore } from '../store/types.js';
+import { SANDBOX_KEY_NAME } from './create-key.js';
 
 export const UNUSED_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -1,0 +1,138 @@
+/**
+ * The composition root: the one place the connector is put together, in one order, for main.ts, the
+ * test servers and the bench targets. Redis, then the store, reference data, PDF extraction, the
+ * upstream limiters (made once), Sheets, the context and the app; the workers and the HTTP server
+ * start when the caller says, and `stop` takes everything down in the reverse order.
+ */
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { createApp } from './app.js';
+import { KeySweeper } from './auth/sweep-unused.js';
+import type { Config } from './config.js';
+import { createContext, type AppContext } from './context.js';
+import { seedReferenceData } from './demo/seed.js';
+import { createConnectorExtraction } from './extract/as-extractor.js';
+import { listen } from './http/server.js';
+import type { Logger } from './logger.js';
+import { shippedDataDir } from './paths.js';
+import { connectRedis } from './redis/client.js';
+import { createLimiters } from './redis/limiters.js';
+import { createSheets } from './sheets/index.js';
+import { describeStore, openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+import type { LookupAll } from './webhooks/url-guard.js';
+
+export interface StartOptions {
+  config: Config;
+  logger: Logger;
+  /** The app's clock; tests move it. Reference data is seeded at the real time either way. */
+  now?: () => Date;
+  /** Outbound HTTP for registry upstreams and dataset refreshes; tests inject one. */
+  fetch?: typeof fetch;
+  /** DNS for webhook URL checks; tests inject one. */
+  lookup?: LookupAll;
+  /** Load the shipped reference data (register, demo registry and sanctions, dataset catalogue); default true. */
+  seed?: boolean;
+  /** PDF extraction threads; default `config.extraction.threads`; 0: no extraction (PDF jobs are refused). */
+  extractionThreads?: number;
+  /** A failed background WAL sync; default a warning in the log. */
+  onWalSyncError?: (err: Error) => void;
+}
+
+export interface Connector {
+  config: Config;
+  store: Store;
+  ctx: AppContext;
+  app: Express;
+  /** Deactivates free-plan keys unused for 7 days; runs with the other workers. */
+  keySweeper: KeySweeper;
+  /** Starts the background work: job queue, webhook outbox, dataset refresh, Sheets write-backs and schedules, key sweep. */
+  startWorkers(): void;
+  /** Serves the app (port 0: any free port); `stop` closes the server. */
+  listen(port: number, host: string): Promise<Server>;
+  /** Closes the server (requests in flight finish), stops the workers, extraction, Redis and the store. */
+  stop(): Promise<void>;
+}
+
+/** COVERCHECK_REDIS_URL names a Redis that could not be reached: the operator's setting, like a bad variable. */
+export class RedisUnreachable extends Error {}
+
+export async function startConnector(opts: StartOptions): Promise<Connector> {
+  const { config, logger } = opts;
+  const redis = await connectRedis(config.redis, logger).catch((err: Error) => {
+    throw new RedisUnreachable(`COVERCHECK_REDIS_URL: ${err.message}`);
+  });
+  logger.info(
+    redis ? { limits: 'shared', redis: redis.where, prefix: redis.prefix } : { limits: 'per-process' },
+    redis ? 'rate limits and upstream quotas are shared through Redis' : 'rate limits and upstream quotas are kept per process (no COVERCHECK_REDIS_URL)',
+  );
+  const storeOptions = {
+    databasePath: config.databasePath,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    walSyncMs: config.sqliteWalSyncMs,
+    onWalSyncError: opts.onWalSyncError ?? ((err: Error) => logger.warn({ err: err.message }, 'background WAL sync failed; SQLite still syncs it at each checkpoint')),
+  };
+  const store = await openStore(storeOptions);
+  if (opts.seed !== false) {
+    const seeded = await seedReferenceData(store, shippedDataDir(), new Date());
+    logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
+  }
+  // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
+  const threads = opts.extractionThreads ?? config.extraction.threads;
+  const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits }) : null;
+  const now = opts.now ?? (() => new Date());
+  const limiters = createLimiters(redis);
+  const sheets = await createSheets(config, store, logger, now, limiters);
+  const ctx = createContext(config, store, logger, {
+    redis,
+    limiters,
+    sheets,
+    now,
+    ...(extraction ? { extractor: extraction.extractor } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  });
+  const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
+  const app = createApp(ctx);
+  let server: Server | null = null;
+
+  return {
+    config,
+    store,
+    ctx,
+    app,
+    keySweeper,
+    startWorkers() {
+      ctx.queue.start();
+      ctx.outbox.start();
+      if (config.datasets.refresh) ctx.refresher.start();
+      ctx.sheets?.writebacks.start();
+      ctx.sheets?.schedules.start();
+      keySweeper.start();
+    },
+    async listen(port, host) {
+      server = await listen(app, port, host);
+      return server;
+    },
+    async stop() {
+      const open = server;
+      if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
+      // Stops taking work and lets units in hand finish.
+      await ctx.queue.stop();
+      await ctx.outbox.stop();
+      await ctx.refresher.stop();
+      await ctx.sheets?.writebacks.stop();
+      await ctx.sheets?.schedules.stop();
+      await ctx.sheets?.limiter.stop();
+      await ctx.registry.stop();
+      await keySweeper.stop();
+      await ctx.offload.destroy();
+      ctx.mailer.close();
+      // After the limiters above, which may still talk to Redis while they stop; an open client would keep the process alive.
+      await redis?.close();
+      await extraction?.pool.destroy();
+      await store.close();
+    },
+  };
+}
