@@ -58,6 +58,8 @@ export const ZScheduleRequestSchema = z
   })
   .strict()
   .meta({ id: 'ScheduleRequest' });
+/** A schedule request as parsed (limit defaulted). */
+export type TScheduleRequest = z.output<typeof ZScheduleRequestSchema>;
 
 export const ZScheduleRunSchema = z
   .object({

@@ -26,7 +26,7 @@ const { store, ctx } = target;
 const test = await createApiKey(store, { mode: 'test', name: 't', scopes: ['verify'] });
 const deps = { credits: store.credits, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
 const body = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' };
-const fixed = (await runSyncVerification(body, test.record, deps)).body;
+const fixed = await runSyncVerification(body, test.record, deps);
 const limits = createRateLimits(config);
 const app = express();
 app.get('/hello', (_q, r) => {
@@ -44,8 +44,7 @@ app.post('/auth-json', requestLog(logger), requireKey(ctx, limits), limits.perKe
 });
 // The engine and input parsing with a sandbox key record, no auth and no charge.
 app.post('/engine', express.json(), async (q, r) => {
-  const o = await runSyncVerification(q.body, test.record, deps);
-  r.status(o.status).json(o.body);
+  r.json(await runSyncVerification(q.body, test.record, deps));
 });
 const server = await listen(app, 0, '127.0.0.1');
 process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port, key: test.key }) + '\n');

@@ -1,38 +1,41 @@
 /** The one application error class: a code from the contract's closed list, a safe message. */
-import { ERROR_STATUS, type TErrorBody, type TErrorCode, type TSyncErrorBody } from '../../shared/errors.js';
+import { ERROR_STATUS, type TErrorBody, type TErrorCode } from '../../shared/errors.js';
 
+/**
+ * Thrown by domain code for anything the caller should hear about; http/errors.ts turns it into
+ * the contract's body (standard or sync form) in one place. `status` is read from the contract's
+ * one code -> status table, never chosen by the thrower.
+ */
 export class AppError extends Error {
   readonly code: TErrorCode;
   readonly status: number;
   /** Shown to the client. `message` (the Error's) may hold internals and is only logged. */
   readonly publicMessage: string;
+  /** Seconds the client should wait before retrying: Retry-After, and retry_after in the body. */
   readonly retryAfter: number | undefined;
-  readonly extra: Record<string, unknown>;
+  /** The key's credit balance, on insufficient_credits: the sync form shows it (spec 4.1). */
+  readonly balance: number | undefined;
 
-  constructor(code: TErrorCode, publicMessage: string, opts: { internal?: string; retryAfter?: number; extra?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(code: TErrorCode, publicMessage: string, opts: { internal?: string; retryAfter?: number; balance?: number; cause?: unknown } = {}) {
     super(opts.internal ?? publicMessage, { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.publicMessage = publicMessage;
     this.retryAfter = opts.retryAfter;
-    this.extra = opts.extra ?? {};
-  }
-
-  toBody(): TErrorBody {
-    const body: TErrorBody = { error: this.code, message: this.publicMessage, code: this.status };
-    if (this.retryAfter !== undefined) body.retry_after = this.retryAfter;
-    return body;
-  }
-
-  /** The sync verification form (spec 4.1). */
-  toSyncBody(): TSyncErrorBody {
-    const body: TSyncErrorBody = { error: this.code, detail: this.publicMessage };
-    if (typeof this.extra.balance === 'number') body.balance = this.extra.balance;
-    return body;
+    this.balance = opts.balance;
   }
 }
 
+/** The standard error body (spec 7), as jobs and batch items store it and the error handler sends it. */
 export function errorBody(code: TErrorCode, message: string): TErrorBody {
   return { error: code, message, code: ERROR_STATUS[code] };
+}
+
+/**
+ * A resource the key does not own. Unknown ids and other keys' ids get this same answer, so whether
+ * an id exists is never revealed to another key.
+ */
+export function notFoundForKey(what: 'job' | 'batch' | 'binding' | 'schedule', id: string): AppError {
+  return new AppError('not_found', `No ${what} ${id} for this API key.`);
 }

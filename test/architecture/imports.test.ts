@@ -13,7 +13,7 @@ const TREES = ['connector/src', 'shared', 'addon/src'];
 
 // Folders of connector/src by layer, lowest first.
 /** Plain code the whole connector leans on; knows no domain. */
-const FOUNDATION = String.raw`connector/src/(?:(?:config|logger|errors|paths|polling-loops|mailer)\.ts|redis/)`;
+const FOUNDATION = String.raw`connector/src/(?:(?:config|logger|errors|parse|paths|polling-loops|mailer)\.ts|redis/)`;
 /** What the product does: each folder works on the Store and plain values, whoever calls it. */
 const DOMAIN = String.raw`connector/src/(?:auth|credits|datasets|extract|insurers|jobs|sanctions|sheets|verify|webhooks|demo)/`;
 /** Where requests come in: middleware, routes, the portal's pages, body parsing off-thread, the CLI. */

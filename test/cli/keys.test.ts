@@ -117,3 +117,14 @@ describe('the CLIs on PostgreSQL (COVERCHECK_DATABASE_URL, as on a several-insta
     }
   });
 });
+
+describe('the CLIs read the environment through config.ts', () => {
+  it('a malformed COVERCHECK_DATABASE_URL is refused with the same readable message the server gives, exit 1, nothing opened', async () => {
+    const env = { ...process.env, COVERCHECK_DATABASE_URL: 'mysql://db.example.test/covercheck', COVERCHECK_DB: path.join(path.dirname(db), 'must-not-be-used-either.db') };
+    await expect(run(process.execPath, ['--import', 'tsx', 'connector/src/cli/keys.ts', 'list'], { env })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('Invalid configuration:\n  COVERCHECK_DATABASE_URL: must be postgres://'),
+    });
+    expect(fs.existsSync(env.COVERCHECK_DB)).toBe(false);
+  });
+});

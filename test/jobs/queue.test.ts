@@ -43,7 +43,7 @@ afterEach(async () => {
 describe('WorkQueue', () => {
   it('takes over a job whose lease expired; the first holder can no longer finish it', async () => {
     const sub = await submitAsyncVerification(policy, key, deps());
-    const jobId = (sub.body as { job_id: string }).job_id;
+    const jobId = sub.job_id;
     const stale = await store.jobs.lease('dead-worker', now().toISOString(), new Date(clock + 1000).toISOString());
     expect(stale?.id).toBe(jobId);
     const q = queue();
@@ -60,7 +60,7 @@ describe('WorkQueue', () => {
 
   it('complete is final: a second finish by the same owner changes nothing', async () => {
     const sub = await submitAsyncVerification(policy, key, deps());
-    const jobId = (sub.body as { job_id: string }).job_id;
+    const jobId = sub.job_id;
     await queue().tick();
     const again = await store.jobs.finish({ id: jobId, owner: 'anyone', status: 'failed', result: null, error: '{}', settlement: { charge: 0, refund: 1, ref: 'x' }, outbox: null, at: now().toISOString() });
     expect(again).toBe(false);
@@ -69,7 +69,7 @@ describe('WorkQueue', () => {
 
   it('retries a job whose processing throws, then fails it with internal_error, refunds once and queues job.failed', async () => {
     const sub = await submitAsyncVerification({ ...policy, webhook_url: 'https://hooks.example.test/x' }, key, deps());
-    const jobId = (sub.body as { job_id: string }).job_id;
+    const jobId = sub.job_id;
     const broken = { lookup: async () => Promise.reject(new Error('registry client bug')) };
     const q = queue(broken);
     for (let i = 0; i < MAX_JOB_ATTEMPTS; i++) {
@@ -93,7 +93,7 @@ describe('WorkQueue', () => {
 
   it('a batch moves pending -> processing -> complete and its webhook row is written with the completion', async () => {
     const sub = await submitBatch({ policies: [policy, policy, { country: 'UK' }], webhook_url: 'https://hooks.example.test/b' }, key, deps());
-    const batchId = (sub.body as { batch_id: string }).batch_id;
+    const batchId = sub.batch_id;
     expect((await store.batches.get(batchId))!).toMatchObject({ status: 'pending', completed_count: 1, total_count: 3 });
     // A worker that dies after one item: the batch is processing, the rest waits for the lease to expire.
     const leased = (await store.batches.lease('dying', now().toISOString(), new Date(clock + 1000).toISOString()))!;

@@ -1,18 +1,22 @@
 /**
- * Small helpers shared by the operator CLIs: a store from --db (a SQLite file), else
- * COVERCHECK_DATABASE_URL (PostgreSQL), else COVERCHECK_DB; and clean failure.
+ * Small helpers shared by the operator CLIs: a store from --db (a SQLite file), else the
+ * configured one (COVERCHECK_DATABASE_URL, PostgreSQL, else COVERCHECK_DB); and clean failure.
  */
+import { loadConfig } from '../config.js';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
 
 export class UsageError extends Error {}
 
-export function dbPath(flag: string | undefined): string {
-  return flag ?? process.env.COVERCHECK_DB ?? 'data/covercheck.db';
+/** --db names a SQLite file; without it the environment is read and checked by config.ts, as the server does. */
+function storeOptions(flag: string | undefined): { databasePath: string; databaseUrl?: string | undefined } {
+  if (flag !== undefined) return { databasePath: flag };
+  const config = loadConfig();
+  return { databasePath: config.databasePath, databaseUrl: config.databaseUrl };
 }
 
 export async function withStore<T>(flag: string | undefined, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore({ databasePath: dbPath(flag), databaseUrl: flag ? undefined : process.env.COVERCHECK_DATABASE_URL, poolSize: 2 });
+  const store = await openStore({ ...storeOptions(flag), poolSize: 2 });
   try {
     return await fn(store);
   } finally {

@@ -4,6 +4,7 @@
  * atomic store step, so concurrent calls can never overdraw a key.
  */
 import type { TVerificationStatus } from '../../../shared/verification.js';
+import { AppError } from '../errors.js';
 import type { ApiKeyRecord, CreditStore, IdempotentRecord } from '../store/types.js';
 import { billingPeriod } from './period.js';
 
@@ -38,4 +39,13 @@ export async function chargeKey(
   if (!isCharged(key) || amount === 0) return { ok: true, charged: 0, balance: key.balance };
   const outcome = await credits.charge(key.id, amount, billingPeriod(now), ref, now.toISOString(), record);
   return outcome.ok ? { ok: true, charged: amount, balance: outcome.balance } : { ok: false, balance: outcome.balance };
+}
+
+/**
+ * The one refusal for a key without the credits a request needs (sync, async and batch alike);
+ * it carries the balance, which the sync form shows (spec 4.1).
+ */
+export function outOfCredits(balance: number, needed: number, now: Date): AppError {
+  const need = needed > 1 ? `; this needs ${needed}` : '';
+  return new AppError('insufficient_credits', `Credits exhausted for billing period ${billingPeriod(now)}: balance ${balance}${need}.`, { balance });
 }

@@ -1,11 +1,12 @@
 /**
- * The last middlewares: unknown routes become 404 and every error becomes the contract's error
- * body. Body-parser and router failures map to 400/413/415; anything unexpected is logged in full
- * and answered as 500 internal_error without internals.
+ * The one place errors become answers: unknown routes become 404 and every error becomes one of
+ * the contract's two error bodies (spec 7's standard form, or 4.1's sync form where a route asks
+ * for it). Body-parser and router failures map to 400/413/415; anything unexpected is logged in
+ * full and answered as 500 internal_error without internals.
  */
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { TErrorCode } from '../../../shared/errors.js';
-import { AppError } from '../errors.js';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { TErrorBody, TErrorCode, TSyncErrorBody } from '../../../shared/errors.js';
+import { AppError, errorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export const notFound: RequestHandler = (req, _res, next) => {
@@ -48,6 +49,34 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal_error', 'Internal server error. Retry with exponential backoff.', { internal: (err as Error)?.message, cause: err });
 }
 
+/**
+ * Placed in a route's handlers after its auth and scope checks: the route's own refusals (4xx) are
+ * then answered in the sync form (spec 4.1: `detail`, and `balance` on insufficient_credits).
+ * Errors raised before it (auth, rate limit, malformed JSON, scope) and server failures keep the
+ * standard form, whose retry_after a client may need.
+ */
+export const syncErrorForm: RequestHandler = (_req, res, next) => {
+  res.locals.syncErrorForm = true;
+  next();
+};
+
+function standardBody(err: AppError): TErrorBody {
+  const body = errorBody(err.code, err.publicMessage);
+  if (err.retryAfter !== undefined) body.retry_after = err.retryAfter;
+  return body;
+}
+
+function syncBody(err: AppError): TSyncErrorBody {
+  const body: TSyncErrorBody = { error: err.code, detail: err.publicMessage };
+  if (err.balance !== undefined) body.balance = err.balance;
+  return body;
+}
+
+/** The error's body in the form this response's route answers in. */
+export function errorBodyFor(err: AppError, res: Response): TErrorBody | TSyncErrorBody {
+  return res.locals.syncErrorForm === true && err.status < 500 ? syncBody(err) : standardBody(err);
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appErr = toAppError(err);
@@ -57,6 +86,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (appErr.retryAfter !== undefined) res.set('Retry-After', String(appErr.retryAfter));
-    res.status(appErr.status).json(appErr.toBody());
+    res.status(appErr.status).json(errorBodyFor(appErr, res));
   };
 }

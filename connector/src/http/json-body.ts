@@ -8,16 +8,15 @@
  */
 import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
-import type { Checked } from '../jobs/validate.js';
-import { readJsonBody } from '../offload/body.js';
+import { readJsonBody, type DocumentRead } from '../offload/body.js';
 import type { Offload } from '../offload/index.js';
 import { hasBody, INFLATED_ENCODINGS, requireContentEncoding } from './content-encoding.js';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /** The document fields of this request's body, decoded (or why not), by field name. */
-export function documentsOf(res: Response): Record<string, Checked<Buffer>> {
-  return (res.locals.documents as Record<string, Checked<Buffer>> | undefined) ?? {};
+export function documentsOf(res: Response): Record<string, DocumentRead> {
+  return (res.locals.documents as Record<string, DocumentRead> | undefined) ?? {};
 }
 
 export function jsonBody(limitBytes: number, opts: { offload?: Offload; documentFields?: readonly string[] } = {}): RequestHandler[] {

@@ -1,9 +1,33 @@
 /** A JSON request body read in full: parsed, and its document fields decoded. Pure: run inline or on the offload thread. */
 import crypto from 'node:crypto';
+import type { TErrorCode } from '../../../shared/errors.js';
+import { AppError } from '../errors.js';
+import { checkDocument } from '../jobs/validate.js';
 import { parseJsonBody } from './json-shape.js';
-import { checkDocument, type Checked } from '../jobs/validate.js';
 
-export type ReadBody<B = Buffer> = { ok: true; value: unknown; documents: Record<string, Checked<B>> } | { ok: false; message: string };
+/**
+ * A document field as read: decoded, or the refusal checkDocument threw, as plain data because it
+ * crosses from the offload thread (an Error subclass would arrive as a bare Error). The route
+ * raises the refusal again (decodedDocument) only where it would have checked the field itself.
+ */
+export type DocumentRead<B = Buffer> = { ok: true; value: B } | { ok: false; error: TErrorCode; message: string };
+
+export type ReadBody<B = Buffer> = { ok: true; value: unknown; documents: Record<string, DocumentRead<B>> } | { ok: false; message: string };
+
+/** The decoded document, or its refusal thrown as the AppError checkDocument threw. */
+export function decodedDocument(read: DocumentRead): Buffer {
+  if (!read.ok) throw new AppError(read.error, read.message);
+  return read.value;
+}
+
+function readDocument(text: string): DocumentRead {
+  try {
+    return { ok: true, value: checkDocument(text) };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, error: err.code, message: err.publicMessage };
+    throw err;
+  }
+}
 
 /**
  * parseJsonBody, then for each named top-level field that holds a string: checkDocument on it (a
@@ -15,14 +39,14 @@ export type ReadBody<B = Buffer> = { ok: true; value: unknown; documents: Record
 export function readJsonBody(bytes: Uint8Array, documentFields: readonly string[]): ReadBody {
   const parsed = parseJsonBody(bytes);
   if (!parsed.ok) return parsed;
-  const documents: Record<string, Checked<Buffer>> = {};
+  const documents: Record<string, DocumentRead> = {};
   const value = parsed.value;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const body = value as Record<string, unknown>;
     for (const field of documentFields) {
       const text = body[field];
       if (typeof text !== 'string') continue;
-      documents[field] = checkDocument(text);
+      documents[field] = readDocument(text);
       body[field] = `sha256:${crypto.createHash('sha256').update(text).digest('hex')}`;
     }
   }

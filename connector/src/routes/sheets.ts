@@ -1,52 +1,23 @@
 /**
- * Sheets: the service account to share sheets with, spreadsheet bindings (issue 17, item 5) and
- * scheduled dataset refreshes (issue 7).
+ * Sheets: the service account to share sheets with, spreadsheet bindings (docs/sheets-binding.md)
+ * and scheduled dataset refreshes into bound spreadsheets.
  */
-import crypto from 'node:crypto';
-import type { z } from 'zod';
-import {
-  BINDING_METADATA_KEY,
-  ZScheduleRequestSchema,
-  ZSheetBindingRequestSchema,
-  type TSchedule,
-  type TSheetBinding,
-  type TSheetBindingIssued,
-} from '../../../shared/sheets.js';
+import { ZScheduleRequestSchema, ZSheetBindingRequestSchema } from '../../../shared/sheets.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
-import type { ScheduleRecord, SheetBindingRecord } from '../store/types.js';
+import { parseOrRefuse } from '../parse.js';
+import { createSchedule, deleteSchedule, getSchedule, listSchedules } from '../sheets/schedules.js';
+import { bindingView, issuedBindingView } from '../sheets/views.js';
 import type { KeyedRoute } from './types.js';
 
 const notConfigured = () => new AppError('service_unavailable', 'Google Sheets is not configured on this connector (no GOOGLE_APPLICATION_CREDENTIALS).');
-
-function parse<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new AppError('invalid_request', `${issue.path.join('.') || 'body'}: ${issue.message}`);
-}
-
-function bindingView(b: SheetBindingRecord): TSheetBinding {
-  return { binding_id: b.id, spreadsheet_id: b.spreadsheet_id, status: b.status, metadata_key: BINDING_METADATA_KEY, created_at: b.created_at, verified_at: b.verified_at };
-}
 
 export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
   const sheets = () => {
     if (!ctx.sheets) throw notConfigured();
     return ctx.sheets;
   };
-  const view = async (s: ScheduleRecord): Promise<TSchedule> => ({
-    schedule_id: s.id,
-    dataset: s.dataset,
-    spreadsheet_id: s.spreadsheet_id,
-    sheet_name: s.sheet_name,
-    cadence: s.cadence,
-    limit: s.point_limit,
-    next_run_at: s.next_run_at,
-    created_at: s.created_at,
-    runs: await ctx.store.schedules.runs(s.id, 20),
-  });
   return [
     {
       method: 'get',
@@ -70,11 +41,9 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       unstored: true,
       handlers: [
         async (req, res) => {
-          const body = parse(ZSheetBindingRequestSchema, req.body);
+          const body = parseOrRefuse(ZSheetBindingRequestSchema, req.body);
           const { binding, token } = await sheets().bindings.issue(currentKey(res).id, body.spreadsheet_id);
-          const { created_at, verified_at, ...head } = bindingView(binding);
-          const issued: TSheetBindingIssued = { ...head, metadata_value: token, created_at, verified_at };
-          res.status(201).json(issued);
+          res.status(201).json(issuedBindingView(binding, token));
         },
       ],
     },
@@ -122,25 +91,8 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
         requireScope('datasets'),
         async (req, res) => {
           const { bindings, schedules } = sheets();
-          const body = parse(ZScheduleRequestSchema, req.body);
-          if (!(await ctx.store.datasets.get(body.dataset))) throw new AppError('not_found', `No dataset "${body.dataset}".`);
-          await bindings.require(currentKey(res).id, body.spreadsheet_id);
-          const now = ctx.now().toISOString();
-          const record = {
-            id: `sch_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`,
-            key_id: currentKey(res).id,
-            dataset: body.dataset,
-            spreadsheet_id: body.spreadsheet_id,
-            sheet_name: body.sheet_name,
-            cadence: body.cadence,
-            point_limit: body.limit,
-            // The first run happens at once: the sheet is filled when the schedule is made.
-            next_run_at: now,
-            created_at: now,
-          };
-          await ctx.store.schedules.create(record);
-          schedules.notify();
-          res.status(201).json(await view({ ...record, running_until: null }));
+          const body = parseOrRefuse(ZScheduleRequestSchema, req.body);
+          res.status(201).json(await createSchedule(currentKey(res).id, body, { store: ctx.store, bindings, notify: () => schedules.notify(), now: ctx.now }));
         },
       ],
     },
@@ -149,8 +101,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/schedules',
       handlers: [
         async (_req, res) => {
-          const list = await ctx.store.schedules.list(currentKey(res).id);
-          res.json({ schedules: await Promise.all(list.map(view)) });
+          res.json({ schedules: await listSchedules(currentKey(res).id, ctx.store) });
         },
       ],
     },
@@ -159,9 +110,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/schedules/:schedule_id',
       handlers: [
         async (req, res) => {
-          const s = await ctx.store.schedules.get(String(req.params.schedule_id));
-          if (!s || s.key_id !== currentKey(res).id) throw new AppError('not_found', `No schedule ${req.params.schedule_id} for this API key.`);
-          res.json(await view(s));
+          res.json(await getSchedule(currentKey(res).id, String(req.params.schedule_id), ctx.store));
         },
       ],
     },
@@ -170,9 +119,7 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/sheets/schedules/:schedule_id',
       handlers: [
         async (req, res) => {
-          if (!(await ctx.store.schedules.delete(String(req.params.schedule_id), currentKey(res).id))) {
-            throw new AppError('not_found', `No schedule ${req.params.schedule_id} for this API key.`);
-          }
+          await deleteSchedule(currentKey(res).id, String(req.params.schedule_id), ctx.store);
           res.status(204).end();
         },
       ],

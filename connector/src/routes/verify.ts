@@ -1,6 +1,7 @@
-/** POST /api/v1/verify: validate, delegate to runSyncVerification, send. */
+/** POST /api/v1/verify: validate, delegate to runSyncVerification, send; refusals in the sync form (spec 4.1). */
 import type { AppContext } from '../context.js';
 import { currentKey, requireScope } from '../http/auth.js';
+import { syncErrorForm } from '../http/errors.js';
 import { idempotencyKeyOf } from '../http/idempotency.js';
 import { runSyncVerification } from '../verify/run-sync.js';
 import type { KeyedRoute } from './types.js';
@@ -13,10 +14,10 @@ export function verifyRoutes(ctx: AppContext): KeyedRoute[] {
       path: '/verify',
       handlers: [
         requireScope('verify'),
+        syncErrorForm,
         async (req, res) => {
           const idemKey = idempotencyKeyOf(res);
-          const out = await runSyncVerification(req.body, currentKey(res), deps, idemKey ? { idemKey } : {});
-          res.status(out.status).json(out.body);
+          res.json(await runSyncVerification(req.body, currentKey(res), deps, idemKey ? { idemKey } : {}));
         },
       ],
     },

@@ -10,14 +10,12 @@
  */
 import crypto from 'node:crypto';
 import { BINDING_METADATA_KEY } from '../../../shared/sheets.js';
-import { AppError } from '../errors.js';
+import { AppError, notFoundForKey } from '../errors.js';
 import type { SheetBindingRecord, Store } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { SheetsError } from './errors.js';
 
 const TOKEN_PREFIX = 'cvb_';
-
-const notFound = (bindingId: string) => new AppError('not_found', `No binding ${bindingId} for this API key.`);
 
 const hashBindingToken = (token: string): string => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
@@ -73,13 +71,13 @@ export class SheetBindings {
   /** The key's binding; another key's id is answered like an unknown one, so its existence is not revealed. */
   async get(keyId: string, bindingId: string): Promise<SheetBindingRecord> {
     const binding = await this.deps.store.sheetBindings.get(bindingId);
-    if (!binding || binding.key_id !== keyId) throw notFound(bindingId);
+    if (!binding || binding.key_id !== keyId) throw notFoundForKey('binding', bindingId);
     return binding;
   }
 
   /** Unbinds at once: the next write-back, schedule run or submission is refused without asking Google. */
   async remove(keyId: string, bindingId: string): Promise<void> {
-    if (!(await this.deps.store.sheetBindings.delete(bindingId, keyId))) throw notFound(bindingId);
+    if (!(await this.deps.store.sheetBindings.delete(bindingId, keyId))) throw notFoundForKey('binding', bindingId);
   }
 
   /**

@@ -10,7 +10,7 @@ import type { TCheck, TCoverage, TFlag, TInsurer, TVerificationResult, TVerifica
 import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
 import type { InsurerRecord, KeyMode, RegistryPolicyRecord } from '../store/types.js';
 import { normalisePolicyNumber } from './normalise.js';
-import { checkFormat } from './format-check.js';
+import { requireFormat } from './format-check.js';
 import type { ReferenceData } from './reference-data.js';
 import type { RegistryAnswer, RegistryChain } from './registry/index.js';
 import { score, type Signals } from './score.js';
@@ -24,8 +24,6 @@ export interface EngineDeps {
 
 /** The result without the fields the caller fills in (credits depend on the key, time on the caller's clock). */
 export type EngineResult = Omit<TVerificationResult, 'credits_charged' | 'processed_in_ms'>;
-
-export type EngineOutcome = { ok: true; result: EngineResult } | { ok: false; error: 'invalid_policy_number'; detail: string };
 
 function inForce(record: RegistryPolicyRecord, today: string): { ok: boolean; flags: TFlag[]; why: string[] } {
   const flags: TFlag[] = [];
@@ -57,21 +55,17 @@ function registryCheck(answer: RegistryAnswer, type: string, recordOfType: Regis
   }
 }
 
-/** `mode`: the calling key's; anything but `live` is the sandbox. */
-export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyMode): Promise<EngineOutcome> {
+/**
+ * `mode`: the calling key's; anything but `live` is the sandbox. A number whose format does not
+ * fit its country and type throws AppError invalid_policy_number (requireFormat).
+ */
+export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyMode): Promise<EngineResult> {
   const sandbox = mode !== 'live';
   const today = (deps.now?.() ?? new Date()).toISOString().slice(0, 10);
+  const rule = requireFormat(policy);
   const normalised = normalisePolicyNumber(policy.policy_number);
-  const format = checkFormat(normalised, policy.country, policy.insurance_type);
-  if (!format.ok) {
-    return {
-      ok: false,
-      error: 'invalid_policy_number',
-      detail: `Policy number "${policy.policy_number}" is not a recognised ${policy.country} ${policy.insurance_type} format: ${format.reason}.`,
-    };
-  }
   const sources: TVerificationSource[] = ['format'];
-  const checks: TCheck[] = [{ source: 'format', outcome: 'pass', detail: `Matches ${format.rule.id}: ${format.rule.description}.` }];
+  const checks: TCheck[] = [{ source: 'format', outcome: 'pass', detail: `Matches ${rule.id}: ${rule.description}.` }];
   const flags = new Set<TFlag>();
 
   const [ref, answer] = await Promise.all([
@@ -178,18 +172,15 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyM
   });
 
   return {
-    ok: true,
-    result: {
-      status,
-      confidence_score: confidence,
-      verification_sources: sources,
-      insurer,
-      flags: [...flags],
-      policy_number: normalised,
-      country: policy.country,
-      insurance_type: policy.insurance_type,
-      checks,
-      coverage,
-    },
+    status,
+    confidence_score: confidence,
+    verification_sources: sources,
+    insurer,
+    flags: [...flags],
+    policy_number: normalised,
+    country: policy.country,
+    insurance_type: policy.insurance_type,
+    checks,
+    coverage,
   };
 }

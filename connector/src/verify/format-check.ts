@@ -10,6 +10,9 @@
  * symbols) fail. Every rule runs on the normalised number (upper case, no spaces, dashes or dots).
  */
 import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, type FormatRule, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
+import type { TPolicy } from '../../../shared/policy.js';
+import { AppError } from '../errors.js';
+import { normalisePolicyNumber } from './normalise.js';
 
 export interface NamedFormatRule extends FormatRule {
   /** "de-motor": how checks[] and the docs name the rule. */
@@ -39,4 +42,15 @@ export function checkFormat(normalised: string, country: TCountry, type: TInsura
   const digits = normalised.replace(/[^0-9]/g, '').length;
   if (digits < rule.minDigits) return { ok: false, rule, reason: `expected ${rule.description}, got ${digits} digits` };
   return { ok: true, rule };
+}
+
+/**
+ * The policy's number against its country and type's rule: the rule it matches, or AppError
+ * invalid_policy_number. The one refusal for a bad format, whether the async and batch submissions
+ * check it on arrival or the engine before verifying.
+ */
+export function requireFormat(policy: Pick<TPolicy, 'policy_number' | 'country' | 'insurance_type'>): NamedFormatRule {
+  const format = checkFormat(normalisePolicyNumber(policy.policy_number), policy.country, policy.insurance_type);
+  if (format.ok) return format.rule;
+  throw new AppError('invalid_policy_number', `Policy number "${policy.policy_number}" is not a recognised ${policy.country} ${policy.insurance_type} format: ${format.reason}.`);
 }

@@ -9,7 +9,6 @@ import { REGISTRY_STATUSES } from '../../../../shared/verification.js';
 import type { NewRegistryCoverage, RegistryPolicyRecord } from '../../store/types.js';
 import { normalisePolicyNumber } from '../normalise.js';
 
-const STATUSES = REGISTRY_STATUSES;
 const REQUIRED = ['policy_number', 'country', 'insurance_type', 'status'];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -34,7 +33,7 @@ export function parseRegistryCsv(text: string, opts: { source: string; demo: boo
     const status = (r.status ?? '').toLowerCase() as RegistryPolicyRecord['status'];
     if (!COUNTRIES.includes(country)) throw new RegistryImportError(`Line ${line}: country "${r.country}" is not one of ${COUNTRIES.join(', ')}`);
     if (!INSURANCE_TYPES.includes(type)) throw new RegistryImportError(`Line ${line}: insurance_type "${r.insurance_type}" is not one of ${INSURANCE_TYPES.join(', ')}`);
-    if (!STATUSES.includes(status)) throw new RegistryImportError(`Line ${line}: status "${r.status}" is not one of ${STATUSES.join(', ')}`);
+    if (!REGISTRY_STATUSES.includes(status)) throw new RegistryImportError(`Line ${line}: status "${r.status}" is not one of ${REGISTRY_STATUSES.join(', ')}`);
     const number = normalisePolicyNumber(r.policy_number ?? '');
     if (!number) throw new RegistryImportError(`Line ${line}: policy_number is empty`);
     for (const d of ['start_date', 'end_date'] as const) {
