@@ -8,6 +8,7 @@ import { importDataset, listSchedules, previewDataset, refreshScheduledImports, 
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
 import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
+import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
 import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
@@ -29,6 +30,7 @@ export const entryPoints = {
   detectRowMapping,
   startRowsRun,
   pollRowsRun,
+  jumpToRow,
   submitPdfExtraction,
   pollPdfExtraction,
   showPdfPicker,

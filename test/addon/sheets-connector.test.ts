@@ -115,7 +115,7 @@ describe('rows sidebar: write results back when done', () => {
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
     expect(p).toMatchObject({ total: 150, done: 150, errors: 0, finished: true, writeBack: { written: 149, missing: ['UKM-9999-0137'], failed: null } });
     expect(p.message).toBe('The connector wrote 149 results into the sheet. Not found in the sheet any more, nothing written for: UKM-9999-0137.');
-    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at']);
+    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
     expect(s.get(2, 4)).toBe('');
     expect(s.get(151, 4)).toBe('');
   }, 40_000);
