@@ -84,7 +84,7 @@ describe('rows sidebar: write results back when done', () => {
 
     const m = h.fns.detectRowMapping().mapping;
     const p0 = h.fns.startRowsRun(m, { writeBack: true });
-    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8], writeBack: { written: 0, missing: [], failed: null } });
+    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8, 9], writeBack: { written: 0, missing: [], failed: null } });
     // The add-on connects the spreadsheet to the key first (nothing was bound), then submits.
     expect(calls(h)).toEqual([
       'GET /api/v1/sheets/service-account 200',
@@ -118,6 +118,8 @@ describe('rows sidebar: write results back when done', () => {
     expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
     expect(s.get(2, 4)).toBe('');
     expect(s.get(151, 4)).toBe('');
+    // Only the add-on's bookkeeping: each checked row's input hash, so a re-run skips it (delta re-check).
+    expect(String(s.get(2, 9))).toMatch(/^h1:/);
   }, 40_000);
 
   it('when the connector cannot write (the spreadsheet no longer shared with its service account), the open sidebar writes the results itself and says why', async () => {
