@@ -75,7 +75,8 @@ export function summarise(s: SummaryInput): RunSummary {
   }
   let creditsLeft: number | null = null;
   try {
-    creditsLeft = api.account(userConn()).credits.balance;
+    // No waiting on a 429 for this: the summary is shown without the balance instead.
+    creditsLeft = api.account(userConn(), { deadline: Date.now() }).credits.balance;
   } catch {
     // The summary stands without the balance.
   }
@@ -90,11 +91,14 @@ export function summarise(s: SummaryInput): RunSummary {
   return { counts, checked: s.checked, skipped: s.skipped, creditsSpent: s.creditsSpent, creditsLeft, needsLook, needsLookTotal, headerNote };
 }
 
-/** The sidebar's link for a row: selects the row's cells in its sheet. */
+/**
+ * The sidebar's link for a row: selects the row's first cell. One cell, not the row: a selection
+ * of several cells is what "Verify" would take as the rows to check next.
+ */
 export function jumpToRow(sheetName: string, row: number): void {
   const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(String(sheetName));
   if (!sheet) throw new Error(`The sheet "${sheetName}" is gone.`);
   const r = Math.floor(Number(row));
   if (!(r >= 1)) throw new Error('No such row.');
-  sheet.getRange(r, 1, 1, Math.max(1, sheet.getLastColumn())).activate();
+  sheet.getRange(r, 1).activate();
 }
