@@ -13,6 +13,7 @@
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
+import { forgetRuns, recordRun, runHistory, type RunRecord } from './run-history.js';
 import { userConn } from './settings.js';
 import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js';
 
@@ -68,6 +69,8 @@ export interface ScheduleView {
   lastError: string | null;
   /** Refreshed by the current user's trigger (else by another editor's). */
   mine: boolean;
+  /** The last 30 runs, newest first (run-history.ts). */
+  runs: RunRecord[];
 }
 
 export interface SchedulesView {
@@ -124,6 +127,7 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   // The trigger first: if it can't be had, nothing has been written yet.
   if (wanted && !byConnector) ensureTrigger();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const importStarted = Date.now();
   const { sheet, rows, title } = writeSeries(ss, conn, req.slug, sheetName, limit);
   let chart = false;
   if (req.chart && sheet.getCharts().length === 0) {
@@ -139,6 +143,8 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
     chart = true;
   }
   const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted) : null;
+  // The import is the schedule's first run.
+  if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
   const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
   return { sheetName, rows, chart, schedule, connectorSchedule };
 }
@@ -197,16 +203,17 @@ function addSchedule(slug: string, sheetName: string, limit: number, schedule: T
   const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
   // One schedule per sheet: a new one replaces the old, whoever made it.
   writeSchedules(props, [...readSchedules(props).filter((s) => s.sheetName !== sheetName), entry]);
-  return toView(entry, me);
+  return toView(entry, me, []);
 }
 
-const toView = (s: ScheduleEntry, me: string): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me });
+const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, runs });
 
 export function listSchedules(): SchedulesView {
   const me = ownId();
   const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
   const raw = PropertiesService.getUserProperties().getProperty(triggerErrorProp(docId));
-  return { schedules: readSchedules(PropertiesService.getDocumentProperties()).map((s) => toView(s, me)), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
+  const props = PropertiesService.getDocumentProperties();
+  return { schedules: readSchedules(props).map((s) => toView(s, me, runHistory(props, s.id))), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
 }
 
 /** Removes a schedule (anyone's); the current user's trigger goes with their last schedule here, another editor's removes itself when it next runs. */
@@ -215,22 +222,26 @@ export function removeSchedule(id: string): SchedulesView {
   const me = ownId();
   const left = readSchedules(props).filter((s) => s.id !== id);
   writeSchedules(props, left);
+  forgetRuns(props, id);
   if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet().getId());
   return listSchedules();
 }
 
 /** Refreshes the given schedules now (within the handler budget), recording the outcome on each. */
-function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number): void {
+function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by']): void {
   const list = readSchedules(props);
   const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue'>>();
   for (const s of list.filter((x) => ids.includes(x.id))) {
     if (Date.now() - started > HANDLER_BUDGET_MS) break;
     const at = Date.now();
     try {
-      writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit);
+      const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit);
       done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule] });
+      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
     } catch (err) {
-      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: err instanceof Error ? err.message : String(err), nextDue: at + PERIOD_MS.hourly });
+      const message = err instanceof Error ? err.message : String(err);
+      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly });
+      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
     }
   }
   // Re-read before writing: another editor may have changed the list meanwhile.
@@ -239,7 +250,7 @@ function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleApps
 
 /** "Refresh now" in the sidebar: one schedule, whoever owns it. */
 export function refreshScheduleNow(id: string): SchedulesView {
-  refresh(SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), [id], Date.now());
+  refresh(SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), [id], Date.now(), 'manual');
   return listSchedules();
 }
 
@@ -268,5 +279,5 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
     return;
   }
   PropertiesService.getUserProperties().deleteProperty(triggerErrorProp(docId));
-  refresh(ss, props, mine.filter((s) => s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started);
+  refresh(ss, props, mine.filter((s) => s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started, 'trigger');
 }

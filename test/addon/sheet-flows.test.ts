@@ -187,3 +187,36 @@ describe('results summary, colours and notes', () => {
     expect(s.note(inc, 4)).toMatch(/^Covercheck : non concluant\. Pourquoi :\n/);
   });
 });
+
+describe('run history of the add-on\'s dataset refreshes', () => {
+  const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
+  it('keeps the last 30 runs per schedule in document properties, under 9 KB a value, with failures and who ran them; every editor sees them; removal forgets them', () => {
+    const h = loadAddon(http, { connector: conn.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    h.fns.importDataset({ slug: SLUG, sheetName: 'Motor RPI', limit: 12, schedule: 'hourly' });
+    let v = h.fns.listSchedules().schedules[0];
+    expect(v.runs).toMatchObject([{ ok: true, rows: 12, error: null, by: 'manual' }]);
+    h.advance(3 * 3600_000);
+    h.world.offline = true;
+    h.advance(3600_000);
+    h.world.offline = false;
+    v = h.fns.listSchedules().schedules[0];
+    expect(v.runs.map((r: { ok: boolean; by: string }) => [r.ok, r.by])).toEqual([[false, 'trigger'], [true, 'trigger'], [true, 'trigger'], [true, 'trigger'], [true, 'manual']]);
+    expect(v.runs[0].error).toMatch(/^Connector unreachable/);
+    expect(v.runs[1]).toMatchObject({ rows: 12, error: null });
+    expect(Date.parse(v.runs[0].at) - Date.parse(v.runs[1].at)).toBe(3600_000);
+    h.fns.refreshScheduleNow(v.id);
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, by: 'manual' });
+
+    // Many failing runs with long errors: 30 kept, the value within the 9 KB limit.
+    h.world.offline = true;
+    h.advance(40 * 3600_000);
+    h.world.offline = false;
+    const runs = h.as('bob@example.com').fns.listSchedules().schedules[0].runs;
+    expect(runs).toHaveLength(30);
+    const key = `covercheck.runs.${v.id}`;
+    expect(Buffer.byteLength(h.docProps.data[key]!)).toBeLessThanOrEqual(8 * 1024);
+    h.fns.removeSchedule(v.id);
+    expect(h.docProps.data[key]).toBeUndefined();
+  });
+});
