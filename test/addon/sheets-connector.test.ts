@@ -179,7 +179,8 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null } }]);
+    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
+    expect(list[0].runs[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 
     // A schedule into a sheet Google doesn't have fails its run; the list says why. The same key's
@@ -199,6 +200,8 @@ describe('datasets sidebar: connector schedules', () => {
     expect(list).toHaveLength(2);
     // Says only what is missing, never which sheets the spreadsheet has.
     expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
+    // Its history, as the sidebar shows it (the connector's own record of runs).
+    expect(list.find((s: any) => s.id === bad.id).runs[0]).toMatchObject({ ok: false, running: false, rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
 
     expect(h.fns.removeConnectorSchedule(bad.id).map((s: any) => s.id)).toEqual([r.connectorSchedule.id]);
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
