@@ -239,7 +239,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.textContent('#ds-binding')).toBe(connected(conn.keys.sandbox!));
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
-    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))Remove$/);
+    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))RemoveHistory: \d+ runs?.*$/);
     const sheet = () => h.ss.sheets.find((x) => x.name === 'Motor RPI')!;
     expect(sheet().charts).toHaveLength(1);
     expect(h.world.triggers).toHaveLength(0);
@@ -253,10 +253,24 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.uncheck('#ds-chart');
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI (trigger)", refreshed weekly');
-    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemove$/);
+    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemoveHistory: 1 run\d{4}-.*24 rows.*$/);
     expect(h.world.triggers.map((t) => t.everyMs)).toEqual([3600_000]);
-    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*Remove$/);
+    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*RemoveHistory: 1 run\d{4}-.*24 rows.*$/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-datasets.png'), fullPage: true });
+    // Run history: a failed "Refresh now" (connector unreachable), then a good one; both in the schedule's history.
+    h.world.offline = true;
+    await page.click('#ds-schedules button:has-text("Refresh now")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 2 runs, 1 failed');
+    h.world.offline = false;
+    await page.click('#ds-schedules button:has-text("Refresh now")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 3 runs, 1 failed');
+    await page.click('#ds-schedules details summary');
+    const rowsShown = await page.$$eval('#ds-schedules details tr', (trs) => trs.map((tr) => tr.className));
+    expect(rowsShown).toEqual(['ok', 'failed', 'failed', 'ok']);
+    expect(await page.textContent('#ds-schedules details tr.failed td[colspan]')).toMatch(/^Connector unreachable/);
+    await page.click('#ds-cschedules details summary');
+    await page.setViewportSize({ width: 300, height: 1400 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-run-history.png') });
 
     await page.click('#ds-cschedules button');
     await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
