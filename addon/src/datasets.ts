@@ -13,6 +13,7 @@
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
+import { outputMode, writeSeriesByMode, type TOutputMode } from './output-modes.js';
 import { forgetRuns, recordRun, runHistory, type RunRecord } from './run-history.js';
 import { userConn } from './settings.js';
 import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js';
@@ -44,6 +45,8 @@ export interface ImportRequest {
    * own scheduler, through its service account (needs the spreadsheet bound to the key).
    */
   refreshBy?: 'trigger' | 'connector';
+  /** How the import and its refreshes write: overwrite (default), append new points, or merge on the date. */
+  mode?: TOutputMode;
 }
 
 interface ScheduleEntry {
@@ -57,6 +60,8 @@ interface ScheduleEntry {
   nextDue: number;
   lastRefresh: string | null;
   lastError: string | null;
+  /** Absent in schedules made before output modes: overwrite. */
+  mode?: TOutputMode;
 }
 
 /** What the sidebar shows of a schedule. */
@@ -65,6 +70,7 @@ export interface ScheduleView {
   slug: string;
   sheetName: string;
   schedule: TSchedule;
+  mode: TOutputMode;
   lastRefresh: string | null;
   lastError: string | null;
   /** Refreshed by the current user's trigger (else by another editor's). */
@@ -104,14 +110,17 @@ export function previewDataset(slug: string): { dataset: TDataset; points: TSeri
   return { dataset: api.dataset(conn, slug), points: api.series(conn, slug, 10).points };
 }
 
-function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; title: string } {
+/**
+ * Writes a dataset's latest points into columns A:B of the named sheet (made when missing) by the
+ * output mode; columns beside them are the user's and are never touched. `rows` counts the rows
+ * written (added or updated), `dataRows` those in A:B afterwards.
+ */
+function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number, mode: TOutputMode = 'overwrite'): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; dataRows: number; title: string } {
   const dataset = api.dataset(conn, slug);
   const points = api.series(conn, slug, limit).points;
   const sheet = ss.getSheetByName(sheetName) ?? ss.insertSheet(sheetName);
-  sheet.clearContents();
-  const values: (string | number)[][] = [['Date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])];
-  sheet.getRange(1, 1, values.length, 2).setValues(values);
-  return { sheet, rows: points.length, title: dataset.title };
+  const out = writeSeriesByMode(sheet, ['Date', `${dataset.title} (${dataset.unit})`], points, mode);
+  return { sheet, rows: out.added + out.updated, dataRows: out.dataRows, title: dataset.title };
 }
 
 const sheetNameFor = (slug: string) => slug.slice(0, 90);
@@ -124,25 +133,27 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   const wanted = req.schedule && req.schedule !== 'none' ? req.schedule : null;
   if (wanted && !SCHEDULES.includes(wanted)) throw new Error(`Schedule must be one of ${SCHEDULES.join(', ')}.`);
   const byConnector = req.refreshBy === 'connector';
+  const mode = outputMode(req.mode);
+  if (byConnector && mode !== 'overwrite') throw new Error('Connector refreshes overwrite the sheet; append and merge are for refreshes by this add-on.');
   // The trigger first: if it can't be had, nothing has been written yet.
   if (wanted && !byConnector) ensureTrigger();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
   const importStarted = Date.now();
-  const { sheet, rows, title } = writeSeries(ss, conn, req.slug, sheetName, limit);
+  const { sheet, rows, dataRows, title } = writeSeries(ss, conn, req.slug, sheetName, limit, mode);
   let chart = false;
   if (req.chart && sheet.getCharts().length === 0) {
     sheet.insertChart(
       sheet
         .newChart()
         .setChartType(Charts.ChartType.LINE)
-        .addRange(sheet.getRange(1, 1, rows + 1, 2))
+        .addRange(sheet.getRange(1, 1, dataRows + 1, 2))
         .setPosition(2, 4, 0, 0)
         .setOption('title', title)
         .build(),
     );
     chart = true;
   }
-  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted) : null;
+  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
   // The import is the schedule's first run.
   if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
   const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
@@ -197,16 +208,16 @@ function deleteOwnTrigger(docId: string): void {
   up.deleteProperty(triggerErrorProp(docId));
 }
 
-function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule): ScheduleView {
+function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule, mode: TOutputMode): ScheduleView {
   const props = PropertiesService.getDocumentProperties();
   const me = ownId();
-  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
+  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, mode, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
   // One schedule per sheet: a new one replaces the old, whoever made it.
   writeSchedules(props, [...readSchedules(props).filter((s) => s.sheetName !== sheetName), entry]);
   return toView(entry, me, []);
 }
 
-const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, runs });
+const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, mode: s.mode ?? 'overwrite', lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, runs });
 
 export function listSchedules(): SchedulesView {
   const me = ownId();
@@ -235,7 +246,7 @@ function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleApps
     if (Date.now() - started > HANDLER_BUDGET_MS) break;
     const at = Date.now();
     try {
-      const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit);
+      const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
       done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule] });
       recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
     } catch (err) {

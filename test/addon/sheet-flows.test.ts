@@ -220,3 +220,63 @@ describe('run history of the add-on\'s dataset refreshes', () => {
     expect(h.docProps.data[key]).toBeUndefined();
   });
 });
+
+describe('output modes of the add-on\'s dataset imports and refreshes', () => {
+  const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
+  const series = async (n: number) => ((await (await fetch(`${conn.url}/api/v1/datasets/${SLUG}/series?limit=${n}`)).json()) as { points: { date: string; value: number }[] }).points;
+
+  function imported(mode: string, limit: number) {
+    const h = loadAddon(http, { connector: conn.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    const r = h.fns.importDataset({ slug: SLUG, sheetName: 'RPI', limit, schedule: 'daily', mode });
+    const sheet = h.ss.sheets.find((x) => x.name === 'RPI')!;
+    // The user's own column beside the data.
+    for (let row = 1; row <= limit + 1; row++) sheet.set(row, 3, row === 1 ? 'My notes' : `note ${row}`);
+    return { h, sheet, id: r.schedule.id as string };
+  }
+  const ab = (sheet: { getRange: (...a: number[]) => { getValues(): unknown[][] } }, n: number) => sheet.getRange(2, 1, n, 2).getValues();
+
+  it('overwrite: A:B replaced (old rows beyond the new points blanked), the user\'s column kept', async () => {
+    const { h, sheet, id } = imported('overwrite', 24);
+    expect(h.fns.listSchedules().schedules[0]).toMatchObject({ mode: 'overwrite' });
+    const pts = await series(24);
+    // Rows an earlier, longer import left.
+    sheet.getRange(26, 1, 3, 2).setValues([['1999-01-01', 1], ['1999-02-01', 2], ['1999-03-01', 3]]);
+    sheet.set(2, 2, 999);
+    h.fns.refreshScheduleNow(id);
+    expect(ab(sheet, 24)).toEqual(pts.map((p) => [p.date, p.value]));
+    expect(ab(sheet, 27).slice(24)).toEqual([['', ''], ['', ''], ['', '']]);
+    expect(sheet.get(2, 3)).toBe('note 2');
+    expect(sheet.get(25, 3)).toBe('note 25');
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 24 });
+  });
+
+  it('append: only dates after the latest are added, below the data; nothing else moves', async () => {
+    const { h, sheet, id } = imported('append', 12);
+    const pts = await series(12);
+    // The sheet as an import three points ago left it; a stale value stays as it is in append mode.
+    sheet.getRange(11, 1, 3, 2).setValues([['', ''], ['', ''], ['', '']]);
+    sheet.set(2, 2, 999);
+    h.fns.refreshScheduleNow(id);
+    expect(ab(sheet, 12)).toEqual([[pts[0]!.date, 999], ...pts.slice(1).map((p) => [p.date, p.value])]);
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
+    h.fns.refreshScheduleNow(id);
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 0 });
+    expect(sheet.get(13, 1)).toBe(pts[11]!.date);
+    expect(sheet.get(14, 1)).toBe('');
+    expect(sheet.get(12, 3)).toBe('note 12');
+  });
+
+  it('merge on the date: changed values updated in place, missing dates added, the user\'s column beside each row unchanged', async () => {
+    const { h, sheet, id } = imported('merge', 12);
+    const pts = await series(12);
+    sheet.set(5, 2, 999);
+    sheet.getRange(12, 1, 2, 2).setValues([['', ''], ['', '']]);
+    h.fns.refreshScheduleNow(id);
+    expect(ab(sheet, 12)).toEqual(pts.map((p) => [p.date, p.value]));
+    expect(sheet.get(5, 3)).toBe('note 5');
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
+    expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'upsert' })).toThrow('Output mode must be one of overwrite, append, merge.');
+    expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'merge', refreshBy: 'connector' })).toThrow(/Connector refreshes overwrite the sheet/);
+  });
+});
