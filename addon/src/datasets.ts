@@ -26,6 +26,9 @@ const triggerProp = (docId: string) => `covercheck.trigger.${docId}`;
 const triggerErrorProp = (docId: string) => `covercheck.triggerError.${docId}`;
 /** The function the hourly trigger calls (a top-level entry point). */
 export const REFRESH_HANDLER = 'refreshScheduledImports';
+/** Failed refreshes in a row after which a schedule pauses itself (issue 22, item 3). */
+export const PAUSE_AFTER_FAILURES = 3;
+
 const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 };
 /** Trigger times are "slightly randomized" (Installable triggers guide): a schedule this close to due runs now rather than an hour late. */
 const DUE_SLACK_MS = 10 * 60_000;
@@ -62,6 +65,10 @@ interface ScheduleEntry {
   lastError: string | null;
   /** Absent in schedules made before output modes: overwrite. */
   mode?: TOutputMode;
+  /** Failed refreshes in a row (absent: none). */
+  failures?: number;
+  /** Why the hourly trigger no longer refreshes it, until someone resumes it. */
+  paused?: string | null;
 }
 
 /** What the sidebar shows of a schedule. */
@@ -75,6 +82,10 @@ export interface ScheduleView {
   lastError: string | null;
   /** Refreshed by the current user's trigger (else by another editor's). */
   mine: boolean;
+  /** Failed refreshes in a row: the sidebar's badge counts schedules with one or more. */
+  failures: number;
+  /** Why it is paused (the sidebar offers Resume), or null. */
+  paused: string | null;
   /** The last 30 runs, newest first (run-history.ts). */
   runs: RunRecord[];
 }
@@ -217,7 +228,7 @@ function addSchedule(slug: string, sheetName: string, limit: number, schedule: T
   return toView(entry, me, []);
 }
 
-const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, mode: s.mode ?? 'overwrite', lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, runs });
+const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, mode: s.mode ?? 'overwrite', lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, failures: s.failures ?? 0, paused: s.paused ?? null, runs });
 
 export function listSchedules(): SchedulesView {
   const me = ownId();
@@ -241,22 +252,32 @@ export function removeSchedule(id: string): SchedulesView {
 /** Refreshes the given schedules now (within the handler budget), recording the outcome on each. */
 function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by']): void {
   const list = readSchedules(props);
-  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue'>>();
+  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue' | 'failures' | 'paused'>>();
   for (const s of list.filter((x) => ids.includes(x.id))) {
     if (Date.now() - started > HANDLER_BUDGET_MS) break;
     const at = Date.now();
     try {
       const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
-      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule] });
+      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule], failures: 0, paused: null });
       recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly });
+      const failures = (s.failures ?? 0) + 1;
+      // A schedule that keeps failing stops spending the trigger's runs (and the user's quotas) until someone looks.
+      const paused = s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
+      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly, failures, paused });
       recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
     }
   }
   // Re-read before writing: another editor may have changed the list meanwhile.
   writeSchedules(props, readSchedules(props).map((s) => (done.has(s.id) ? { ...s, ...done.get(s.id)! } : s)));
+}
+
+/** "Resume" in the sidebar: un-pauses a schedule and refreshes it at once (it pauses again after three more failures). */
+export function resumeSchedule(id: string): SchedulesView {
+  const props = PropertiesService.getDocumentProperties();
+  writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, failures: 0 } : s)));
+  return refreshScheduleNow(id);
 }
 
 /** "Refresh now" in the sidebar: one schedule, whoever owns it. */
@@ -290,5 +311,5 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
     return;
   }
   PropertiesService.getUserProperties().deleteProperty(triggerErrorProp(docId));
-  refresh(ss, props, mine.filter((s) => s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started, 'trigger');
+  refresh(ss, props, mine.filter((s) => !s.paused && s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started, 'trigger');
 }

@@ -4,7 +4,7 @@
  * top-level stub for each, because Apps Script only sees top-level function declarations.
  */
 import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bindings.js';
-import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, searchDatasets } from './datasets.js';
+import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, resumeSchedule, searchDatasets } from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
 import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
@@ -45,6 +45,7 @@ export const entryPoints = {
   removeSchedule,
   refreshScheduledImports,
   refreshScheduleNow,
+  resumeSchedule,
   getSheetsInfo,
   listConnectorSchedules,
   createConnectorSchedule,

@@ -280,3 +280,33 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'merge', refreshBy: 'connector' })).toThrow(/Connector refreshes overwrite the sheet/);
   });
 });
+
+describe('failure alerts and auto-pause of the add-on\'s refreshes', () => {
+  it('three failed hourly refreshes in a row pause the schedule with the reason; the trigger then leaves it alone; Resume refreshes it and clears the count', () => {
+    const h = loadAddon(http, { connector: conn.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    h.fns.importDataset({ slug: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'RPI', limit: 6, schedule: 'hourly' });
+    h.world.offline = true;
+    h.advance(2 * 3600_000);
+    let v = h.fns.listSchedules().schedules[0];
+    expect(v).toMatchObject({ failures: 2, paused: null });
+    h.advance(3600_000);
+    v = h.fns.listSchedules().schedules[0];
+    expect(v.failures).toBe(3);
+    expect(v.paused).toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable at https:\/\/covercheck\.example\.com/);
+    // Paused: further hours run no refresh (the history stays at 4 runs: the import and three failures).
+    h.world.offline = false;
+    h.advance(5 * 3600_000);
+    v = h.as('bob@example.com').fns.listSchedules().schedules[0];
+    expect(v.runs).toHaveLength(4);
+    expect(v.paused).not.toBeNull();
+    expect(h.triggers).toHaveLength(1);
+    // Any editor may resume it: refreshed at once (with that editor's connector), count cleared; the trigger takes it up again.
+    h.as('bob@example.com').fns.saveSettings({ url: CONNECTOR });
+    v = h.as('bob@example.com').fns.resumeSchedule(v.id).schedules[0];
+    expect(v).toMatchObject({ failures: 0, paused: null });
+    expect(v.runs[0]).toMatchObject({ ok: true, by: 'manual' });
+    h.advance(3600_000);
+    expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, by: 'trigger' });
+  });
+});
