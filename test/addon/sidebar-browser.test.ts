@@ -261,6 +261,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     h.world.offline = true;
     await page.click('#ds-schedules button:has-text("Refresh now")');
     await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 2 runs, 1 failed');
+    expect(await page.textContent('#ds-badge')).toBe('1 failing');
     h.world.offline = false;
     await page.click('#ds-schedules button:has-text("Refresh now")');
     await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 3 runs, 1 failed');
@@ -271,6 +272,22 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.click('#ds-cschedules details summary');
     await page.setViewportSize({ width: 300, height: 1400 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-run-history.png') });
+    expect(await page.isVisible('#ds-badge')).toBe(false);
+
+    // Three failures in a row pause it: the reason, a badge, and Resume.
+    h.world.offline = true;
+    for (const n of [4, 5, 6]) {
+      await page.click('#ds-schedules button:has-text("Refresh now")');
+      await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe(`History: ${n} runs, ${n - 2} failed`);
+    }
+    await expect.poll(() => page.textContent('#ds-schedules .paused')).toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable/);
+    expect(await page.textContent('#ds-badge')).toBe('1 failing');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-paused.png') });
+    h.world.offline = false;
+    await page.click('#ds-schedules button:has-text("Resume")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 7 runs, 4 failed');
+    expect(await page.isVisible('#ds-schedules .paused')).toBe(false);
+    expect(await page.isVisible('#ds-badge')).toBe(false);
 
     await page.click('#ds-cschedules button');
     await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
