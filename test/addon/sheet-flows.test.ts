@@ -21,10 +21,13 @@ afterAll(async () => {
   await http?.close();
 });
 
-const balance = async (key: string) => {
-  const r = await fetch(`${conn.url}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
-  return ((await r.json()) as { credits: { balance: number } }).credits.balance;
-};
+/** A GET to the connector; a pooled socket the server closed as idle while the vm held this thread fails once: send again. */
+async function get(p: string, key?: string): Promise<any> {
+  const send = () => fetch(conn.url + p, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+  const res = await send().catch((e: { cause?: { code?: string } }) => (e.cause?.code === 'UND_ERR_SOCKET' ? send() : Promise.reject(e)));
+  return res.json();
+}
+const balance = async (key: string) => ((await get('/api/v1/account', key)) as { credits: { balance: number } }).credits.balance;
 
 /** Known demo policies (verified), unknown numbers (unverified) and French health (no registry: inconclusive). */
 function rows(n: number): string[][] {
@@ -208,9 +211,9 @@ describe('run history of the add-on\'s dataset refreshes', () => {
     h.fns.refreshScheduleNow(v.id);
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, by: 'manual' });
 
-    // Many failing runs with long errors: 30 kept, the value within the 9 KB limit.
+    // Many failing runs with long errors (by hand: the trigger stops after 3 failures in a row): 30 kept, the value within the 9 KB limit.
     h.world.offline = true;
-    h.advance(40 * 3600_000);
+    for (let i = 0; i < 40; i++) h.fns.refreshScheduleNow(v.id);
     h.world.offline = false;
     const runs = h.as('bob@example.com').fns.listSchedules().schedules[0].runs;
     expect(runs).toHaveLength(30);
@@ -223,7 +226,7 @@ describe('run history of the add-on\'s dataset refreshes', () => {
 
 describe('output modes of the add-on\'s dataset imports and refreshes', () => {
   const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
-  const series = async (n: number) => ((await (await fetch(`${conn.url}/api/v1/datasets/${SLUG}/series?limit=${n}`)).json()) as { points: { date: string; value: number }[] }).points;
+  const series = async (n: number) => ((await get(`/api/v1/datasets/${SLUG}/series?limit=${n}`)) as { points: { date: string; value: number }[] }).points;
 
   function imported(mode: string, limit: number) {
     const h = loadAddon(http, { connector: conn.url });
