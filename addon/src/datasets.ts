@@ -13,6 +13,8 @@
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
+import { outputMode, writeSeriesByMode, type TOutputMode } from './output-modes.js';
+import { forgetRuns, recordRun, runHistory, type RunRecord } from './run-history.js';
 import { userConn } from './settings.js';
 import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js';
 
@@ -24,6 +26,9 @@ const triggerProp = (docId: string) => `covercheck.trigger.${docId}`;
 const triggerErrorProp = (docId: string) => `covercheck.triggerError.${docId}`;
 /** The function the hourly trigger calls (a top-level entry point). */
 export const REFRESH_HANDLER = 'refreshScheduledImports';
+/** Failed refreshes in a row after which a schedule pauses itself (issue 22, item 3). */
+export const PAUSE_AFTER_FAILURES = 3;
+
 const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 };
 /** Trigger times are "slightly randomized" (Installable triggers guide): a schedule this close to due runs now rather than an hour late. */
 const DUE_SLACK_MS = 10 * 60_000;
@@ -43,6 +48,8 @@ export interface ImportRequest {
    * own scheduler, through its service account (needs the spreadsheet bound to the key).
    */
   refreshBy?: 'trigger' | 'connector';
+  /** How the import and its refreshes write: overwrite (default), append new points, or merge on the date. */
+  mode?: TOutputMode;
 }
 
 interface ScheduleEntry {
@@ -56,6 +63,12 @@ interface ScheduleEntry {
   nextDue: number;
   lastRefresh: string | null;
   lastError: string | null;
+  /** Absent in schedules made before output modes: overwrite. */
+  mode?: TOutputMode;
+  /** Failed refreshes in a row (absent: none). */
+  failures?: number;
+  /** Why the hourly trigger no longer refreshes it, until someone resumes it. */
+  paused?: string | null;
 }
 
 /** What the sidebar shows of a schedule. */
@@ -64,10 +77,17 @@ export interface ScheduleView {
   slug: string;
   sheetName: string;
   schedule: TSchedule;
+  mode: TOutputMode;
   lastRefresh: string | null;
   lastError: string | null;
   /** Refreshed by the current user's trigger (else by another editor's). */
   mine: boolean;
+  /** Failed refreshes in a row: the sidebar's badge counts schedules with one or more. */
+  failures: number;
+  /** Why it is paused (the sidebar offers Resume), or null. */
+  paused: string | null;
+  /** The last 30 runs, newest first (run-history.ts). */
+  runs: RunRecord[];
 }
 
 export interface SchedulesView {
@@ -101,14 +121,17 @@ export function previewDataset(slug: string): { dataset: TDataset; points: TSeri
   return { dataset: api.dataset(conn, slug), points: api.series(conn, slug, 10).points };
 }
 
-function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; title: string } {
+/**
+ * Writes a dataset's latest points into columns A:B of the named sheet (made when missing) by the
+ * output mode; columns beside them are the user's and are never touched. `rows` counts the rows
+ * written (added or updated), `dataRows` those in A:B afterwards.
+ */
+function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number, mode: TOutputMode = 'overwrite'): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; dataRows: number; title: string } {
   const dataset = api.dataset(conn, slug);
   const points = api.series(conn, slug, limit).points;
   const sheet = ss.getSheetByName(sheetName) ?? ss.insertSheet(sheetName);
-  sheet.clearContents();
-  const values: (string | number)[][] = [['Date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])];
-  sheet.getRange(1, 1, values.length, 2).setValues(values);
-  return { sheet, rows: points.length, title: dataset.title };
+  const out = writeSeriesByMode(sheet, ['Date', `${dataset.title} (${dataset.unit})`], points, mode);
+  return { sheet, rows: out.added + out.updated, dataRows: out.dataRows, title: dataset.title };
 }
 
 const sheetNameFor = (slug: string) => slug.slice(0, 90);
@@ -121,24 +144,29 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   const wanted = req.schedule && req.schedule !== 'none' ? req.schedule : null;
   if (wanted && !SCHEDULES.includes(wanted)) throw new Error(`Schedule must be one of ${SCHEDULES.join(', ')}.`);
   const byConnector = req.refreshBy === 'connector';
+  const mode = outputMode(req.mode);
+  if (byConnector && mode !== 'overwrite') throw new Error('Connector refreshes overwrite the sheet; append and merge are for refreshes by this add-on.');
   // The trigger first: if it can't be had, nothing has been written yet.
   if (wanted && !byConnector) ensureTrigger();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
-  const { sheet, rows, title } = writeSeries(ss, conn, req.slug, sheetName, limit);
+  const importStarted = Date.now();
+  const { sheet, rows, dataRows, title } = writeSeries(ss, conn, req.slug, sheetName, limit, mode);
   let chart = false;
   if (req.chart && sheet.getCharts().length === 0) {
     sheet.insertChart(
       sheet
         .newChart()
         .setChartType(Charts.ChartType.LINE)
-        .addRange(sheet.getRange(1, 1, rows + 1, 2))
+        .addRange(sheet.getRange(1, 1, dataRows + 1, 2))
         .setPosition(2, 4, 0, 0)
         .setOption('title', title)
         .build(),
     );
     chart = true;
   }
-  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted) : null;
+  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
+  // The import is the schedule's first run.
+  if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
   const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
   return { sheetName, rows, chart, schedule, connectorSchedule };
 }
@@ -191,22 +219,23 @@ function deleteOwnTrigger(docId: string): void {
   up.deleteProperty(triggerErrorProp(docId));
 }
 
-function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule): ScheduleView {
+function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule, mode: TOutputMode): ScheduleView {
   const props = PropertiesService.getDocumentProperties();
   const me = ownId();
-  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
+  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, mode, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
   // One schedule per sheet: a new one replaces the old, whoever made it.
   writeSchedules(props, [...readSchedules(props).filter((s) => s.sheetName !== sheetName), entry]);
-  return toView(entry, me);
+  return toView(entry, me, []);
 }
 
-const toView = (s: ScheduleEntry, me: string): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me });
+const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, mode: s.mode ?? 'overwrite', lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, failures: s.failures ?? 0, paused: s.paused ?? null, runs });
 
 export function listSchedules(): SchedulesView {
   const me = ownId();
   const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
   const raw = PropertiesService.getUserProperties().getProperty(triggerErrorProp(docId));
-  return { schedules: readSchedules(PropertiesService.getDocumentProperties()).map((s) => toView(s, me)), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
+  const props = PropertiesService.getDocumentProperties();
+  return { schedules: readSchedules(props).map((s) => toView(s, me, runHistory(props, s.id))), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
 }
 
 /** Removes a schedule (anyone's); the current user's trigger goes with their last schedule here, another editor's removes itself when it next runs. */
@@ -215,31 +244,45 @@ export function removeSchedule(id: string): SchedulesView {
   const me = ownId();
   const left = readSchedules(props).filter((s) => s.id !== id);
   writeSchedules(props, left);
+  forgetRuns(props, id);
   if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet().getId());
   return listSchedules();
 }
 
 /** Refreshes the given schedules now (within the handler budget), recording the outcome on each. */
-function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number): void {
+function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by']): void {
   const list = readSchedules(props);
-  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue'>>();
+  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue' | 'failures' | 'paused'>>();
   for (const s of list.filter((x) => ids.includes(x.id))) {
     if (Date.now() - started > HANDLER_BUDGET_MS) break;
     const at = Date.now();
     try {
-      writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit);
-      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule] });
+      const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
+      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule], failures: 0, paused: null });
+      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
     } catch (err) {
-      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: err instanceof Error ? err.message : String(err), nextDue: at + PERIOD_MS.hourly });
+      const message = err instanceof Error ? err.message : String(err);
+      const failures = (s.failures ?? 0) + 1;
+      // A schedule that keeps failing stops spending the trigger's runs (and the user's quotas) until someone looks.
+      const paused = s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
+      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly, failures, paused });
+      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
     }
   }
   // Re-read before writing: another editor may have changed the list meanwhile.
   writeSchedules(props, readSchedules(props).map((s) => (done.has(s.id) ? { ...s, ...done.get(s.id)! } : s)));
 }
 
+/** "Resume" in the sidebar: un-pauses a schedule and refreshes it at once (it pauses again after three more failures). */
+export function resumeSchedule(id: string): SchedulesView {
+  const props = PropertiesService.getDocumentProperties();
+  writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, failures: 0 } : s)));
+  return refreshScheduleNow(id);
+}
+
 /** "Refresh now" in the sidebar: one schedule, whoever owns it. */
 export function refreshScheduleNow(id: string): SchedulesView {
-  refresh(SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), [id], Date.now());
+  refresh(SpreadsheetApp.getActiveSpreadsheet(), PropertiesService.getDocumentProperties(), [id], Date.now(), 'manual');
   return listSchedules();
 }
 
@@ -268,5 +311,5 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
     return;
   }
   PropertiesService.getUserProperties().deleteProperty(triggerErrorProp(docId));
-  refresh(ss, props, mine.filter((s) => s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started);
+  refresh(ss, props, mine.filter((s) => !s.paused && s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started, 'trigger');
 }

@@ -4,10 +4,11 @@
  * top-level stub for each, because Apps Script only sees top-level function declarations.
  */
 import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bindings.js';
-import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, searchDatasets } from './datasets.js';
+import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, resumeSchedule, searchDatasets } from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
 import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
+import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
 import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
@@ -29,6 +30,7 @@ export const entryPoints = {
   detectRowMapping,
   startRowsRun,
   pollRowsRun,
+  jumpToRow,
   submitPdfExtraction,
   pollPdfExtraction,
   showPdfPicker,
@@ -43,6 +45,7 @@ export const entryPoints = {
   removeSchedule,
   refreshScheduledImports,
   refreshScheduleNow,
+  resumeSchedule,
   getSheetsInfo,
   listConnectorSchedules,
   createConnectorSchedule,

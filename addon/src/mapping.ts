@@ -6,8 +6,13 @@ export type TField = (typeof FIELDS)[number];
 /** 1-based column per field, null when not found. */
 export type TMapping = Record<TField, number | null>;
 
-/** Result columns, found again by these exact headers on a re-run so nothing is duplicated. */
-export const RESULT_HEADERS = ['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at'] as const;
+/**
+ * Result columns, found again by these exact headers on a re-run so nothing is duplicated. The
+ * last one, hidden when the add-on creates it, holds each row's input hash (delta.ts).
+ */
+export const RESULT_HEADERS = ['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash'] as const;
+/** Index in RESULT_HEADERS of each result column the add-on reads back. */
+export const RESULT_COL = { status: 0, flags: 3, checkedAt: 4, hash: 5 } as const;
 
 const fold = (s: string) =>
   s

@@ -46,6 +46,8 @@ export interface ConnectorScheduleView {
   nextRunAt: string;
   /** The latest run, if any. */
   lastRun: { status: 'running' | 'ok' | 'failed'; at: string; rows: number | null; error: string | null } | null;
+  /** The runs the connector keeps, newest first, in the shape of the add-on's own history (run-history.ts). */
+  runs: { at: string; ok: boolean; running: boolean; rows: number | null; durationMs: number | null; error: string | null }[];
 }
 
 const toView = (s: TSchedule): ConnectorScheduleView => {
@@ -58,6 +60,14 @@ const toView = (s: TSchedule): ConnectorScheduleView => {
     limit: s.limit,
     nextRunAt: s.next_run_at,
     lastRun: r ? { status: r.status, at: r.finished_at ?? r.started_at, rows: r.rows, error: r.error } : null,
+    runs: s.runs.map((x) => ({
+      at: x.started_at,
+      ok: x.status === 'ok',
+      running: x.status === 'running',
+      rows: x.rows,
+      durationMs: x.finished_at ? Date.parse(x.finished_at) - Date.parse(x.started_at) : null,
+      error: x.error,
+    })),
   };
 };
 

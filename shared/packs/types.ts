@@ -66,7 +66,14 @@ export interface CountryProfile<L extends string = string> {
 export const LABEL_KINDS = ['policy', 'insurer', 'start', 'end', 'period', 'registration'] as const;
 export type TLabelKind = (typeof LABEL_KINDS)[number];
 
-export interface LanguagePack {
+/** Outcomes of one check in checks[] (the contract's ZCheckSchema, which shared/verification.ts checks against this list). */
+export type TCheckOutcome = 'pass' | 'fail' | 'warn' | 'unavailable' | 'skipped';
+
+/**
+ * `F` is the contract's flag list (TFlag): the language registry fills it in, so every pack must name
+ * every flag; it is a parameter because shared/verification.ts itself depends on the country packs.
+ */
+export interface LanguagePack<F extends string = string> {
   /** ISO 639-1 code. */
   code: string;
   name: string;
@@ -107,5 +114,24 @@ export interface LanguagePack {
     type: readonly string[];
     country: readonly string[];
     provider: readonly string[];
+  };
+  /**
+   * The cell note the add-on puts on an unverified or inconclusive row, saying why (issue 22, item 6).
+   * Check details stay in the connector's words (English); what frames them is translated.
+   */
+  sheetNotes: {
+    /** The note's first line, per status. */
+    heading: { unverified: string; inconclusive: string };
+    /**
+     * Names of the checks in checks[].source; `register` stands for every regulator's register
+     * check (fca_register, bafin_register…), with {regulator} replaced by its name from the country profile.
+     */
+    checks: Record<'format' | 'register' | 'registry' | 'sanctions', string>;
+    outcomes: Record<TCheckOutcome, string>;
+    /** Label before the warning flags. */
+    flagsLabel: string;
+    flags: Record<F, string>;
+    /** Label before the confidence score. */
+    confidence: string;
   };
 }

@@ -267,10 +267,10 @@ describe('sidebar: verify selected rows', () => {
     expect(m).toMatchObject({ firstRow: 2, lastRow: 151, missing: [] });
 
     let p = h.fns.startRowsRun(m.mapping);
-    expect(p).toMatchObject({ total: 150, done: 1, errors: 1, finished: false, resultColumns: [5, 6, 7, 8, 9] });
+    expect(p).toMatchObject({ total: 150, done: 1, errors: 1, finished: false, resultColumns: [5, 6, 7, 8, 9, 10] });
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
     expect(p).toMatchObject({ total: 150, done: 150, errors: 1, finished: true });
-    expect(s.row(1).slice(4)).toEqual(['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at']);
+    expect(s.row(1).slice(4)).toEqual(['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
     expect(s.get(7, 5)).toMatch(/^Error: Unsupported country: ES/);
     expect(s.get(2, 5)).toBe('verified');
     expect(s.get(2, 6)).toBe(0.85);
@@ -284,7 +284,7 @@ describe('sidebar: verify selected rows', () => {
     s.set(2, 5, 'stale');
     p = h.fns.startRowsRun(m.mapping);
     while (!p.finished) p = h.fns.pollRowsRun(p.runId);
-    expect(s.lastColumn()).toBe(9);
+    expect(s.lastColumn()).toBe(10);
     expect(s.get(2, 5)).toBe('verified');
   });
 

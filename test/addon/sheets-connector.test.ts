@@ -84,7 +84,7 @@ describe('rows sidebar: write results back when done', () => {
 
     const m = h.fns.detectRowMapping().mapping;
     const p0 = h.fns.startRowsRun(m, { writeBack: true });
-    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8], writeBack: { written: 0, missing: [], failed: null } });
+    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8, 9], writeBack: { written: 0, missing: [], failed: null } });
     // The add-on connects the spreadsheet to the key first (nothing was bound), then submits.
     expect(calls(h)).toEqual([
       'GET /api/v1/sheets/service-account 200',
@@ -115,9 +115,11 @@ describe('rows sidebar: write results back when done', () => {
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
     expect(p).toMatchObject({ total: 150, done: 150, errors: 0, finished: true, writeBack: { written: 149, missing: ['UKM-9999-0137'], failed: null } });
     expect(p.message).toBe('The connector wrote 149 results into the sheet. Not found in the sheet any more, nothing written for: UKM-9999-0137.');
-    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at']);
+    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
     expect(s.get(2, 4)).toBe('');
     expect(s.get(151, 4)).toBe('');
+    // Only the add-on's bookkeeping: each checked row's input hash, so a re-run skips it (delta re-check).
+    expect(String(s.get(2, 9))).toMatch(/^h1:/);
   }, 40_000);
 
   it('when the connector cannot write (the spreadsheet no longer shared with its service account), the open sidebar writes the results itself and says why', async () => {
@@ -177,7 +179,8 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null } }]);
+    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
+    expect(list[0].runs[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 
     // A schedule into a sheet Google doesn't have fails its run; the list says why. The same key's
@@ -197,6 +200,8 @@ describe('datasets sidebar: connector schedules', () => {
     expect(list).toHaveLength(2);
     // Says only what is missing, never which sheets the spreadsheet has.
     expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
+    // Its history, as the sidebar shows it (the connector's own record of runs).
+    expect(list.find((s: any) => s.id === bad.id).runs[0]).toMatchObject({ ok: false, running: false, rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
 
     expect(h.fns.removeConnectorSchedule(bad.id).map((s: any) => s.id)).toEqual([r.connectorSchedule.id]);
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);

@@ -239,7 +239,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.textContent('#ds-binding')).toBe(connected(conn.keys.sandbox!));
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
-    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))Remove$/);
+    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))RemoveHistory: \d+ runs?.*$/);
     const sheet = () => h.ss.sheets.find((x) => x.name === 'Motor RPI')!;
     expect(sheet().charts).toHaveLength(1);
     expect(h.world.triggers).toHaveLength(0);
@@ -253,10 +253,41 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.uncheck('#ds-chart');
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI (trigger)", refreshed weekly');
-    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemove$/);
+    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemoveHistory: 1 run\d{4}-.*24 rows.*$/);
     expect(h.world.triggers.map((t) => t.everyMs)).toEqual([3600_000]);
-    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*Remove$/);
+    await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*RemoveHistory: 1 run\d{4}-.*24 rows.*$/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-datasets.png'), fullPage: true });
+    // Run history: a failed "Refresh now" (connector unreachable), then a good one; both in the schedule's history.
+    h.world.offline = true;
+    await page.click('#ds-schedules button:has-text("Refresh now")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 2 runs, 1 failed');
+    expect(await page.textContent('#ds-badge')).toBe('1 failing');
+    h.world.offline = false;
+    await page.click('#ds-schedules button:has-text("Refresh now")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 3 runs, 1 failed');
+    await page.click('#ds-schedules details summary');
+    const rowsShown = await page.$$eval('#ds-schedules details tr', (trs) => trs.map((tr) => tr.className));
+    expect(rowsShown).toEqual(['ok', 'failed', 'failed', 'ok']);
+    expect(await page.textContent('#ds-schedules details tr.failed td[colspan]')).toMatch(/^Connector unreachable/);
+    await page.click('#ds-cschedules details summary');
+    await page.setViewportSize({ width: 300, height: 1400 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-run-history.png') });
+    expect(await page.isVisible('#ds-badge')).toBe(false);
+
+    // Three failures in a row pause it: the reason, a badge, and Resume.
+    h.world.offline = true;
+    for (const n of [4, 5, 6]) {
+      await page.click('#ds-schedules button:has-text("Refresh now")');
+      await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe(`History: ${n} runs, ${n - 2} failed`);
+    }
+    await expect.poll(() => page.textContent('#ds-schedules .paused')).toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable/);
+    expect(await page.textContent('#ds-badge')).toBe('1 failing');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-paused.png') });
+    h.world.offline = false;
+    await page.click('#ds-schedules button:has-text("Resume")');
+    await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe('History: 7 runs, 4 failed');
+    expect(await page.isVisible('#ds-schedules .paused')).toBe(false);
+    expect(await page.isVisible('#ds-badge')).toBe(false);
 
     await page.click('#ds-cschedules button');
     await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
@@ -338,6 +369,48 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(s.get(2, 4)).toBe('verified');
     expect(s.get(151, 4)).toBe('unverified');
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-429.png') });
+    await page.close();
+  }, 60_000);
+
+  it('results summary and delta re-check: counts, credits, rows needing a look that select their row; a re-run after two edits checks two rows', async () => {
+    const h = loadAddon(http, { connector: conn.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    const s = h.ss.active;
+    s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
+    const data = Array.from({ length: 30 }, (_, i) => (i === 0 ? ['UKM-1000-0001', 'UK', 'motor'] : i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    s.getRange(2, 1, 30, 3).setValues(data);
+    const page = await open(h, 'sidebar', 'rows');
+    await expect.poll(() => page.inputValue('#map-policy_number')).toBe('1');
+    expect(await page.inputValue('#rows-recheck')).toBe('changed');
+    expect(await page.inputValue('#rows-age')).toBe('30');
+    await page.click('#rows-run');
+    await expect.poll(() => page.isVisible('#rows-summary'), { timeout: 30_000 }).toBe(true);
+    const status = Array.from({ length: 30 }, (_, i) => String(s.get(i + 2, 4)));
+    const n = (x: string) => status.filter((v) => v === x).length;
+    const counts = await page.$$eval('#rows-counts tr', (trs) => trs.map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()));
+    expect(counts).toEqual([`verified ${n('verified')}`, `unverified ${n('unverified')}`, `inconclusive ${n('inconclusive')}`, 'errors 0', 'checked now 30', 'unchanged, skipped 0']);
+    expect(await page.textContent('#rows-credits')).toMatch(/^Credits spent: 0, left: \d+$/);
+    const look = 30 - n('verified');
+    expect(await page.textContent('#rows-look-title')).toBe(`${look} rows need a look`);
+    const links = await page.$$eval('#rows-look a', (as) => as.map((a) => a.textContent));
+    expect(links).toHaveLength(look);
+    expect(links[0]).toBe(`Row 3: ${s.get(3, 1)}`);
+    await page.setViewportSize({ width: 300, height: 1100 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-summary.png') });
+    await page.click('#rows-look li:nth-child(3) a');
+    await expect.poll(() => h.ss.activeRange?.row).toBe(Number(links[2]!.match(/^Row (\d+)/)![1]));
+
+    // Two rows edited: only they are sent again.
+    s.set(5, 1, 'UKM-1000-0002');
+    s.set(9, 2, 'DE');
+    s.set(9, 1, 'KFZ-5096-000001');
+    const posts = h.stats.log.filter((l) => l.method === 'POST').length;
+    await page.click('#rows-run');
+    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 30_000 }).toBe('2 of 2 rows\n28 rows unchanged since the last check: skipped, no credits spent.');
+    await expect.poll(() => page.isVisible('#rows-summary')).toBe(true);
+    expect(await page.$$eval('#rows-counts tr', (trs) => trs.slice(4).map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()))).toEqual(['checked now 2', 'unchanged, skipped 28']);
+    expect(h.stats.log.filter((l) => l.method === 'POST').length - posts).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-delta.png'), fullPage: true });
     await page.close();
   }, 60_000);
 });

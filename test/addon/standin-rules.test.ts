@@ -247,3 +247,44 @@ describe('developer metadata and templates', () => {
     expect(run(w, 'var t = HtmlService.createTemplateFromFile("page"); t.who = "<b>"; t.raw = "<i>"; return t.evaluate().getContent()')).toBe('<p>&lt;b&gt;</p><i>');
   });
 });
+
+describe('notes, conditional format rules, columns, locale (reference/spreadsheet/range, sheet, conditional-format-rule-builder; base/session)', () => {
+  it('setNotes needs the range\'s dimensions; an empty note clears; getNotes reads them back', () => {
+    const w = world();
+    expect(() => run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1, 2, 1).setNotes([["a"]])')).toThrow(/does not match the number of rows in the range/);
+    expect(() => run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1, 1, 1).setNotes([["a", "b"]])')).toThrow(/does not match/);
+    run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1, 2, 1).setNotes([["a"], ["b"]])');
+    run(w, 'SpreadsheetApp.getActiveSheet().getRange(2, 1).setNote("")');
+    expect(run(w, 'return SpreadsheetApp.getActiveSheet().getRange(1, 1, 2, 1).getNotes()')).toEqual([['a'], ['']]);
+    expect(() => run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1).setNote("x")', 'CUSTOM_FUNCTION')).toThrow('You do not have permission to call Range.setNote');
+  });
+  it('setConditionalFormatRules replaces every rule: a script that sets only its own loses the user\'s', () => {
+    const w = world();
+    const add = (text: string, keep: boolean) =>
+      run(w, `var s = SpreadsheetApp.getActiveSheet(); var r = SpreadsheetApp.newConditionalFormatRule().whenTextEqualTo("${text}").setBackground("#f00").setRanges([s.getRange(2, 1, 10, 1)]).build(); s.setConditionalFormatRules(${keep ? 's.getConditionalFormatRules().concat([r])' : '[r]'}); return s.getConditionalFormatRules().length`);
+    expect(add('user', true)).toBe(1);
+    expect(add('mine', true)).toBe(2);
+    expect(add('mine', false)).toBe(1);
+    expect(w.ss.active.conditionalFormatRules.map((r) => r.criteria.values[0])).toEqual(['mine']);
+  });
+  it('a rule needs a condition, its ranges on one sheet, and that sheet', () => {
+    const w = world();
+    w.ss.sheets.push(new (w.ss.active.constructor as any)('Other', w.ss));
+    const pre = 'var ss = SpreadsheetApp.getActiveSpreadsheet(); var a = ss.getSheetByName("Sheet1"), b = ss.getSheetByName("Other"); ';
+    expect(() => run(w, pre + 'SpreadsheetApp.newConditionalFormatRule().setRanges([a.getRange(1, 1)]).build()')).toThrow('Conditional format rule must have a condition.');
+    expect(() => run(w, pre + 'SpreadsheetApp.newConditionalFormatRule().whenTextEqualTo("x").setRanges([a.getRange(1, 1), b.getRange(1, 1)]).build()')).toThrow(/same sheet/);
+    expect(() => run(w, pre + 'a.setConditionalFormatRules([SpreadsheetApp.newConditionalFormatRule().whenTextEqualTo("x").setRanges([b.getRange(1, 1)]).build()])')).toThrow(/different sheet/);
+    expect(() => run(w, pre + 'a.setConditionalFormatRules([{}])')).toThrow('Invalid argument: rules');
+  });
+  it('hideColumns, activate, and each user\'s locale', () => {
+    const w = world();
+    run(w, 'var s = SpreadsheetApp.getActiveSheet(); s.hideColumns(3); s.getRange(5, 1, 1, 2).activate()');
+    expect(w.ss.active.hiddenColumns.has(3)).toBe(true);
+    expect(w.ss.activeRange?.row).toBe(5);
+    expect(() => run(w, 'SpreadsheetApp.getActiveSheet().hideColumns(0)')).toThrow(/out of bounds/);
+    w.user('bob@example.com').locale = 'de';
+    expect(run(w, 'return Session.getActiveUserLocale()')).toBe('en');
+    expect(run(w, 'return Session.getActiveUserLocale()', 'FULL', 'bob@example.com')).toBe('de');
+    expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetLocale()')).toBe('en_US');
+  });
+});

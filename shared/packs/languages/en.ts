@@ -35,4 +35,17 @@ export const en = {
     country: ['country', 'nation'],
     provider: ['provider', 'insurer', 'insurance company', 'carrier'],
   },
+  sheetNotes: {
+    heading: { unverified: 'Covercheck: not verified. Why:', inconclusive: 'Covercheck: inconclusive. Why:' },
+    checks: { format: 'Number format', register: '{regulator} register', registry: 'Policy registry', sanctions: 'Sanctions list' },
+    outcomes: { pass: 'passed', fail: 'failed', warn: 'warning', unavailable: 'unavailable', skipped: 'skipped' },
+    flagsLabel: 'Warnings',
+    flags: {
+      expired: 'expired', not_yet_active: 'not yet active', cancelled: 'cancelled', suspended: 'suspended', sanctioned: 'insurer sanctioned',
+      insurer_not_authorised: 'insurer not authorised', provider_mismatch: 'provider does not match', provider_not_found: 'provider not found',
+      type_mismatch: 'insurance type does not match', registry_unavailable: 'registry unavailable', no_registry_coverage: 'no registry covers this',
+      demo_data: 'demo data', document_mismatch: 'document does not match', sandbox: 'sandbox key (demo data only)',
+    },
+    confidence: 'Confidence',
+  },
 } as const satisfies LanguagePack;

@@ -22,9 +22,76 @@ export function numToCol(n: number): string {
 
 const empty = (v: V) => v === '' || v === undefined || v === null;
 
+/** reference/spreadsheet/boolean-criteria: the criteria the add-on's rules use. */
+export const BooleanCriteria = { TEXT_EQUAL_TO: 'TEXT_EQUAL_TO', TEXT_STARTS_WITH: 'TEXT_STARTS_WITH', TEXT_CONTAINS: 'TEXT_CONTAINS' } as const;
+
+/** A built ConditionalFormatRule (reference/spreadsheet/conditional-format-rule): immutable; copy() gives a builder. */
+export class FakeConditionalFormatRule {
+  constructor(
+    private guard: Guard,
+    readonly criteria: { type: string; values: string[] },
+    readonly format: { background: string | null; fontColor: string | null; bold: boolean | null },
+    readonly ranges: FakeRange[],
+  ) {}
+  getRanges() {
+    this.guard.call('ConditionalFormatRule.getRanges');
+    return [...this.ranges];
+  }
+  getBooleanCondition() {
+    this.guard.call('ConditionalFormatRule.getBooleanCondition');
+    const c = this.criteria;
+    const f = this.format;
+    return { getCriteriaType: () => c.type, getCriteriaValues: () => [...c.values], getBackground: () => f.background, getFontColor: () => f.fontColor, getBold: () => f.bold };
+  }
+  copy() {
+    this.guard.call('ConditionalFormatRule.copy');
+    return newConditionalFormatRule(this.guard, this);
+  }
+}
+
+/**
+ * SpreadsheetApp.newConditionalFormatRule() (reference/spreadsheet/conditional-format-rule-builder).
+ * build() refuses ranges on more than one sheet: the Sheets API's ConditionalFormatRule says "All
+ * the ranges must be on the same grid", and a rule belongs to one sheet.
+ */
+export function newConditionalFormatRule(guard: Guard, from?: FakeConditionalFormatRule) {
+  const st = {
+    criteria: from ? { ...from.criteria, values: [...from.criteria.values] } : (null as { type: string; values: string[] } | null),
+    format: from ? { ...from.format } : { background: null as string | null, fontColor: null as string | null, bold: null as boolean | null },
+    ranges: from ? [...from.ranges] : ([] as FakeRange[]),
+  };
+  const b: V = {
+    whenTextEqualTo: (t: string) => ((st.criteria = { type: BooleanCriteria.TEXT_EQUAL_TO, values: [String(t)] }), b),
+    whenTextStartsWith: (t: string) => ((st.criteria = { type: BooleanCriteria.TEXT_STARTS_WITH, values: [String(t)] }), b),
+    whenTextContains: (t: string) => ((st.criteria = { type: BooleanCriteria.TEXT_CONTAINS, values: [String(t)] }), b),
+    setBackground: (c: string | null) => ((st.format.background = c), b),
+    setFontColor: (c: string | null) => ((st.format.fontColor = c), b),
+    setBold: (x: boolean | null) => ((st.format.bold = x), b),
+    setRanges: (rs: FakeRange[]) => {
+      if (!Array.isArray(rs) || rs.some((r) => !(r instanceof FakeRange))) throw new GasError('The parameters (String) don\'t match the method signature for SpreadsheetApp.ConditionalFormatRuleBuilder.setRanges.');
+      st.ranges = [...rs];
+      return b;
+    },
+    build: () => {
+      guard.call('ConditionalFormatRuleBuilder.build');
+      if (!st.criteria) throw new GasError('Conditional format rule must have a condition.');
+      if (new Set(st.ranges.map((r) => r.sheet)).size > 1) throw new GasError('All ranges of a conditional format rule must be on the same sheet.');
+      return new FakeConditionalFormatRule(guard, st.criteria, { ...st.format }, [...st.ranges]);
+    },
+  };
+  return b;
+}
+
+/** Sheets' default grid: 1,000 rows (a new sheet), more when data goes further. */
+const DEFAULT_MAX_ROWS = 1000;
+
 export class FakeSheet {
   cells: V[][] = [];
   charts: V[] = [];
+  /** Cell notes by "row,col" (1-based). */
+  notes = new Map<string, string>();
+  hiddenColumns = new Set<number>();
+  conditionalFormatRules: FakeConditionalFormatRule[] = [];
   constructor(
     public name: string,
     readonly parent: FakeSpreadsheet,
@@ -122,6 +189,39 @@ export class FakeSheet {
     };
     return b;
   }
+  getMaxRows() {
+    this.g.call('Sheet.getMaxRows');
+    return Math.max(DEFAULT_MAX_ROWS, this.cells.length);
+  }
+  /** reference/spreadsheet/sheet#hideColumns(columnIndex, numColumns). */
+  hideColumns(index: number, num = 1) {
+    this.g.call('Sheet.hideColumns');
+    if (!(index >= 1) || !(num >= 1)) throw new GasError('Those columns are out of bounds.');
+    for (let c = index; c < index + num; c++) this.hiddenColumns.add(c);
+  }
+  isColumnHiddenByUser(index: number) {
+    this.g.call('Sheet.isColumnHiddenByUser');
+    return this.hiddenColumns.has(index);
+  }
+  getConditionalFormatRules() {
+    this.g.call('Sheet.getConditionalFormatRules');
+    return [...this.conditionalFormatRules];
+  }
+  /**
+   * reference/spreadsheet/sheet#setConditionalFormatRules: "Replaces all currently existing
+   * conditional format rules in the sheet with the input rules." A rule whose ranges are on
+   * another sheet is refused (a rule belongs to the sheet its ranges are on).
+   */
+  setConditionalFormatRules(rules: FakeConditionalFormatRule[]) {
+    this.g.call('Sheet.setConditionalFormatRules');
+    if (!Array.isArray(rules) || rules.some((r) => !(r instanceof FakeConditionalFormatRule))) throw new GasError('Invalid argument: rules');
+    if (rules.some((r) => r.ranges.some((x) => x.sheet !== this))) throw new GasError('A conditional format rule cannot reference a different sheet.');
+    this.conditionalFormatRules = [...rules];
+  }
+  /** Test helper: a cell's note ('' when none). */
+  note(r: number, c: number): string {
+    return this.notes.get(`${r},${c}`) ?? '';
+  }
   /** Test helper: a whole row. */
   row(r: number): V[] {
     return [...(this.cells[r - 1] ?? [])];
@@ -196,6 +296,43 @@ export class FakeRange {
     this.sheet.parent.writes++;
     return this;
   }
+  private putNote(r: number, c: number, n: V) {
+    const text = n === null || n === undefined ? '' : String(n);
+    if (text) this.sheet.notes.set(`${r},${c}`, text);
+    else this.sheet.notes.delete(`${r},${c}`);
+  }
+  /** reference/spreadsheet/range#setNote: an empty string or null clears the note; the top-left cell of the range. */
+  setNote(n: V) {
+    this.g.call('Range.setNote');
+    this.putNote(this.row, this.col, n);
+    this.sheet.parent.noteWrites++;
+    return this;
+  }
+  /** reference/spreadsheet/range#setNotes: "The dimensions of the notes must match the dimensions of the range" (as setValues). */
+  setNotes(notes: V[][]) {
+    this.g.call('Range.setNotes');
+    if (!Array.isArray(notes) || notes.length !== this.nr || notes.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
+      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${notes?.length} but the range has ${this.nr}.`);
+    }
+    notes.forEach((r, i) => r.forEach((n, j) => this.putNote(this.row + i, this.col + j, n)));
+    this.sheet.parent.noteWrites++;
+    return this;
+  }
+  getNote() {
+    this.g.call('Range.getNote');
+    return this.sheet.note(this.row, this.col);
+  }
+  getNotes() {
+    this.g.call('Range.getNotes');
+    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.note(this.row + i, this.col + j)));
+  }
+  /** reference/spreadsheet/range#activate: the range becomes the active range, its sheet the active sheet. */
+  activate() {
+    this.g.call('Range.activate');
+    this.sheet.parent.active = this.sheet;
+    this.sheet.parent.activeRange = this;
+    return this;
+  }
 }
 
 /** reference/spreadsheet/developer-metadata-visibility */
@@ -247,6 +384,9 @@ export class FakeSpreadsheet {
   activeRange: FakeRange | null = null;
   toasts: string[] = [];
   writes = 0;
+  noteWrites = 0;
+  /** reference/spreadsheet/spreadsheet#getSpreadsheetLocale: e.g. en_US, de_DE. */
+  locale = 'en_US';
   /** Developer metadata on the spreadsheet itself (location SPREADSHEET). */
   metadata: FakeDeveloperMetadata[] = [];
   private nextMetadataId = 1000;
@@ -290,6 +430,10 @@ export class FakeSpreadsheet {
     const s = new FakeSheet(n, this);
     this.sheets.push(s);
     return s;
+  }
+  getSpreadsheetLocale() {
+    this.guard.call('Spreadsheet.getSpreadsheetLocale');
+    return this.locale;
   }
   toast(msg: string) {
     this.guard.call('Spreadsheet.toast');

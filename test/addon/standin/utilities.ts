@@ -89,7 +89,8 @@ export function makeUtilities(guard: Guard, clock: Clock, stats: () => SleepStat
  * that allows a script to run without that user's authorization, like a simple onOpen(e) or
  * onEdit(e) trigger, a custom function in Google Sheets".
  */
-export function makeSession(guard: Guard) {
+/** `locale`: the user's language setting (reference/base/session#getActiveUserLocale: "for example, en for English"). */
+export function makeSession(guard: Guard, locale: () => string = () => 'en') {
   const user = (method: string) => {
     const e = guard.call(method);
     const email = e && e.mode === 'FULL' ? e.user : '';
@@ -98,7 +99,7 @@ export function makeSession(guard: Guard) {
   return {
     getActiveUser: () => user('Session.getActiveUser'),
     getEffectiveUser: () => user('Session.getEffectiveUser'),
-    getActiveUserLocale: () => (guard.call('Session.getActiveUserLocale'), 'en'),
+    getActiveUserLocale: () => (guard.call('Session.getActiveUserLocale'), locale()),
     getTemporaryActiveUserKey: () => {
       const e = guard.call('Session.getTemporaryActiveUserKey');
       return crypto.createHash('sha256').update(`tmp:${e?.user}`).digest('base64url').slice(0, 24);

@@ -13,7 +13,7 @@ import { makeHtmlService, makeUi, type UiLog } from './html.js';
 import { checkAllowlist, readManifest, type Manifest } from './manifest.js';
 import { Clock, CUSTOM_FUNCTION_LIMIT_MS, GasError, Guard, SCRIPT_LIMIT_MS, type AuthMode, type Execution } from './runtime.js';
 import { makeScriptApp, type FakeTrigger } from './script-app.js';
-import { DeveloperMetadataVisibility, FakeSpreadsheet, type MetadataEvent } from './spreadsheet.js';
+import { BooleanCriteria, DeveloperMetadataVisibility, FakeSpreadsheet, newConditionalFormatRule, type MetadataEvent } from './spreadsheet.js';
 import { DailyQuota, FakeCache, FakeProperties, PROPERTY_LIMITS } from './storage.js';
 import type { SyncHttp } from './sync-http.js';
 import { makeUrlFetchApp, URLFETCH_LIMITS, type FetchStats } from './url-fetch.js';
@@ -32,6 +32,8 @@ export interface UserState {
   ui: UiLog;
   stats: UserStats;
   installed: boolean;
+  /** What Session.getActiveUserLocale answers for this user ('en', 'de', 'fr', or '' when unknown). */
+  locale: string;
 }
 
 export interface WorldOptions {
@@ -137,6 +139,7 @@ export class World {
         ui: { menus: [], sidebars: [], dialogs: [] },
         stats: { requests: 0, roundTrips: 0, log: [], sleptMs: 0, sleeps: [] },
         installed: true,
+        locale: 'en',
       };
       this.users.set(email, u);
     }
@@ -161,6 +164,8 @@ export class World {
       Logger: { log: () => undefined },
       SpreadsheetApp: {
         DeveloperMetadataVisibility,
+        BooleanCriteria,
+        newConditionalFormatRule: () => (g.call('SpreadsheetApp.newConditionalFormatRule'), newConditionalFormatRule(g)),
         getActiveSpreadsheet: () => (g.call('SpreadsheetApp.getActiveSpreadsheet'), doc ? ss : null),
         getActive: () => (g.call('SpreadsheetApp.getActive'), doc ? ss : null),
         getActiveSheet: () => (g.call('SpreadsheetApp.getActiveSheet'), doc ? ss.active : null),
@@ -186,7 +191,7 @@ export class World {
       DriveApp: this.drive.driveApp(g, (b, t, n) => new FakeBlob(b, t, n)),
       HtmlService: makeHtmlService(g, this.opts.dir),
       Utilities: makeUtilities(g, this.clock, () => u.stats, this.opts.sleep),
-      Session: makeSession(g),
+      Session: makeSession(g, () => u.locale),
       Charts: { ChartType: { LINE: 'LINE', BAR: 'BAR' } },
       UrlFetchApp: makeUrlFetchApp({
         guard: g,

@@ -1,0 +1,81 @@
+/**
+ * Output modes for dataset imports and refreshes (issue 22, item 1): overwrite, append new points
+ * only, or merge on the date column (update the dates that exist, add the rest). Every mode reads
+ * and writes columns A:B only (date, value), so columns the user added beside the data keep their
+ * contents in every mode, and rows keep their places in append and merge.
+ */
+
+export const OUTPUT_MODES = ['overwrite', 'append', 'merge'] as const;
+export type TOutputMode = (typeof OUTPUT_MODES)[number];
+
+export function outputMode(raw: unknown): TOutputMode {
+  if (raw === undefined || raw === null || raw === '') return 'overwrite';
+  if (!OUTPUT_MODES.includes(raw as TOutputMode)) throw new Error(`Output mode must be one of ${OUTPUT_MODES.join(', ')}.`);
+  return raw as TOutputMode;
+}
+
+export interface Point {
+  date: string;
+  value: number;
+}
+
+export interface WriteOutcome {
+  /** Data rows in A:B after the write (the chart's range). */
+  dataRows: number;
+  added: number;
+  updated: number;
+  /** Old rows blanked (overwrite with fewer points than before). */
+  cleared: number;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** A date cell as YYYY-MM-DD: Sheets may have turned the text into a Date. */
+function dateKey(v: unknown): string {
+  if (v instanceof Date) return `${v.getFullYear()}-${pad(v.getMonth() + 1)}-${pad(v.getDate())}`;
+  return String(v ?? '').trim();
+}
+
+/** The data rows of A:B below the header: up to the last row with something in A or B. */
+function existing(sheet: GoogleAppsScript.Spreadsheet.Sheet): unknown[][] {
+  const last = sheet.getLastRow();
+  if (last < 2) return [];
+  const rows = sheet.getRange(2, 1, last - 1, 2).getValues();
+  let n = rows.length;
+  while (n > 0 && rows[n - 1]!.every((v) => v === '' || v === null)) n--;
+  return rows.slice(0, n);
+}
+
+/** Writes the header and the points into A:B by `mode`; at most one read and three writes. */
+export function writeSeriesByMode(sheet: GoogleAppsScript.Spreadsheet.Sheet, header: [string, string], points: Point[], mode: TOutputMode): WriteOutcome {
+  const old = existing(sheet);
+  sheet.getRange(1, 1, 1, 2).setValues([header]);
+  if (mode === 'overwrite' || old.length === 0) {
+    if (points.length) sheet.getRange(2, 1, points.length, 2).setValues(points.map((p) => [p.date, p.value]));
+    const cleared = Math.max(0, old.length - points.length);
+    if (cleared) sheet.getRange(2 + points.length, 1, cleared, 2).setValues(Array.from({ length: cleared }, () => ['', '']));
+    return { dataRows: points.length, added: points.length, updated: 0, cleared };
+  }
+  const rowOf = new Map(old.map((r, i) => [dateKey(r[0]), i]));
+  if (mode === 'append') {
+    const latest = old.map((r) => dateKey(r[0])).reduce((a, b) => (b > a ? b : a), '');
+    const fresh = points.filter((p) => p.date > latest && !rowOf.has(p.date));
+    if (fresh.length) sheet.getRange(2 + old.length, 1, fresh.length, 2).setValues(fresh.map((p) => [p.date, p.value]));
+    return { dataRows: old.length + fresh.length, added: fresh.length, updated: 0, cleared: 0 };
+  }
+  // merge: the value column of existing rows in one write, new dates after them in another.
+  const values = old.map((r) => [r[1]]);
+  let updated = 0;
+  const fresh: Point[] = [];
+  for (const p of points) {
+    const i = rowOf.get(p.date);
+    if (i === undefined) fresh.push(p);
+    else if (values[i]![0] !== p.value) {
+      values[i] = [p.value];
+      updated++;
+    }
+  }
+  if (updated) sheet.getRange(2, 2, values.length, 1).setValues(values);
+  fresh.sort((a, b) => (a.date < b.date ? -1 : 1));
+  if (fresh.length) sheet.getRange(2 + old.length, 1, fresh.length, 2).setValues(fresh.map((p) => [p.date, p.value]));
+  return { dataRows: old.length + fresh.length, added: fresh.length, updated, cleared: 0 };
+}
