@@ -114,8 +114,10 @@ describe('plates', () => {
 
 describe('policy numbers', () => {
   it('repairs look-alikes in the digit region and keeps the prefix', () => {
-    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor')?.value).toBe('KH-4711-238905');
-    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false });
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { ocr: true })?.value).toBe('KH-4711-238905');
+    // A text layer is read as printed: no look-alike repair, whatever the format table says.
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { labelled: true })).toMatchObject({ value: 'KH-47I1-2389O5', repaired: false });
+    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false, plausible: true });
   });
 
   it('refuses numbers that fail the format table', () => {

@@ -181,8 +181,9 @@ function findInsurer(lines: Line[], matcher: InsurerMatcher, countries: TCountry
 }
 
 function findPlate(lines: Line[], countries: TCountry[], motor: boolean): Candidate<FoundPlate> | null {
+  const ocr = lines.some((l) => l.ocr);
   const labelled = firstLabelled(lines, 'registration', (text) => {
-    const p = findPlates(text, countries)[0];
+    const p = findPlates(text, countries).find((x) => ocr || x.certainty === 1);
     return p ? { value: p, confidence: 0.97 * p.certainty } : null;
   });
   if (labelled || !motor) return labelled;
@@ -196,9 +197,10 @@ function findPlate(lines: Line[], countries: TCountry[], motor: boolean): Candid
 }
 
 function findPolicyNumber(lines: Line[], country: TCountry, type: TInsuranceType | undefined, exclude: Set<string>): Candidate<string> | null {
+  const ocr = lines.some((l) => l.ocr);
   const labelled = firstLabelled(lines, 'policy', (text) => {
-    const r = readPolicyNumber(text, country, type);
-    return r ? { value: r.value, confidence: r.repaired ? 0.85 : 0.97 } : null;
+    const r = readPolicyNumber(text, country, type, { ocr, labelled: true });
+    return r ? { value: r.value, confidence: (r.repaired ? 0.85 : 0.97) * (r.plausible ? 1 : 0.7) } : null;
   });
   if (labelled) return labelled;
   // Unlabelled: the first number that fits the country's format and is not a date, plate, phone or customer number.
@@ -210,7 +212,7 @@ function findPolicyNumber(lines: Line[], country: TCountry, type: TInsuranceType
     for (const cell of text.split(CELL_GAP)) {
       const words = cell.split(/\s+/);
       for (let i = 0; i < words.length; i++) {
-        const r = readPolicyNumber(words.slice(i).join(' '), country, type);
+        const r = readPolicyNumber(words.slice(i).join(' '), country, type, { ocr });
         if (!r) continue;
         const n = normalisePolicyNumber(r.value);
         if (exclude.has(n) || /^\d{5}$/.test(n) || /[£€$]/.test(cell)) continue;
