@@ -46,6 +46,9 @@ const NOT_PERIOD = words((p) => p.notPeriodContext);
 const NOT_INSURER = words((p) => p.notInsurerContext);
 const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 const SECONDARY = words((p) => p.secondaryNumberWords);
+const PERSON = new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.personTitles))})\\b\\.?\\s`);
+/** A name that ends in a legal form ("... AG", "... Limited", "... a. G.") is a company's legal name, not a brand. */
+const LEGAL_FORM_END = new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.legalForms).map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`);
 const COPULAS = new RegExp(`^[\\s:;.,|\\-–—=]*(?:(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+)?(?:(?:the|die|der|la|le|l')\\s*)?[\\s:;|]*`, 'i');
 const CONNECTOR = new RegExp(`^\\s*(?:inclus\\s*)?(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.periodConnectors))}|-|–|—)\\s*(?:(?:the|le|den)\\s+)?$`);
 
@@ -155,10 +158,19 @@ function labelRelations(doc: Doc, span: Span, own: readonly LabelKind[]): Relati
         if (n <= 14) f[`${t}_sent`] = 1 - n / 16;
       }
     } else if (nearest.cell < span.cell) {
-      f[`${t}_left`] = nearest.cell === span.cell - 1 ? 1 : 0.7;
+      // Only the cell right after the label is its value; further right is another column's.
+      if (nearest.cell === span.cell - 1) f[`${t}_left`] = 1;
+      else f[`${t}_left_far`] = 1;
     }
     if (nearest.fuzzy) f.lab_fuzzy = 1;
     if (nearest.secondary && t !== 'lab_other') f.lab_secondary = 1;
+  }
+  // A label ending the line before ("... pour la période du" / "01/03/2026 au ..."): the first value of this line.
+  const prev = span.line > 0 ? doc.hits[span.line - 1]!.at(-1) : undefined;
+  if (prev && !nearest) {
+    const after = doc.folded[span.line - 1]!.slice(prev.end).replace(/\b(?:du|vom|from|le|am|den)\b/g, '');
+    const beforeValue = doc.lines[span.line]!.text.slice(0, span.start);
+    if (after.replace(/[\s:.,]/g, '').length === 0 && !/[A-Za-z]{3}/.test(beforeValue)) f[`${tag(prev)}_wrap`] = 1;
   }
   // Column above: the label line's hit whose x is nearest this value's cell (tables, label rows).
   for (const back of [1, 2]) {
@@ -248,6 +260,7 @@ function policyCandidates(doc: Doc, ctx: CandidateContext, exclude: Set<string>)
           ...positionFeatures(doc, i),
         };
         if (reading.plausible) f.plausible = 1;
+        if (new RegExp(SECONDARY.source).test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
         if (reading.repaired) f.repaired = 1;
         if (/[A-Z]/i.test(key)) f.letters = 1;
         if (/[/\-.]/.test(reading.value)) f.separators = 1;
@@ -337,6 +350,7 @@ function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
       if (p.certainty < 1) f.uncertain = 1 - p.certainty;
       if (ctx.country && p.country === ctx.country) f.country_match = 1;
       if (ctx.type === 'motor') f.motor = 1;
+      else if (ctx.type) f.other_type = 1;
       out.push({ field: 'vehicle_registration', value: p.plate, key, line: i, features: f });
     }
   });
@@ -372,9 +386,14 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     f.lowercase = lower / words.length;
     f.words = Math.min(8, words.length) / 8;
     if (/\d/.test(name)) f.digits = 1;
+    if (LEGAL_FORM_END.test(folded.replace(/[,.]+$/, ''))) f.legal_form = 1;
+    if (PERSON.test(folded)) f.person = 1;
+    // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
+    if (Object.values(GLOBAL_LABELS).some((res) => res.some((re) => new RegExp(re.source).test(folded)))) f.has_label = 1;
     if (best && best.score >= 0.97) f.register_exact = 1;
     else if (best && best.score >= 0.85) f.register_close = best.score;
-    const value = best && best.score >= 0.97 ? best.name : name;
+    // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
+    const value = best && best.score >= 0.97 && best.score < 1 ? best.name : name;
     out.push({ field: 'insurer', value, key: nameTokens(value).join(' '), line: span.line, features: f, ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}) });
   };
   doc.lines.forEach((line, i) => {
@@ -387,6 +406,16 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
       if (rest.trim()) add(nameFrom(rest), { line: i, cell: h.cell, start, end: cs.end }, { from_label: 1 });
       const next = spans[h.cell + 1];
       if (next && !rest.trim()) add(nameFrom(line.text.slice(next.start, next.end)), { line: i, cell: h.cell + 1, start: next.start, end: next.end }, { from_label: 1 });
+      // A label over its value (forms with a label row): the cell below nearest in x.
+      const below = doc.spans[i + 1];
+      if (below && !rest.trim()) {
+        let k = 0;
+        below.forEach((c, j) => {
+          if (Math.abs(c.x - cs.x) < Math.abs(below[k]!.x - cs.x)) k = j;
+        });
+        const c = below[k]!;
+        add(nameFrom(doc.lines[i + 1]!.text.slice(c.start, c.end)), { line: i + 1, cell: k, start: c.start, end: c.end }, { from_label: 1 });
+      }
     }
     // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.
     spans.forEach((cs, cell) => {
@@ -410,6 +439,15 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     const needle = fold(c.value).replace(/[^a-z0-9 ]/g, '');
     const count = needle.length >= 3 ? doc.folded.filter((l) => l.replace(/[^a-z0-9 ]/g, '').includes(needle)).length : 1;
     c.features.repeat = Math.min(3, Math.log2(Math.max(1, count)));
+  }
+  // A brand and the legal name that extends it ("ACME" / "ACME Versicherung AG"): the longer one is the carrier's name.
+  const keys = [...new Set(out.map((c) => c.key))];
+  for (const c of out) {
+    const mine = c.key.split(' ');
+    const extendsOther = keys.some((k) => k !== c.key && k.split(' ').every((w) => mine.includes(w)));
+    const extendedBy = keys.some((k) => k !== c.key && mine.every((w) => k.split(' ').includes(w)));
+    if (extendsOther) c.features.extends_other = 1;
+    if (extendedBy) c.features.extended_by = 1;
   }
   return out;
 }
