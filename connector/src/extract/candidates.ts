@@ -120,6 +120,8 @@ class Doc {
             const start = m.index;
             const end = start + m[0].length;
             if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
+            // Words of a name, not a label: "... Victoria Insurance Company Limited" (capitalised, after a capitalised word).
+            if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
             const cell = cellAt(this.spans[i]!, start);
             const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
             out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: new RegExp(SECONDARY.source).test(cellText) });
@@ -357,10 +359,13 @@ function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   return withRepeats(out);
 }
 
+/** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
+const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
+
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
   let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
-  t = t.split(new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|\\.\\s+(?=[A-Z])`))[0] ?? '';
+  t = t.split(new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`))[0] ?? '';
   t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/i, '');
   return t.replace(/[.:;,]+$/, '').trim();
 }
@@ -380,7 +385,9 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
       if (m && (!best || m.score > best.score)) best = { ...m, country: c };
     }
     const folded = fold(name);
-    const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...distractors(doc, span, NOT_INSURER) };
+    // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
+    const near = distractors(doc, span, NOT_INSURER);
+    const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...(near.distract_near ? { distract_near: 1 } : {}) };
     if (new RegExp(INSURER_WORDS.source).test(folded)) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;
@@ -389,7 +396,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     if (LEGAL_FORM_END.test(folded.replace(/[,.]+$/, ''))) f.legal_form = 1;
     if (PERSON.test(folded)) f.person = 1;
     // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
-    if (Object.values(GLOBAL_LABELS).some((res) => res.some((re) => new RegExp(re.source).test(folded)))) f.has_label = 1;
+    if (Object.entries(GLOBAL_LABELS).some(([kind, res]) => res.some((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source)).test(folded)))) f.has_label = 1;
     if (best && best.score >= 0.97) f.register_exact = 1;
     else if (best && best.score >= 0.85) f.register_close = best.score;
     // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
@@ -420,7 +427,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.
     spans.forEach((cs, cell) => {
       const text = line.text.slice(cs.start, cs.end);
-      const parts = text.split(/\s[·•|]\s|\s[-–—]\s|,\s|;\s|\.\s+(?=[A-Z])/);
+      const parts = text.split(new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`));
       let offset = cs.start;
       for (const part of parts) {
         const at = line.text.indexOf(part, offset);

@@ -1,0 +1,12 @@
+import { fileURLToPath } from 'node:url';
+import { documentCandidates } from '/work/wt/extract-rank/connector/src/extract/fields.js';
+import { loadShippedRegisterRows, matcherFromRows } from '/work/wt/extract-rank/connector/src/extract/matcher.js';
+import { rank, SHIPPED_MODEL } from '/work/wt/extract-rank/connector/src/extract/ranker.js';
+import { documentLines, loadCorpus } from '/work/wt/extract-rank/scripts/extract-eval/corpora.js';
+const [corpus, id, field] = process.argv.slice(2) as ['own'|'shared', string, any];
+const matcher = matcherFromRows(await loadShippedRegisterRows('/work/wt/extract-rank/connector/data/register/'));
+const doc = loadCorpus(corpus).find((d) => d.id === id)!;
+const read = await documentLines(doc, async () => { throw new Error('no cache'); }, true);
+const c = documentCandidates({ lines: read.lines }, matcher);
+console.log('country', c.country, 'type', c.type);
+for (const r of rank(SHIPPED_MODEL, field, c.candidates[field as 'insurer']).slice(0, 6)) console.log(r.raw.toFixed(3), JSON.stringify(r.candidate.value), JSON.stringify(r.candidate.features));
