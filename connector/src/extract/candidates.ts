@@ -298,7 +298,7 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
     let found = findDates(line.text);
     // A period wrapped onto the next line ("16 February 2026 to 15 February" / "2027"): read the two lines joined.
     const next = doc.lines[i + 1];
-    if (next && /\d/.test(next.text.slice(0, 6))) {
+    if (next && /\d\s*(?:st|nd|rd|th|er|\.)?\s*$|[A-Za-zÀ-ÿ]{3,}\.?\s*$/.test(line.text) && /^\s*[\dA-Za-zÀ-ÿ]/.test(next.text)) {
       const joined = `${line.text} ${next.text}`;
       const more = findDates(joined).filter((d) => d.index < line.text.length && d.end > line.text.length);
       found = [...found.filter((d) => !more.some((m) => d.index >= m.index && d.index < m.end)), ...more].sort((a, b) => a.index - b.index);
