@@ -454,6 +454,8 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     const extendsOther = keys.some((k) => k !== c.key && k.split(' ').every((w) => mine.includes(w)));
     const extendedBy = keys.some((k) => k !== c.key && mine.every((w) => k.split(' ').includes(w)));
     if (extendsOther) c.features.extends_other = 1;
+    // The tail of a longer name ("Association Limited" of "... Provident Association Limited"): a line broken inside a name.
+    if (keys.some((k) => k !== c.key && k.endsWith(` ${c.key}`))) c.features.truncated = 1;
     if (extendedBy) c.features.extended_by = 1;
   }
   return out;

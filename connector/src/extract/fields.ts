@@ -84,6 +84,7 @@ export interface DocumentCandidates {
   country?: TCountry;
   type: { type: TInsuranceType; confidence: number } | null;
   candidates: Record<RankedField, FieldCandidate[]>;
+  lines: Line[];
   /** The insurer and plate chosen, which decide the country and what the policy number cannot be. */
   chosen: Partial<Record<RankedField, Ranked>>;
 }
@@ -119,6 +120,7 @@ export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, 
     ...(language ? { language } : {}),
     ...(country ? { country } : {}),
     type,
+    lines,
     candidates: {
       insurer: insurers,
       vehicle_registration: plates,
@@ -149,16 +151,23 @@ export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatch
     fields.confidence[key] = round(confidence);
   };
   if (doc.type) set('insurance_type', doc.type.type, doc.type.confidence * (input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence));
-  const take = (field: RankedField, r: Ranked | undefined): void => {
+  const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
+  const take = (field: RankedField, r: Ranked | undefined, runnerUp?: Ranked): void => {
     if (!r) return;
-    const confidence = calibrate(model, r.raw);
+    // What calibration maps: the winner's score, lowered when a rival value scored close to it (a margin
+    // under 0.3) and when OCR read it (by the page's mean word confidence, as before ranking).
+    const margin = r.raw - (runnerUp?.raw ?? 0);
+    const evidence = r.raw * Math.min(1, 0.7 + margin) * (doc.lines[r.candidate.line]?.ocr ? ocrFactor : 1);
+    const confidence = calibrate(model, evidence);
     if (confidence >= model.fields[field].threshold) set(field, r.candidate.value, confidence);
   };
-  take('insurer', doc.chosen.insurer);
-  take('vehicle_registration', doc.chosen.vehicle_registration);
+  const runnerUp = (field: RankedField, winner: Ranked | undefined): Ranked | undefined => rank(model, field, doc.candidates[field]).find((x) => x.candidate.key !== winner?.candidate.key);
+  take('insurer', doc.chosen.insurer, runnerUp('insurer', doc.chosen.insurer));
+  take('vehicle_registration', doc.chosen.vehicle_registration, runnerUp('vehicle_registration', doc.chosen.vehicle_registration));
   const period = choosePeriod(model, doc.candidates.start_date, doc.candidates.end_date);
-  take('start_date', period.start);
-  take('end_date', period.end);
-  take('policy_number', rank(model, 'policy_number', doc.candidates.policy_number)[0]);
+  take('start_date', period.start, runnerUp('start_date', period.start));
+  take('end_date', period.end, runnerUp('end_date', period.end));
+  const policy = rank(model, 'policy_number', doc.candidates.policy_number);
+  take('policy_number', policy[0], policy[1]);
   return { fields, ...(doc.language ? { language: doc.language } : {}), ...(doc.country ? { country: doc.country } : {}) };
 }

@@ -29,11 +29,15 @@ export function score(model: FieldModel, features: Record<string, number>): numb
   return sigmoid(z);
 }
 
-/** Raw score -> calibrated confidence (the step whose bound is the first at or above the score). */
+/**
+ * Evidence -> confidence: the isotonic step fitted on the own corpus, but never above the evidence itself.
+ * The own corpus is nearly always right, so its steps say "1" for most scores; documents by other authors
+ * are not, and a score the model itself doubts (a close rival, an OCR'd page) must stay doubtful.
+ */
 export function calibrate(model: RankerModel, raw: number): number {
   if (model.calibration.length === 0) return raw;
-  for (const [bound, conf] of model.calibration) if (raw <= bound) return conf;
-  return model.calibration[model.calibration.length - 1]?.[1] ?? raw;
+  for (const [bound, conf] of model.calibration) if (raw <= bound) return Math.min(raw, conf);
+  return Math.min(raw, model.calibration[model.calibration.length - 1]?.[1] ?? raw);
 }
 
 export interface Ranked {
