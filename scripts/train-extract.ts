@@ -32,13 +32,15 @@ const LABEL_PRIOR = { lab_own_adj: 4, lab_own_left: 3.5, lab_own_above: 3, lab_o
 const DATE_PRIOR = { ...LABEL_PRIOR, bias: -3, lab_alt_adj: 2.5, lab_alt_left: 2, lab_alt_above: 2, lab_alt_sent: 2, lab_alt_wrap: 2, lab_alt_left_far: 0.3, pair_own: 2.5, pair_other: -2.5, year_span: 1.5, rank: 0.5, distract_near: -3, distract_line: -1, distract_above: -1, uncertain: -1, repeat: 0.3, page2: -0.3 };
 const PRIOR: Record<RankedField, Record<string, number>> = {
   policy_number: { ...LABEL_PRIOR, bias: -3, lab_secondary: -1.5, secondary_prefix: -2, plausible: 1.5, repaired: -0.5, distract_near: -3, distract_line: -1, distract_above: -0.5, phoneish: -2.5, money: -2.5, postcode_iban: -2, repeat: 0.8, page2: -0.3, bottom: -0.5, digits: 0.5 },
-  insurer: { ...LABEL_PRIOR, bias: -3, truncated: -2, from_label: 2.5, lab_own_adj: 1, lab_own_sent: 1, lab_own_left: 1, lab_own_above: 1, org_word: 1.5, register_exact: 2, register_close: 1.5, lowercase: -4, legal_form: 1.5, person: -4, has_label: -4, extends_other: 1.5, extended_by: -1.5, digits: -2, top: 1, bottom: 0.5, distract_near: -1.5, distract_line: -0.5, repeat: 1 },
+  insurer: { ...LABEL_PRIOR, bias: -3, truncated: -2, from_label: 2.5, lab_own_adj: 1, lab_own_sent: 1, lab_own_left: 1, lab_own_above: 1, org_word: 1.5, register_exact: 2, register_close: 1.5, lowercase: -4, legal_form: 1.5, person: -4, has_label: -4, extends_other: 1.5, title_word: -3, extended_by: -1.5, digits: -2, top: 1, bottom: 0.5, distract_near: -1.5, distract_line: -0.5, repeat: 1 },
   start_date: DATE_PRIOR,
   end_date: DATE_PRIOR,
   vehicle_registration: { ...LABEL_PRIOR, bias: -2, country_match: 1, motor: 1.5, other_type: -3, uncertain: -1, distract_near: -1, repeat: 0.5 },
 };
+/** No field is guaranteed: a winner below this confidence is a guess, and is left out whatever the corpus says. */
+const MIN_CONFIDENCE = 0.2;
 /** Strength of the pull towards the prior (per feature, in log-loss units). */
-const LAMBDA = 2;
+const LAMBDA = 8;
 
 interface Example {
   features: Record<string, number>;
@@ -128,8 +130,8 @@ function train(data: DocData[], matcher: InsurerMatcher): RankerModel {
   model.calibration = isotonic(points);
   // Threshold per field: the least calibrated confidence worth returning (a travel policy has no plate to find).
   for (const f of RANKED_FIELDS) {
-    let best = { t: 0, right: -1 };
-    for (const t of [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) {
+    let best = { t: MIN_CONFIDENCE, right: -1 };
+    for (const t of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6].filter((x) => x >= MIN_CONFIDENCE)) {
       const right = perField[f]!.filter(([raw, present, ok]) => {
         const conf = raw < 0 ? -1 : calibrate(model, raw);
         return conf >= t ? ok : present === 0;

@@ -101,6 +101,8 @@ export interface LanguagePack {
   insurerWords: readonly string[];
   /** Words around a company name that say it is not the risk carrier (broker, regulator, trading name, register court), folded fragments. */
   notInsurerContext: readonly string[];
+  /** Words of document titles ("schedule", "attestation"), folded: a title holding "Insurance" is not an insurer's name. */
+  documentTitleWords: readonly string[];
   /** Titles before a person's name ("mr", "frau", "mme"), folded: such a name is a policyholder, not an insurer. */
   personTitles: readonly string[];
   /** Legal-form words and phrases of company names ("limited", "aktiengesellschaft"), dropped when matching names. */

