@@ -316,6 +316,19 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
     }
     occs.push(...lineOccs);
   });
+  // A period whose first date was wrapped ("du 1er" / "septembre 2025 au 26 septembre 2025"): pair it with the next line's first date.
+  for (const a of occs) {
+    const line = doc.lines[a.span.line]!.text;
+    if (a.span.end <= line.length) continue;
+    const b = occs.find((o) => o.span.line === a.span.line + 1);
+    const next = doc.lines[a.span.line + 1]?.text ?? '';
+    if (!b || b.span.start < a.span.end - line.length - 1) continue;
+    const between = fold(next.slice(a.span.end - line.length - 1, b.span.start));
+    if (CONNECTOR.test(between) && a.iso < b.iso) {
+      pairFirst.add(a);
+      pairSecond.add(b);
+    }
+  }
   const isos = new Set(occs.map((o) => o.iso));
   const sorted = [...isos].sort();
   const out: FieldCandidate[] = [];
