@@ -41,7 +41,8 @@ export interface CandidateContext {
 }
 
 const union = (xs: readonly string[]): string => [...new Set(xs)].join('|');
-const words = (pick: (p: (typeof ALL_LANGUAGE_PACKS)[number]) => readonly string[]): RegExp => new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap(pick))})\\b`, 'g');
+/** One non-global pattern (for .test) over every pack's words. */
+const words = (pick: (p: (typeof ALL_LANGUAGE_PACKS)[number]) => readonly string[]): RegExp => new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap(pick))})\\b`);
 const NOT_PERIOD = words((p) => p.notPeriodContext);
 const NOT_INSURER = words((p) => p.notInsurerContext);
 const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
@@ -125,7 +126,7 @@ class Doc {
             if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
             const cell = cellAt(this.spans[i]!, start);
             const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
-            out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: new RegExp(SECONDARY.source).test(cellText) });
+            out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
           }
         }
       }
@@ -208,7 +209,7 @@ function distractors(doc: Doc, span: Span, re: RegExp): Relations {
   const spans = doc.spans[span.line]!;
   const from = spans[Math.max(0, span.cell - 1)]?.start ?? 0;
   const near = folded.slice(from, span.start);
-  const hit = (s: string): boolean => new RegExp(re.source).test(s);
+  const hit = (s: string): boolean => re.test(s);
   if (hit(near)) f.distract_near = 1;
   else if (hit(folded)) f.distract_line = 1;
   if (span.line > 0 && hit(doc.folded[span.line - 1]!) && (doc.spans[span.line - 1]?.length ?? 0) > 1) f.distract_above = 0.5;
@@ -249,7 +250,8 @@ function policyCandidates(doc: Doc, ctx: CandidateContext, exclude: Set<string>)
         let text = line.text.slice(start, cs.end);
         const dateIn = dates.find((d) => d.index > start && d.index < cs.end);
         if (dateIn) text = line.text.slice(start, dateIn.index);
-        const reading = readPolicyNumbers(text, ctx.country, ctx.type, { ocr: !!line.ocr, labelled: true })[0];
+        if (!/[0-9]/.test(text.slice(0, 40))) continue;
+        const reading = readPolicyNumbers(text.slice(0, 60), ctx.country, ctx.type, { ocr: !!line.ocr, labelled: true, atStart: true })[0];
         if (!reading || !text.startsWith(reading.value.split(' ')[0]!)) continue;
         const key = normalisePolicyNumber(reading.value);
         if (seen.has(key) || exclude.has(key) || key.length < 5) continue;
@@ -263,7 +265,7 @@ function policyCandidates(doc: Doc, ctx: CandidateContext, exclude: Set<string>)
           ...positionFeatures(doc, i),
         };
         if (reading.plausible) f.plausible = 1;
-        if (new RegExp(SECONDARY.source).test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
+        if (SECONDARY.test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
         if (reading.repaired) f.repaired = 1;
         if (/[A-Z]/i.test(key)) f.letters = 1;
         if (/[/\-.]/.test(reading.value)) f.separators = 1;
@@ -376,10 +378,16 @@ function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
 /** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
 const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
 
+const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
+const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`);
+const LEADING_COPULA = new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+`, 'i');
+/** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
+const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
+
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
   let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
-  t = t.split(new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`))[0] ?? '';
+  t = t.split(NAME_END)[0] ?? '';
   t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/i, '');
   return t.replace(/[.:;,]+$/, '').trim();
 }
@@ -387,6 +395,7 @@ function nameFrom(raw: string): string {
 function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   const seen = new Set<string>();
+  const matched = new Map<string, { name: string; score: number; country: TCountry } | null>();
   const add = (printed: string, span: Span, how: Relations): void => {
     // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l" or "1": a repair for OCR text only.
     const name = doc.lines[span.line]?.ocr ? printed.replace(/\b[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/g, 'I.A.R.D.') : printed;
@@ -395,25 +404,29 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     const key = nameTokens(name).join(' ');
     if (!key || seen.has(`${key}@${span.line}:${span.start}`)) return;
     seen.add(`${key}@${span.line}:${span.start}`);
-    let best: { name: string; score: number; country: TCountry } | null = null;
-    for (const c of ctx.countries) {
-      const m = ctx.matcher(c, name);
-      if (m && (!best || m.score > best.score)) best = { ...m, country: c };
+    let best = matched.get(name);
+    if (best === undefined) {
+      best = null;
+      for (const c of ctx.countries) {
+        const m = ctx.matcher(c, name);
+        if (m && (!best || m.score > best.score)) best = { ...m, country: c };
+      }
+      matched.set(name, best);
     }
     const folded = fold(name);
     // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
     const near = distractors(doc, span, NOT_INSURER);
     const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...(near.distract_near ? { distract_near: 1 } : {}) };
-    if (new RegExp(INSURER_WORDS.source).test(folded)) f.org_word = 1;
+    if (INSURER_WORDS.test(folded)) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;
     f.words = Math.min(8, words.length) / 8;
     if (/\d/.test(name)) f.digits = 1;
     if (LEGAL_FORM_END.test(folded.replace(/[,.]+$/, ''))) f.legal_form = 1;
     if (PERSON.test(folded)) f.person = 1;
-    if (new RegExp(TITLE_WORDS.source).test(folded)) f.title_word = 1;
+    if (TITLE_WORDS.test(folded)) f.title_word = 1;
     // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
-    if (Object.entries(GLOBAL_LABELS).some(([kind, res]) => res.some((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source)).test(folded)))) f.has_label = 1;
+    if (NAME_IS_LABEL.some((re) => re.test(folded))) f.has_label = 1;
     if (best && best.score >= 0.97) f.register_exact = 1;
     else if (best && best.score >= 0.85) f.register_close = best.score;
     // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
@@ -425,7 +438,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     // After an insurer label: the rest of its cell, the next cell, the cell below.
     for (const h of doc.hits[i]!.filter((x) => x.kind === 'insurer')) {
       const cs = spans[h.cell]!;
-      const rest = line.text.slice(h.end, cs.end).replace(/^[\s:;.,|\-–—=]+/, '').replace(new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+`, 'i'), '');
+      const rest = line.text.slice(h.end, cs.end).replace(/^[\s:;.,|\-–—=]+/, '').replace(LEADING_COPULA, '');
       const start = cs.end - rest.length;
       if (rest.trim()) add(nameFrom(rest), { line: i, cell: h.cell, start, end: cs.end }, { from_label: 1 });
       const next = spans[h.cell + 1];
@@ -444,7 +457,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.
     spans.forEach((cs, cell) => {
       const text = line.text.slice(cs.start, cs.end);
-      const parts = text.split(new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`));
+      const parts = text.split(NAME_SPLIT);
       let offset = cs.start;
       for (const part of parts) {
         const at = line.text.indexOf(part, offset);
@@ -452,16 +465,19 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
         const name = nameFrom(part);
         if (!name) continue;
         const folded = fold(name);
-        const looksLikeName = new RegExp(INSURER_WORDS.source).test(folded) || (doc.pagePos[i]![0] < 3 && (line.page ?? 1) === 1);
+        const looksLikeName = INSURER_WORDS.test(folded) || (doc.pagePos[i]![0] < 3 && (line.page ?? 1) === 1);
         if (!looksLikeName) continue;
         add(name, { line: i, cell, start: at, end: at + part.length }, {});
       }
     });
   });
   // Repeats: how many lines mention the name (a brand and its legal name both recur in the footer).
+  const plain = doc.folded.map((l) => l.replace(/[^a-z0-9 ]/g, ''));
+  const counts = new Map<string, number>();
   for (const c of out) {
     const needle = fold(c.value).replace(/[^a-z0-9 ]/g, '');
-    const count = needle.length >= 3 ? doc.folded.filter((l) => l.replace(/[^a-z0-9 ]/g, '').includes(needle)).length : 1;
+    const count = counts.get(needle) ?? (needle.length >= 3 ? plain.filter((l) => l.includes(needle)).length : 1);
+    counts.set(needle, count);
     c.features.repeat = Math.min(3, Math.log2(Math.max(1, count)));
   }
   // A brand and the legal name that extends it ("ACME" / "ACME Versicherung AG"): the longer one is the carrier's name.

@@ -41,12 +41,14 @@ export interface ReadOptions {
   ocr?: boolean;
   /** A labelled value is read as printed even when the format table doubts it; unlabelled ones must pass it. */
   labelled?: boolean;
+  /** Only the run that starts at the text's first token (a caller walking word by word). */
+  atStart?: boolean;
 }
 
 /** Token runs that look like one number, each as [first token index, tokens]. */
-function numberRuns(tokens: string[]): string[][] {
+function numberRuns(tokens: string[], firstOnly = false): string[][] {
   const runs: string[][] = [];
-  for (let start = 0; start < tokens.length; start++) {
+  for (let start = 0; start < (firstOnly ? Math.min(1, tokens.length) : tokens.length); start++) {
     const taken: string[] = [];
     for (let i = start; i < tokens.length; i++) {
       const raw = tokens[i] as string;
@@ -75,7 +77,7 @@ export function readPolicyNumbers(text: string, country: TCountry | undefined, t
   const tokens = text.replace(/[,;:()]/g, ' ').split(/\s+/).filter(Boolean);
   const out: PolicyReading[] = [];
   const plausible = (v: string): boolean => (country ? plausiblePolicyNumber(normalisePolicyNumber(v), country, type) : false);
-  for (const taken of numberRuns(tokens)) {
+  for (const taken of numberRuns(tokens, options.atStart)) {
     const printed = taken.join(' ').replace(/\|/g, options.ocr ? '1' : '|');
     if (/^[0-9]{1,4}$/.test(normalisePolicyNumber(printed))) continue;
     if (plausible(printed) && !(options.ocr && LONE_LOOKALIKE.test(printed))) {
