@@ -7,7 +7,7 @@
 import { ALL_LANGUAGE_PACKS, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
 import { nameTokens } from '../insurers/normalise.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
-import { findDates } from './dates.js';
+import { findDates, monthNumber } from './dates.js';
 import { LABELS, NOT_POLICY_CONTEXT, type LabelKind } from './labels.js';
 import { CELL_GAP, type Line } from './lines.js';
 import { findPlates, normalisePlate } from './plates.js';
@@ -301,7 +301,8 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
     let found = findDates(line.text);
     // A period wrapped onto the next line ("16 February 2026 to 15 February" / "2027"): read the two lines joined.
     const next = doc.lines[i + 1];
-    if (next && /\d\s*(?:st|nd|rd|th|er|\.)?\s*$|[A-Za-zÀ-ÿ]{3,}\.?\s*$/.test(line.text) && /^\s*[\dA-Za-zÀ-ÿ]/.test(next.text)) {
+    const tail = /(\S+)\s*$/.exec(line.text)?.[1] ?? '';
+    if (next && (/^\d{1,2}(?:st|nd|rd|th|er|\.)?$/.test(tail) || monthNumber(tail) !== null) && /^\s*[\dA-Za-zÀ-ÿ]/.test(next.text)) {
       const joined = `${line.text} ${next.text}`;
       const more = findDates(joined).filter((d) => d.index < line.text.length && d.end > line.text.length);
       found = [...found.filter((d) => !more.some((m) => d.index >= m.index && d.index < m.end)), ...more].sort((a, b) => a.index - b.index);
@@ -404,7 +405,13 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     const key = nameTokens(name).join(' ');
     if (!key || seen.has(`${key}@${span.line}:${span.start}`)) return;
     seen.add(`${key}@${span.line}:${span.start}`);
-    let best = matched.get(name);
+    const lowerShare = words.filter((w) => /^[a-zà-ÿ]/.test(w)).length / words.length;
+    // Sentence pieces and addresses are never register names: no look-up (the register's fuzzy search is the cost here).
+    const folded = fold(name);
+    const orgWord = INSURER_WORDS.test(folded);
+    const legalForm = LEGAL_FORM_END.test(folded.slice(-40).replace(/[,.]+$/, ''));
+    const namely = how.from_label || orgWord || legalForm || (doc.pagePos[span.line]![0] < 3 && (doc.lines[span.line]!.page ?? 1) === 1);
+    let best = lowerShare > 0.5 || /\d/.test(name) || !namely ? null : matched.get(name);
     if (best === undefined) {
       best = null;
       for (const c of ctx.countries) {
@@ -413,16 +420,15 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
       }
       matched.set(name, best);
     }
-    const folded = fold(name);
     // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
     const near = distractors(doc, span, NOT_INSURER);
     const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...(near.distract_near ? { distract_near: 1 } : {}) };
-    if (INSURER_WORDS.test(folded)) f.org_word = 1;
+    if (orgWord) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;
     f.words = Math.min(8, words.length) / 8;
     if (/\d/.test(name)) f.digits = 1;
-    if (LEGAL_FORM_END.test(folded.replace(/[,.]+$/, ''))) f.legal_form = 1;
+    if (legalForm) f.legal_form = 1;
     if (PERSON.test(folded)) f.person = 1;
     if (TITLE_WORDS.test(folded)) f.title_word = 1;
     // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
