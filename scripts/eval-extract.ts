@@ -1,76 +1,160 @@
-/** Runs the extraction pipeline over test/fixtures/policies and prints per-field accuracy, timings and peak RSS. */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+/**
+ * Runs the extractor over the corpora (own generated corpus in test/fixtures/policies, the outside documents in
+ * ../shared/data/documents) and prints fields right per corpus, country, family and field, text vs scan, a
+ * calibration table (accuracy per confidence band), timings and peak RSS.
+ *
+ *   npm run eval:extract [-- --corpus=own|shared] [--cache] [--verbose] [--only=ID] [--json[=file]]
+ *
+ * --cache keeps each document's text lines (text layer or OCR) under .cache/extract-lines/ so rule changes can be
+ * tried without OCR; the figures that count come from an uncached run.
+ */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EXTRACTED_FIELDS } from '../shared/job.js';
-import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
+import { extractFieldsFromLines } from '../connector/src/extract/fields.js';
 import { matcherFromRows, loadShippedRegisterRows } from '../connector/src/extract/matcher.js';
-import { createOcr } from '../connector/src/extract/ocr.js';
-import { extractFields } from '../connector/src/extract/pipeline.js';
-import { normalisePlate } from '../connector/src/extract/plates.js';
-import { normalisePolicyNumber } from '../connector/src/verify/normalise.js';
+import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
 import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
+import { EXTRACTED_FIELDS, sameField, type Field } from './extract-eval/compare.js';
+import { documentLines, loadCorpus, type CorpusDoc, type CorpusName } from './extract-eval/corpora.js';
 
-const CORPUS = fileURLToPath(new URL('../test/fixtures/policies/', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
+const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
 const verbose = process.argv.includes('--verbose');
-const only = process.argv.find((a) => /^\d{3}$/.test(a));
-const languages = process.argv.find((a) => a.startsWith('--lang='))?.slice(7) ?? OCR_LANGUAGES;
+const useCache = process.argv.includes('--cache');
+const only = arg('only');
+const jsonOut = arg('json');
+const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
 
-type Field = (typeof EXTRACTED_FIELDS)[number];
-type Truth = Partial<Record<Field, string>> & { kind: 'text' | 'scanned'; language: string; layout: string; country: string };
+/** Confidence bands of the calibration table: [low, high). */
+export const BANDS: Array<[number, number]> = [[0, 0.5], [0.5, 0.7], [0.7, 0.9], [0.9, 0.97], [0.97, 1.01]];
 
-/** Comparison after normalisation: policy numbers and plates without separators, everything else exact. */
-function same(field: Field, expected: string | undefined, actual: string | undefined): boolean {
-  if (expected === undefined) return actual === undefined;
-  if (actual === undefined) return false;
-  if (field === 'policy_number') return normalisePolicyNumber(expected) === normalisePolicyNumber(actual);
-  if (field === 'vehicle_registration') return normalisePlate(expected) === normalisePlate(actual);
-  return expected === actual;
+interface Outcome {
+  doc: CorpusDoc;
+  field: Field;
+  ok: boolean;
+  /** Confidence of the value returned; undefined when the field was left out. */
+  confidence?: number;
+  expected?: string;
+  actual?: string;
 }
 
-const ids = readdirSync(CORPUS).filter((f) => f.endsWith('.pdf')).map((f) => f.slice(0, 3)).filter((id) => !only || id === only).sort();
 const matcher = matcherFromRows(await loadShippedRegisterRows(REGISTER));
-const tInit = performance.now();
-const ocr = await createOcr({ workers: 1, languages });
-const initMs = performance.now() - tInit;
-
-const tally = { text: new Map<Field, [number, number]>(), scanned: new Map<Field, [number, number]>() };
-const time = { text: [0, 0], scanned: [0, 0] };
-let peakRss = process.memoryUsage().rss;
-for (const id of ids) {
-  const truth = JSON.parse(readFileSync(path.join(CORPUS, `${id}.json`), 'utf8')) as Truth;
-  const pdf = readFileSync(path.join(CORPUS, `${id}.pdf`));
-  const t0 = performance.now();
-  const result = await extractFields(pdf, { ocr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
-  const ms = performance.now() - t0;
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  const bucket = time[truth.kind];
-  bucket[0]! += ms;
-  bucket[1]! += result.pages;
-  const wrong: string[] = [];
-  for (const field of EXTRACTED_FIELDS) {
-    const ok = same(field, truth[field], result.fields[field] as string | undefined);
-    const t = tally[truth.kind].get(field) ?? [0, 0];
-    // A field absent from the truth (no plate on a travel policy) counts when the extractor also leaves it out.
-    tally[truth.kind].set(field, [t[0] + (ok ? 1 : 0), t[1] + 1]);
-    if (!ok) wrong.push(`${field}: want ${truth[field] ?? '(none)'} got ${result.fields[field] ?? '(none)'}`);
+let ocr: Ocr | null = null;
+let initMs = 0;
+const getOcr = async (): Promise<Ocr> => {
+  if (!ocr) {
+    const t = performance.now();
+    ocr = await createOcr({ workers: 1, languages: OCR_LANGUAGES });
+    initMs = performance.now() - t;
   }
-  if (verbose && wrong.length) console.log(`${id} ${truth.kind} ${truth.country}/${truth.language}/${truth.layout}: ${wrong.join('; ')}`);
-}
-await ocr.terminate();
+  return ocr;
+};
 
-const pct = (a: number, b: number): string => (b === 0 ? '   -  ' : `${((100 * a) / b).toFixed(1).padStart(5)}%`);
-console.log(`\nfield                  text       scanned    all`);
-const sum = { text: [0, 0], scanned: [0, 0] };
-for (const field of EXTRACTED_FIELDS) {
-  const t = tally.text.get(field) ?? [0, 0];
-  const s = tally.scanned.get(field) ?? [0, 0];
-  sum.text[0]! += t[0]; sum.text[1]! += t[1]; sum.scanned[0]! += s[0]; sum.scanned[1]! += s[1];
-  console.log(`${field.padEnd(22)} ${pct(t[0], t[1])}     ${pct(s[0], s[1])}     ${pct(t[0] + s[0], t[1] + s[1])}`);
+const outcomes: Outcome[] = [];
+const time = { text: { ms: 0, pages: 0 }, scanned: { ms: 0, pages: 0 } };
+let peakRss = process.memoryUsage().rss;
+for (const name of corpora) {
+  const docs = loadCorpus(name).filter((d) => !only || d.id === only);
+  if (docs.length === 0) console.log(`(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
+  for (const doc of docs) {
+    const read = await documentLines(doc, getOcr, useCache);
+    const result = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    if (!read.cached) {
+      const t = time[doc.scanned ? 'scanned' : 'text'];
+      t.ms += read.ms;
+      t.pages += read.pages;
+    }
+    const wrong: string[] = [];
+    for (const field of EXTRACTED_FIELDS) {
+      const actual = result.fields[field] as string | undefined;
+      const ok = sameField(field, doc.truth[field], actual);
+      const confidence = result.fields.confidence[field];
+      outcomes.push({ doc, field, ok, ...(confidence !== undefined ? { confidence } : {}), ...(doc.truth[field] ? { expected: doc.truth[field] } : {}), ...(actual ? { actual } : {}) });
+      if (!ok) wrong.push(`${field}: want ${doc.truth[field] ?? '(none)'} got ${actual ?? '(none)'}${confidence !== undefined ? ` @${confidence}` : ''}`);
+    }
+    if (verbose && wrong.length) console.log(`${name} ${doc.id} ${doc.scanned ? 'scan' : 'text'} ${doc.country}/${doc.group}: ${wrong.join('; ')}`);
+  }
 }
-console.log(`${'all fields'.padEnd(22)} ${pct(sum.text[0]!, sum.text[1]!)}     ${pct(sum.scanned[0]!, sum.scanned[1]!)}     ${pct(sum.text[0]! + sum.scanned[0]!, sum.text[1]! + sum.scanned[1]!)}`);
-console.log(`\ndocuments: ${ids.length}; OCR languages ${languages}; OCR init ${initMs.toFixed(0)} ms (once per worker)`);
-console.log(`ms per text page:    ${(time.text[0]! / Math.max(1, time.text[1]!)).toFixed(1)}`);
-console.log(`ms per scanned page: ${(time.scanned[0]! / Math.max(1, time.scanned[1]!)).toFixed(1)}`);
-console.log(`peak RSS: ${(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024).toFixed(0)} MB`);
+if (ocr) await (ocr as Ocr).terminate();
+
+const rate = (xs: Outcome[]): { right: number; total: number; pct: number | null } => {
+  const right = xs.filter((o) => o.ok).length;
+  return { right, total: xs.length, pct: xs.length ? (100 * right) / xs.length : null };
+};
+const pct = (xs: Outcome[]): string => {
+  const r = rate(xs);
+  return r.pct === null ? '     -     ' : `${r.pct.toFixed(1).padStart(5)}% ${`${r.right}/${r.total}`.padStart(7)}`;
+};
+const kinds = [false, true];
+const row = (label: string, xs: Outcome[]): string => `${label.padEnd(24)} ${kinds.map((s) => pct(xs.filter((o) => o.doc.scanned === s)).padEnd(16)).join(' ')} ${pct(xs)}`;
+const header = (label: string): string => `${label.padEnd(24)} ${'text'.padEnd(16)} ${'scan'.padEnd(16)} all`;
+
+/** Calibration: of the fields returned with a confidence in each band, how many were right. */
+function calibration(xs: Outcome[]): Array<{ band: string; n: number; right: number; accuracy: number | null }> {
+  const present = xs.filter((o) => o.confidence !== undefined);
+  const bands = BANDS.map(([lo, hi]) => {
+    const inBand = present.filter((o) => o.confidence! >= lo && o.confidence! < hi);
+    const r = rate(inBand);
+    return { band: hi > 1 ? `>=${lo}` : `${lo}-${hi}`, n: r.total, right: r.right, accuracy: r.pct };
+  });
+  const high = rate(present.filter((o) => o.confidence! >= 0.9));
+  return [...bands, { band: '>=0.9 (target 98%)', n: high.total, right: high.right, accuracy: high.pct }];
+}
+
+const report: Record<string, unknown> = {};
+for (const name of corpora) {
+  const xs = outcomes.filter((o) => o.doc.corpus === name);
+  if (xs.length === 0) continue;
+  const docs = new Set(xs.map((o) => o.doc.id)).size;
+  console.log(`\n=== corpus ${name}: ${docs} documents ===`);
+  console.log(header('field'));
+  for (const f of EXTRACTED_FIELDS) console.log(row(f, xs.filter((o) => o.field === f)));
+  console.log(row('all fields', xs));
+  console.log(`\n${header('country')}`);
+  const countries = [...new Set(xs.map((o) => o.doc.country))].sort();
+  for (const c of countries) console.log(row(c, xs.filter((o) => o.doc.country === c)));
+  console.log(`\n${header('country / field')}`);
+  for (const c of countries) for (const f of EXTRACTED_FIELDS) console.log(row(`${c} ${f}`, xs.filter((o) => o.doc.country === c && o.field === f)));
+  console.log(`\n${header('layout / family')}`);
+  const groups = [...new Set(xs.map((o) => o.doc.group))].sort();
+  for (const g of groups) console.log(row(g, xs.filter((o) => o.doc.group === g)));
+  console.log('\nconfidence band       returned   right   accuracy    (text | scan)');
+  const cal = calibration(xs);
+  const calText = calibration(xs.filter((o) => !o.doc.scanned));
+  const calScan = calibration(xs.filter((o) => o.doc.scanned));
+  const acc = (a: number | null): string => (a === null ? '    -  ' : `${a.toFixed(1).padStart(6)}%`);
+  cal.forEach((b, i) => console.log(`${b.band.padEnd(20)} ${String(b.n).padStart(8)} ${String(b.right).padStart(7)}   ${acc(b.accuracy)}    (${acc(calText[i]!.accuracy)} | ${acc(calScan[i]!.accuracy)})`));
+  const byField = Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, { text: rate(xs.filter((o) => o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.field === f && o.doc.scanned)) }]));
+  const byCountry = Object.fromEntries(
+    countries.map((c) => [
+      c,
+      {
+        text: rate(xs.filter((o) => o.doc.country === c && !o.doc.scanned)),
+        scan: rate(xs.filter((o) => o.doc.country === c && o.doc.scanned)),
+        fields: Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, { text: rate(xs.filter((o) => o.doc.country === c && o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.country === c && o.field === f && o.doc.scanned)) }])),
+      },
+    ]),
+  );
+  report[name] = {
+    documents: docs,
+    all: { text: rate(xs.filter((o) => !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.scanned)), all: rate(xs) },
+    fields: byField,
+    countries: byCountry,
+    groups: Object.fromEntries(groups.map((g) => [g, { text: rate(xs.filter((o) => o.doc.group === g && !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.group === g && o.doc.scanned)) }])),
+    calibration: { all: cal, text: calText, scan: calScan },
+    misses: xs.filter((o) => !o.ok).map((o) => ({ id: o.doc.id, scanned: o.doc.scanned, field: o.field, expected: o.expected ?? null, actual: o.actual ?? null, confidence: o.confidence ?? null })),
+  };
+}
+
+const perPage = (t: { ms: number; pages: number }): number | null => (t.pages ? t.ms / t.pages : null);
+report.timing = { msPerTextPage: perPage(time.text), msPerScannedPage: perPage(time.scanned), ocrInitMs: initMs, peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024, cached: useCache };
+console.log(`\nOCR languages ${OCR_LANGUAGES}; OCR init ${initMs.toFixed(0)} ms (once per worker)${useCache ? '; --cache: timings only cover documents not in the cache' : ''}`);
+if (time.text.pages) console.log(`ms per text page:    ${perPage(time.text)!.toFixed(1)}`);
+if (time.scanned.pages) console.log(`ms per scanned page: ${perPage(time.scanned)!.toFixed(1)}`);
+console.log(`peak RSS: ${(report.timing as { peakRssMb: number }).peakRssMb.toFixed(0)} MB`);
+if (jsonOut !== undefined) {
+  const json = JSON.stringify(report, null, 2);
+  if (jsonOut) writeFileSync(jsonOut, json);
+  else console.log(json);
+}

@@ -100,6 +100,18 @@ export interface LanguagePack<F extends string = string> {
   periodConnectors: readonly string[];
   /** Words near a number that say it is not a policy number (customer number, phone, register), folded. */
   notPolicyContext: readonly string[];
+  /** Words near a date that say it is not the cover period (date of issue, of birth, first registration), folded fragments. */
+  notPeriodContext: readonly string[];
+  /** Label words of numbers printed beside the policy number that are usually not it (certificate, reference), folded. */
+  secondaryNumberWords: readonly string[];
+  /** Words that make a piece of text look like an insurer's name ("insurance", "versicherung\\w*", "mutuelle"), folded fragments. */
+  insurerWords: readonly string[];
+  /** Words around a company name that say it is not the risk carrier (broker, regulator, trading name, register court), folded fragments. */
+  notInsurerContext: readonly string[];
+  /** Words of document titles ("schedule", "attestation"), folded: a title holding "Insurance" is not an insurer's name. */
+  documentTitleWords: readonly string[];
+  /** Titles before a person's name ("mr", "frau", "mme"), folded: such a name is a policyholder, not an insurer. */
+  personTitles: readonly string[];
   /** Legal-form words and phrases of company names ("limited", "aktiengesellschaft"), dropped when matching names. */
   legalForms: readonly string[];
   /** Articles and prepositions in company names that carry no identity. */

@@ -86,12 +86,14 @@ describe('labels per language', () => {
 
   it('maps the insurer to the register name, by label and by letterhead', () => {
     expect(extract('Motor', 'Versicherer: HUK-COBURG-Allgemeine Versicherung AG').fields.insurer).toBe('HUK-COBURG-Allgemeine Versicherung AG');
-    expect(extract('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").fields.insurer).toBe('AXA FRANCE I.A.R.D.');
+    // An OCR'd page: "I.A.R.D." read as "LA.R.D." is repaired (a text layer is read as printed).
+    const scanned = lines('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").map((l) => ({ ...l, ocr: true }));
+    expect(extractFieldsFromLines({ lines: scanned }, matcher).fields.insurer).toBe('AXA FRANCE I.A.R.D.');
     expect(extract('Assureur : GMF ASSURANCES').fields.insurer).toBe('GMF ASSURANCES');
   });
 
   it('does not take a title for an insurer name', () => {
-    expect(extract('Some Broker Ltd', 'Welcome', 'Mutuelle santé - Certificat').fields.insurer).toBeUndefined();
+    expect(extract('Welcome', 'Mutuelle santé - Certificat').fields.insurer).toBeUndefined();
   });
 });
 
@@ -114,8 +116,10 @@ describe('plates', () => {
 
 describe('policy numbers', () => {
   it('repairs look-alikes in the digit region and keeps the prefix', () => {
-    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor')?.value).toBe('KH-4711-238905');
-    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false });
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { ocr: true })?.value).toBe('KH-4711-238905');
+    // A text layer is read as printed: no look-alike repair, whatever the format table says.
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { labelled: true })).toMatchObject({ value: 'KH-47I1-2389O5', repaired: false });
+    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false, plausible: true });
   });
 
   it('refuses numbers that fail the format table', () => {

@@ -4,12 +4,10 @@
  */
 import type { TExtractedFields } from '../../../shared/job.js';
 import { ALL_LANGUAGE_PACKS, COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, type TCountry, type TInsuranceType, type TLanguage } from '../../../shared/packs/index.js';
-import { normalisePolicyNumber } from '../verify/normalise.js';
-import { findDates, type FoundDate } from './dates.js';
-import { labelledValues, NOT_POLICY_CONTEXT, type LabelKind } from './labels.js';
-import { CELL_GAP, type Line } from './lines.js';
-import { findPlates, normalisePlate, type FoundPlate } from './plates.js';
-import { readPolicyNumber } from './policy-number.js';
+import { documentView, type FieldCandidate, type RankedField } from './candidates.js';
+import type { Line } from './lines.js';
+import { findPlates, normalisePlate } from './plates.js';
+import { calibrate, rank, SHIPPED_MODEL, type Ranked, type RankerModel } from './ranker.js';
 import { fold } from './text.js';
 
 /** Finds the register's canonical name for insurer text in one country; null when nothing is close. */
@@ -78,185 +76,98 @@ export function inferType(lines: Line[]): { type: TInsuranceType; confidence: nu
   return { type: first[0], confidence: Math.min(0.97, 0.6 + 0.4 * margin) };
 }
 
-interface Candidate<T> {
-  value: T;
-  confidence: number;
-}
-
-function firstLabelled<T>(lines: Line[], kind: LabelKind, parse: (text: string) => Candidate<T> | null): Candidate<T> | null {
-  for (const v of labelledValues(lines, kind)) {
-    const parsed = parse(v.text);
-    if (parsed) return { value: parsed.value, confidence: parsed.confidence * v.position };
-  }
-  return null;
-}
-
-/** What may stand between the two dates of a period: a dash, or a pack's connecting word ("to", "bis", "au"). */
-const PERIOD_BETWEEN = new RegExp(`^\\s*(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.periodConnectors))}|-|–|—)\\s*$`);
-
-/** Start and end dates: a period label with two dates, separate start/end labels, then "from X to Y" wording anywhere. */
-function findPeriod(lines: Line[]): { start?: Candidate<string>; end?: Candidate<string> } {
-  const twoDates = (text: string): Candidate<[FoundDate, FoundDate]> | null => {
-    const d = findDates(text);
-    if (d.length < 2) return null;
-    const [a, b] = d as [FoundDate, FoundDate];
-    return a.iso < b.iso ? { value: [a, b], confidence: Math.min(a.certainty, b.certainty) } : null;
-  };
-  const period = firstLabelled(lines, 'period', twoDates);
-  const date = (text: string): Candidate<string> | null => {
-    const d = findDates(text)[0];
-    return d ? { value: d.iso, confidence: d.certainty } : null;
-  };
-  let start = firstLabelled(lines, 'start', date);
-  let end = firstLabelled(lines, 'end', date);
-  if (period) {
-    start ??= { value: period.value[0].iso, confidence: period.confidence };
-    end ??= { value: period.value[1].iso, confidence: period.confidence };
-  }
-  if (!start || !end) {
-    // Prose: "runs from 1 March 2026 to 28 February 2027", "vom ... bis ...", "du ... au ...".
-    for (const line of lines) {
-      const text = line.text;
-      const d = findDates(text);
-      if (d.length !== 2) continue;
-      const [a, b] = d as [FoundDate, FoundDate];
-      const between = fold(text.slice(a.end, b.index));
-      if (!PERIOD_BETWEEN.test(between) || a.iso >= b.iso) continue;
-      start ??= { value: a.iso, confidence: 0.85 * a.certainty };
-      end ??= { value: b.iso, confidence: 0.85 * b.certainty };
-      break;
-    }
-  }
-  if (start && end && start.value >= end.value) return {};
-  return { ...(start ? { start } : {}), ...(end ? { end } : {}) };
-}
-
-/** Splits a letterhead or footer line into the pieces a name could be ("HDI Global SE · Amtsgericht ..." -> both). */
-function nameSegments(raw: string): string[] {
-  // OCR reads the "I" of "I.A.R.D." (French company names) as "L" or "l".
-  const text = raw.replace(/\b[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/g, 'I.A.R.D.').replace(/FRANCEL?I?\.?A\.?R\.?D/g, 'FRANCE I.A.R.D');
-  const parts = text.split(new RegExp(`\\s[·•|]\\s|${CELL_GAP}|\\s[-–—]\\s|,\\s`)).map((s) => s.trim().replace(/[.:;,]+$/, ''));
-  return [...new Set([text.trim(), ...parts])].filter((s) => s.length >= 3 && /[A-Za-z]/.test(s));
-}
-
-function matchInsurer(matcher: InsurerMatcher, countries: TCountry[], text: string): { name: string; score: number; country: TCountry } | null {
-  let best: { name: string; score: number; country: TCountry } | null = null;
-  for (const country of countries) {
-    const m = matcher(country, text);
-    if (m && (!best || m.score > best.score)) best = { ...m, country };
-  }
-  return best;
-}
-
-/** The insurer: a labelled value first, then the letterhead and footer lines, mapped to the register's name. */
-function findInsurer(lines: Line[], matcher: InsurerMatcher, countries: TCountry[]): { name: string; confidence: number; country?: TCountry } | null {
-  for (const v of labelledValues(lines, 'insurer')) {
-    const cleaned = v.text.replace(/[.;:]+$/, '').trim();
-    let best: { name: string; score: number; country: TCountry } | null = null;
-    for (const seg of nameSegments(cleaned)) {
-      const m = matchInsurer(matcher, countries, seg);
-      if (m && (!best || m.score > best.score)) best = m;
-    }
-    if (best && best.score >= 0.85) return { name: best.name, confidence: best.score * v.position, country: best.country };
-  }
-  // No label, or the labelled text is not in the register: names in the letterhead (top) or footer (bottom).
-  // The letterhead and the footer's company line hold nothing but names and addresses, so a word-level
-  // match is trusted there; other top lines (titles such as "Mutuelle santé") need an exact or alias match.
-  const candidates: Array<[Line, number]> = [
-    ...lines.slice(0, 2).map((l): [Line, number] => [l, 0.85]),
-    ...lines.slice(2, 4).map((l): [Line, number] => [l, 0.95]),
-    ...lines.slice(Math.max(4, lines.length - 2)).map((l): [Line, number] => [l, 0.85]),
-  ];
-  let best: { name: string; score: number; country: TCountry } | null = null;
-  for (const [line, threshold] of candidates) {
-    for (const seg of nameSegments(line.text)) {
-      const m = matchInsurer(matcher, countries, seg);
-      if (m && m.score >= threshold && (!best || m.score > best.score)) best = m;
-    }
-  }
-  if (best) return { name: best.name, confidence: best.score * 0.85, country: best.country };
-  const labelled = labelledValues(lines, 'insurer')[0];
-  if (labelled && /[A-Za-z]{3}/.test(labelled.text)) return { name: labelled.text.replace(/[.;:]+$/, '').trim(), confidence: 0.3 };
-  return null;
-}
-
-function findPlate(lines: Line[], countries: TCountry[], motor: boolean): Candidate<FoundPlate> | null {
-  const labelled = firstLabelled(lines, 'registration', (text) => {
-    const p = findPlates(text, countries)[0];
-    return p ? { value: p, confidence: 0.97 * p.certainty } : null;
-  });
-  if (labelled || !motor) return labelled;
-  // Unlabelled: only strict readings (no look-alike swaps) and only in motor documents.
-  for (const line of lines) {
-    if (NOT_POLICY_CONTEXT.test(fold(line.text))) continue;
-    const p = findPlates(line.text, countries).find((x) => x.certainty === 1);
-    if (p) return { value: p, confidence: 0.6 };
-  }
-  return null;
-}
-
-function findPolicyNumber(lines: Line[], country: TCountry, type: TInsuranceType | undefined, exclude: Set<string>): Candidate<string> | null {
-  const labelled = firstLabelled(lines, 'policy', (text) => {
-    const r = readPolicyNumber(text, country, type);
-    return r ? { value: r.value, confidence: r.repaired ? 0.85 : 0.97 } : null;
-  });
-  if (labelled) return labelled;
-  // Unlabelled: the first number that fits the country's format and is not a date, plate, phone or customer number.
-  for (const line of lines) {
-    const folded = fold(line.text);
-    if (NOT_POLICY_CONTEXT.test(folded)) continue;
-    let text = line.text;
-    for (const d of findDates(text).reverse()) text = text.slice(0, d.index) + ' ' + text.slice(d.end);
-    for (const cell of text.split(CELL_GAP)) {
-      const words = cell.split(/\s+/);
-      for (let i = 0; i < words.length; i++) {
-        const r = readPolicyNumber(words.slice(i).join(' '), country, type);
-        if (!r) continue;
-        const n = normalisePolicyNumber(r.value);
-        if (exclude.has(n) || /^\d{5}$/.test(n) || /[£€$]/.test(cell)) continue;
-        return { value: r.value, confidence: 0.55 };
-      }
-    }
-  }
-  return null;
-}
-
 const round = (x: number): number => Math.round(Math.max(0, Math.min(1, x)) * 100) / 100;
 
-/** Extracts the contract fields from text lines. Fields not found are left out; none is guaranteed. */
-export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatcher): FieldsResult {
-  const lines = input.lines.map((l) => ({ text: l.text.normalize('NFC'), cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })) }));
-  const allText = lines.map((l) => l.text).join('\n');
-  const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
-  const fields: TExtractedFields = { confidence: {} };
-  const set = <K extends keyof Omit<TExtractedFields, 'confidence'>>(key: K, value: TExtractedFields[K], confidence: number): void => {
-    fields[key] = value;
-    fields.confidence[key] = round(confidence * ocrFactor);
-  };
+/** Candidates of every ranked field as the extractor sees them, with the context choices made on the way (country). */
+export interface DocumentCandidates {
+  language?: Language;
+  country?: TCountry;
+  type: { type: TInsuranceType; confidence: number } | null;
+  candidates: Record<RankedField, FieldCandidate[]>;
+  lines: Line[];
+  /** The insurer and plate chosen, which decide the country and what the policy number cannot be. */
+  chosen: Partial<Record<RankedField, Ranked>>;
+}
 
+/**
+ * Generates the candidates of every field in the order the fields depend on one another: the insurer
+ * (its register country is the document's country), the plate (never also the policy number), dates,
+ * then policy numbers, whose plausibility depends on the country and type.
+ */
+export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, model: RankerModel = SHIPPED_MODEL): DocumentCandidates {
+  const lines = input.lines.map((l) => ({ ...l, text: l.text.normalize('NFC'), cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })) }));
+  const allText = lines.map((l) => l.text).join('\n');
   const language = guessLanguage(allText) ?? undefined;
   const type = inferType(lines);
-  if (type) set('insurance_type', type.type, type.confidence);
-
-  // Country: the insurer's register country when it matches, else a plate's format, else the language.
   const languageCountry = language ? COUNTRY_OF[language] : undefined;
-  const insurer = findInsurer(lines, matcher, languageCountry ? [languageCountry, ...COUNTRIES.filter((c) => c !== languageCountry)] : COUNTRIES);
-  const plate = findPlate(lines, insurer?.country ? [insurer.country] : languageCountry ? [languageCountry] : COUNTRIES, type?.type === 'motor' || type === null);
-  let country: TCountry | undefined = insurer?.country ?? plate?.value.country ?? languageCountry;
-  // A currency only one country uses on the page (the pound) outweighs the language guess.
+  const countries = languageCountry ? [languageCountry, ...COUNTRIES.filter((c) => c !== languageCountry)] : [...COUNTRIES];
+  const view = documentView(lines);
+  const base = { lines, matcher, countries, ...(type ? { type: type.type } : {}) };
+  const insurers = view.insurer(base);
+  const insurer = rank(model, 'insurer', insurers)[0];
+  // Country: the insurer's register country, else a currency only one country uses, else a plate read as printed, else the language.
   const byCurrency = COUNTRIES.find((c) => COUNTRY_PROFILES[c].currencySymbols.some((sym: string) => allText.includes(sym)));
-  if (!insurer?.country && byCurrency) country = byCurrency;
-  if (insurer) set('insurer', insurer.name, insurer.confidence);
-  if (plate) set('vehicle_registration', plate.value.plate, plate.confidence);
+  const strictPlate = view.plates(base).find((c) => !c.features.uncertain && Object.keys(c.features).some((k) => k.startsWith('lab_own')));
+  const plateCountry = strictPlate ? COUNTRIES.find((c) => findPlates(strictPlate.value, [c]).length > 0) : undefined;
+  const country = insurer?.candidate.registerCountry ?? byCurrency ?? plateCountry ?? languageCountry;
+  const ctx = { ...base, ...(country ? { country, countries: [country] } : {}) };
+  const plates = view.plates(ctx);
+  const plate = rank(model, 'vehicle_registration', plates)[0];
+  const dates = view.dates();
+  const exclude = new Set<string>(plate ? [normalisePlate(plate.candidate.value)] : []);
+  const policy = view.policy(ctx, exclude);
+  return {
+    ...(language ? { language } : {}),
+    ...(country ? { country } : {}),
+    type,
+    lines,
+    candidates: {
+      insurer: insurers,
+      vehicle_registration: plates,
+      start_date: dates.filter((c) => c.field === 'start_date'),
+      end_date: dates.filter((c) => c.field === 'end_date'),
+      policy_number: policy,
+    },
+    chosen: { ...(insurer ? { insurer } : {}), ...(plate ? { vehicle_registration: plate } : {}) },
+  };
+}
 
-  const { start, end } = findPeriod(lines);
-  if (start) set('start_date', start.value, start.confidence * 0.97);
-  if (end) set('end_date', end.value, end.confidence * 0.97);
+/** Start and end: the best-scored pair with start before end (scores multiplied), among each field's leaders. */
+function choosePeriod(model: RankerModel, starts: FieldCandidate[], ends: FieldCandidate[]): { start?: Ranked; end?: Ranked } {
+  const s = rank(model, 'start_date', starts).slice(0, 8);
+  const e = rank(model, 'end_date', ends).slice(0, 8);
+  let best: { start: Ranked; end: Ranked; p: number } | null = null;
+  for (const a of s) for (const b of e) if (a.candidate.value < b.candidate.value && (!best || a.raw * b.raw > best.p)) best = { start: a, end: b, p: a.raw * b.raw };
+  if (best) return best;
+  return { ...(s[0] ? { start: s[0] } : {}) };
+}
 
-  if (country) {
-    const exclude = new Set<string>(plate ? [normalisePlate(plate.value.plate)] : []);
-    const policy = findPolicyNumber(lines, country, type?.type, exclude);
-    if (policy) set('policy_number', policy.value, policy.confidence);
-  }
-  return { fields, ...(language ? { language } : {}), ...(country ? { country } : {}) };
+/** Extracts the contract fields from text lines. Fields not found are left out; none is guaranteed. */
+export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatcher, model: RankerModel = SHIPPED_MODEL): FieldsResult {
+  const doc = documentCandidates(input, matcher, model);
+  const fields: TExtractedFields = { confidence: {} };
+  const set = (key: RankedField | 'insurance_type', value: string, confidence: number): void => {
+    (fields as Record<string, unknown>)[key] = value;
+    fields.confidence[key] = round(confidence);
+  };
+  if (doc.type) set('insurance_type', doc.type.type, doc.type.confidence * (input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence));
+  const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
+  const take = (field: RankedField, r: Ranked | undefined, runnerUp?: Ranked): void => {
+    if (!r) return;
+    // What calibration maps: the winner's score, lowered when a rival value scored close to it (a margin
+    // under 0.3) and when OCR read it (by the page's mean word confidence, as before ranking).
+    const margin = r.raw - (runnerUp?.raw ?? 0);
+    const evidence = r.raw * Math.min(1, 0.7 + margin) * (doc.lines[r.candidate.line]?.ocr ? ocrFactor : 1);
+    const confidence = calibrate(model, evidence);
+    if (confidence >= model.fields[field].threshold) set(field, r.candidate.value, confidence);
+  };
+  const runnerUp = (field: RankedField, winner: Ranked | undefined): Ranked | undefined => rank(model, field, doc.candidates[field]).find((x) => x.candidate.key !== winner?.candidate.key);
+  take('insurer', doc.chosen.insurer, runnerUp('insurer', doc.chosen.insurer));
+  take('vehicle_registration', doc.chosen.vehicle_registration, runnerUp('vehicle_registration', doc.chosen.vehicle_registration));
+  const period = choosePeriod(model, doc.candidates.start_date, doc.candidates.end_date);
+  take('start_date', period.start, runnerUp('start_date', period.start));
+  take('end_date', period.end, runnerUp('end_date', period.end));
+  const policy = rank(model, 'policy_number', doc.candidates.policy_number);
+  take('policy_number', policy[0], policy[1]);
+  return { fields, ...(doc.language ? { language: doc.language } : {}), ...(doc.country ? { country: doc.country } : {}) };
 }

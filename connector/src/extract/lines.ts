@@ -19,6 +19,10 @@ export interface Cell {
 export interface Line {
   text: string;
   cells: Cell[];
+  /** Page number (1-based), set by the pipeline. */
+  page?: number;
+  /** True when OCR read the line (a scanned page), set by the pipeline: look-alike repairs apply only then. */
+  ocr?: boolean;
 }
 
 /** What separates cells in `Line.text`. */

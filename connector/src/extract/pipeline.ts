@@ -25,6 +25,15 @@ export interface ExtractOptions {
   dpi?: number;
 }
 
+/** A document's text as lines (each tagged with its page and whether OCR read it), before field parsing. */
+export interface DocumentLines {
+  lines: Line[];
+  pages: number;
+  ocrPages: number;
+  /** Mean OCR word confidence over the OCRed pages, when there were any. */
+  ocrConfidence?: number;
+}
+
 export interface ExtractResult {
   fields: TExtractedFields;
   pages: number;
@@ -40,6 +49,13 @@ export interface ExtractResult {
  * throws while reading the document is the document's: it becomes `corrupt_pdf`, never a crash.
  */
 export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions): Promise<ExtractResult> {
+  const read = await readDocumentLines(pdf, deps.ocr, options);
+  const { fields, language } = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, deps.matcher);
+  return { fields, pages: read.pages, ocrPages: read.ocrPages, ...(language ? { language } : {}) };
+}
+
+/** The text of every page: the text layer, or OCR where a page has (almost) none. Throws ExtractError as extractFields does. */
+export async function readDocumentLines(pdf: Uint8Array, ocr: Ocr, options: ExtractOptions): Promise<DocumentLines> {
   const { limits } = options;
   await scanStreams(pdf, limits);
   const doc = await openPdf(pdf, limits);
@@ -51,9 +67,10 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
     const pages = await checkedPages(doc, limits);
     for (const [i, page] of pages.entries()) {
       const n = i + 1;
-      let pageLines = await readTextLines(page).catch((err: unknown) => {
+      const textLines = await readTextLines(page).catch((err: unknown) => {
         throw toExtractError(err, `text of page ${n}`);
       });
+      let pageLines = textLines;
       if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
         const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, rendered);
         rendered += plan.pixels;
@@ -63,12 +80,13 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        const result = await deps.ocr.recognize(image);
+        const result = await ocr.recognize(image);
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
       }
-      lines.push(...pageLines);
+      const fromOcr = pageLines !== textLines;
+      for (const l of pageLines) lines.push({ ...l, page: n, ...(fromOcr ? { ocr: true } : {}) });
       page.cleanup();
     }
   } finally {
@@ -78,6 +96,5 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
     throw new ExtractError('no_readable_text', `only ${textLength(lines)} characters of text in ${doc.numPages} page(s)`);
   }
   const ocrConfidence = ocrPages > 0 ? ocrConfSum / ocrPages : undefined;
-  const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, deps.matcher);
-  return { fields, pages: doc.numPages, ocrPages, ...(language ? { language } : {}) };
+  return { lines, pages: doc.numPages, ocrPages, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) };
 }
