@@ -41,7 +41,11 @@ export const ZDocumentCoverageSchema = z
       .optional()
       .meta({ description: 'Health: the plan or level of cover.' }),
   })
-  .meta({ id: 'DocumentCoverage' });
+  .meta({
+    id: 'DocumentCoverage',
+    description:
+      'Coverage details found on an extracted document, each with its own confidence; ExtractedFields.coverage is absent when none was found. An addition to spec 2.3: clients that ignore it read the other fields as before.',
+  });
 export type TDocumentCoverage = z.infer<typeof ZDocumentCoverageSchema>;
 
 /** Fields extracted from a policy PDF. A field not found is left out; `confidence` has one entry per present field. */
@@ -54,9 +58,8 @@ export const ZExtractedFieldsSchema = z
     end_date: isoDate.optional(),
     vehicle_registration: z.string().optional(),
     confidence: z.record(z.string(), z.number().min(0).max(1)).meta({ description: 'Per-field confidence, 0 to 1.' }),
-    coverage: ZDocumentCoverageSchema.optional().meta({
-      description: 'Coverage details found on the document, each with its own confidence; absent when none was found. An addition: clients that ignore it read the other fields as before.',
-    }),
+    // No .meta() here: a description on the optional wrapper would inline the schema instead of referencing DocumentCoverage.
+    coverage: ZDocumentCoverageSchema.optional(),
   })
   .meta({ id: 'ExtractedFields' });
 export type TExtractedFields = z.infer<typeof ZExtractedFieldsSchema>;

@@ -1,7 +1,32 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { findCoverage } from '../../connector/src/extract/coverage.js';
-import { ZDocumentCoverageSchema } from '../../shared/job.js';
-import { lines } from './helpers.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
+import type { Ocr } from '../../connector/src/extract/ocr.js';
+import { extractFields } from '../../connector/src/extract/pipeline.js';
+import { ZExtractedFieldsSchema, ZDocumentCoverageSchema } from '../../shared/job.js';
+import { scoreCoverage } from '../../scripts/eval-coverage.js';
+import { corpusPdf, corpusTruth, lines, shippedMatcher } from './helpers.js';
+
+let matcher: InsurerMatcher;
+const noOcr: Ocr = { recognize: () => Promise.reject(new Error('OCR called for a text PDF')), terminate: () => Promise.resolve() };
+beforeAll(async () => {
+  matcher = await shippedMatcher();
+});
+
+describe('coverage from the corpus generator\'s PDFs (scripts/make-corpus.ts)', () => {
+  // One text PDF per type and language, across the four layouts (letters state coverage in a sentence).
+  it.each(['002', '003', '004', '006', '007', '008', '010', '014', '018'])('%s: every coverage detail of its ground truth, and nothing else', async (id) => {
+    const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
+    const truth = corpusTruth(id) as unknown as { coverage: Record<string, string> };
+    expect(Object.keys(truth.coverage).length).toBeGreaterThan(0);
+    const score = scoreCoverage(truth.coverage, r.fields.coverage);
+    for (const [detail, s] of Object.entries(score)) expect(s.outcome, `${id} ${detail}: ${JSON.stringify(r.fields.coverage)}`).toMatch(/^(right|absent)$/);
+    expect(ZExtractedFieldsSchema.parse(r.fields)).toEqual(r.fields);
+    // The top-level confidence still lists exactly the top-level fields.
+    expect(Object.keys(r.fields.confidence).every((k) => k in r.fields && k !== 'coverage')).toBe(true);
+  });
+});
 
 describe('findCoverage: motor cover level', () => {
   it.each([

@@ -153,10 +153,11 @@ function best<V extends string>(found: Array<Hit<V>>, prefer: (a: Hit<V>, b: Hit
 }
 
 /** The cell text that looks like a name: not empty, not a date or an amount alone, not a whole sentence. */
-function planName(text: string): string | null {
+function planName(text: string, minLength = 2): string | null {
   const t = text.replace(/^[\s:;.,|\-–—=]+|[\s:;.,]+$/g, '').trim();
-  if (t.length < 2 || t.length > 60 || !/\p{L}/u.test(t)) return null;
-  if (/^[\d\s.,/€£$%-]+$/.test(t) || t.split(/\s+/).length > 8) return null;
+  if (t.length < minLength || t.length > 60 || !/\p{L}/u.test(t)) return null;
+  // A colon means another label's line ("Total premium: £320"), read when OCR split the plan's own line.
+  if (/^[\d\s.,/€£$%-]+$/.test(t) || t.includes(':') || t.split(/\s+/).length > 8) return null;
   return t;
 }
 
@@ -177,7 +178,8 @@ function healthPlan(cells: FoldedCell[][]): { value: string; confidence: number 
           const r = cells[i]!;
           if (r.length < row.length - 1) break;
           const under = [...r].sort((a, b) => Math.abs(a.x - c.x) - Math.abs(b.x - c.x))[0];
-          const name = under && planName(under.text);
+          // In a tariff column a single letter is a tariff ("N": ambulant treatment).
+          const name = under && planName(under.text, 1);
           if (name && !values.includes(name)) values.push(name);
         }
         if (values.length) return { value: values.join(', '), confidence: 0.8 };
