@@ -69,8 +69,9 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     expect(v).toMatchObject({ status: 'complete', row: 3 });
     // 002.json is the ground truth of the corpus document.
     expect(s.row(3).slice(0, 5)).toEqual(['HUK-COBURG-Allgemeine Versicherung AG', 'AS 249 998162', '', '2025-05-01', '2026-04-30']);
-    expect(s.row(1).slice(5)).toEqual(['Insurance type', 'Vehicle registration']);
-    expect(s.row(3).slice(5)).toEqual(['motor', 'BN-HB 6347']);
+    // Every value is at or above the review threshold: written at once, the cover level in a column of its own.
+    expect(s.row(1).slice(5)).toEqual(['Insurance type', 'Vehicle registration', 'Cover level']);
+    expect(s.row(3).slice(5)).toEqual(['motor', 'BN-HB 6347', 'comprehensive']);
     expect(s.row(2)[0]).toBe('existing');
 
     // A link to the same file works from now on; cancelling a pick says so.
