@@ -115,6 +115,11 @@ describe('findCoverage: health plan', () => {
     expect(c?.health_plan).toEqual({ value: 'Z 90, PVN', confidence: 0.8 });
   });
 
+  it('OCR specks between a label and its value are not a column; a label whose value was lost takes nothing from the next row', () => {
+    expect(findCoverage({ lines: lines('Your plan   ;   Mid-Range Plan', 'Total premium   £866.55'), type: 'health' })?.health_plan).toEqual({ value: 'Mid-Range Plan', confidence: 0.88 });
+    expect(findCoverage({ lines: lines('Your plan', 'Total premium   £866.55'), type: 'health' })).toBeUndefined();
+  });
+
   it('a label inside a sentence is not a plan ("Tarife und Monatsbeiträge")', () => {
     expect(findCoverage({ lines: lines('Versicherte Personen, Tarife und Monatsbeiträge'), type: 'health' })).toBeUndefined();
   });

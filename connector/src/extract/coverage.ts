@@ -86,7 +86,8 @@ function labelValue(cells: FoldedCell[][], c: FoldedCell, labelEnd: number): Val
   const next = cells[c.line]?.[c.cell + 1];
   if (next) return { cell: next, from: 0 };
   const below = cells[c.line + 1];
-  if (!below?.length) return null;
+  // A label alone on its line above a label-and-value row: its value was lost, the row below is another field's.
+  if (!below?.length || ((cells[c.line]?.length ?? 0) === 1 && below.length === 2)) return null;
   const nearest = [...below].sort((a, b) => Math.abs(a.x - c.x) - Math.abs(b.x - c.x))[0]!;
   return Math.abs(nearest.x - c.x) < 40 || below.length === 1 ? { cell: nearest, from: 0 } : null;
 }
@@ -203,7 +204,8 @@ const firstSeen = <V extends string>(a: Hit<V>, b: Hit<V>) => a.order - b.order;
 /** Coverage details of a document, each only for its insurance type; undefined when none is found. */
 export function findCoverage(input: CoverageInput): TDocumentCoverage | undefined {
   if (!input.type) return undefined;
-  const cells = input.lines.map((l, i) => l.cells.map((c, k) => foldCell(i, k, c.x, c.text.normalize('NFC'))));
+  // Cells without a letter or digit are OCR specks (";" between a label and its value), not columns.
+  const cells = input.lines.map((l, i) => l.cells.filter((c) => /[\p{L}\p{N}]/u.test(c.text)).map((c, k) => foldCell(i, k, c.x, c.text.normalize('NFC'))));
   const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
   const out: TDocumentCoverage = {};
   const reading = <V extends string>(h: Hit<V>) => ({ value: h.value, printed: h.printed, confidence: round(EVIDENCE_CONFIDENCE[h.evidence] * ocrFactor) });
