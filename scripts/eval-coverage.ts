@@ -3,7 +3,7 @@
  * ../shared/data/documents: per detail, text and scan, readings right, missed, wrong and invented, and
  * how many of those at confidence >= 0.9 are right. `scoreCoverage` is the comparison, for eval-extract.ts.
  *
- *   npx tsx scripts/eval-coverage.ts [--verbose] [--own-only|--outside-only] [--outside=DIR]
+ *   npm run eval:coverage -- [--verbose] [--own-only|--outside-only] [--outside=DIR]
  *
  * The outside documents' ground truth has no coverage; test/fixtures/outside-coverage.json holds what
  * their text layers print, read by hand (documents not listed there are not scored).
