@@ -8,6 +8,7 @@ import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { openPdf } from '../connector/src/extract/pdf.js';
 import { renderPage } from '../connector/src/extract/render.js';
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType, type TLanguage } from '../shared/packs/index.js';
+import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../shared/coverage-terms.js';
 
 // The generator's tables are Records over the packs' codes: a new country, type or language is a gap the compiler names here too.
 type Country = TCountry;
@@ -226,6 +227,137 @@ const ADDRESSES: Record<Country, string[]> = {
 };
 const VEHICLES = ['Volkswagen Golf 1.5 TSI', 'Ford Focus 1.0 EcoBoost', 'Renault Clio V', 'Peugeot 208', 'BMW 320d Touring', 'Toyota Yaris Hybrid'];
 
+// ---- Coverage wording (ground truth: the normalised value, and the plan name as printed) -------
+
+/**
+ * Cover levels, trip types, areas and plans as such documents print them: a label and its value, and
+ * for letters a sentence. UK schedules say "Comprehensive" or "Third Party, Fire and Theft"; a German
+ * Versicherungsschein lists Kfz-Haftpflicht with Teil- or Vollkasko and its Selbstbeteiligung; a French
+ * contract names its formule ("Tous risques", "Tiers étendu", "Au tiers"). Travel: single trip or annual
+ * multi-trip, and the area (UK/Europe/worldwide excluding USA, Canada and the Caribbean/worldwide).
+ */
+const COVER_WORDING: Record<Lang, {
+  motorLabel: string[];
+  motor: Record<TMotorCoverLevel, string[]>;
+  tripLabel: string[];
+  trip: Record<TTripType, string[]>;
+  regionLabel: string[];
+  region: Record<TTravelRegion, string[]>;
+  planLabel: string[];
+  plans: string[];
+  letter: { motor: (v: string) => string; travel: (trip: string, region: string) => string; health: (v: string) => string };
+}> = {
+  en: {
+    motorLabel: ['Cover', 'Type of cover', 'Level of cover', 'Cover type'],
+    motor: {
+      comprehensive: ['Comprehensive', 'Comprehensive cover', 'COMPREHENSIVE'],
+      third_party_fire_theft: ['Third Party, Fire and Theft', 'Third party, fire & theft', 'TPFT'],
+      third_party: ['Third Party Only', 'Third party only'],
+    },
+    tripLabel: ['Type of policy', 'Policy type', 'Cover type'],
+    trip: { single_trip: ['Single trip', 'Single Trip', 'Single-trip cover'], annual_multi_trip: ['Annual multi-trip', 'Annual Multi-Trip', 'Annual multi-trip (max. 31 days per trip)'] },
+    regionLabel: ['Territorial limits', 'Area of travel', 'Area', 'Geographical area'],
+    region: {
+      domestic: ['UK only', 'United Kingdom only'],
+      europe: ['Europe', 'Europe (including Channel Islands)', 'Area 2: Europe'],
+      worldwide_excluding_usa: ['Worldwide excluding USA, Canada and the Caribbean', 'Worldwide excl. USA & Canada'],
+      worldwide: ['Worldwide', 'Worldwide including USA, Canada and the Caribbean'],
+    },
+    planLabel: ['Plan', 'Your plan', 'Level of cover', 'Scheme'],
+    plans: ['Treatment and Care', 'Essentials Plus', 'Comprehensive', 'Premier Gold', 'Mid-Range Plan'],
+    letter: {
+      motor: (v) => `Your level of cover is ${v}.`,
+      travel: (trip, region) => `Your policy type is ${trip} and your area of travel is ${region}.`,
+      health: (v) => `Your plan is ${v}.`,
+    },
+  },
+  de: {
+    motorLabel: ['Deckungsumfang', 'Versicherungsumfang', 'Deckung'],
+    motor: {
+      comprehensive: ['Kfz-Haftpflicht und Vollkasko (SB 300 €)', 'Vollkasko inkl. Teilkasko', 'Haftpflicht + Vollkasko'],
+      third_party_fire_theft: ['Kfz-Haftpflicht und Teilkasko (SB 150 €)', 'Teilkasko', 'Haftpflicht + Teilkasko'],
+      third_party: ['Kfz-Haftpflicht', 'nur Haftpflicht', 'Kfz-Haftpflicht (ohne Kasko)'],
+    },
+    tripLabel: ['Vertragsart', 'Versicherungsart'],
+    trip: { single_trip: ['Einzelreise', 'Einzelreiseversicherung'], annual_multi_trip: ['Jahresreiseversicherung', 'Jahresvertrag (alle Reisen bis 56 Tage)', 'Jahrespolice'] },
+    regionLabel: ['Geltungsbereich', 'Reisegebiet'],
+    region: {
+      domestic: ['nur Deutschland', 'Deutschland'],
+      europe: ['Europa', 'Europa (inkl. Mittelmeeranrainerstaaten)'],
+      worldwide_excluding_usa: ['weltweit ohne USA und Kanada', 'Welt ohne USA/Kanada'],
+      worldwide: ['weltweit', 'weltweit inkl. USA und Kanada'],
+    },
+    planLabel: ['Tarif', 'Versicherter Tarif', 'Tarifstufe'],
+    plans: ['Komfort Plus (KVS2)', 'ZahnPremium', 'Vollversicherung Top', 'Bonus 600', 'Ambulant Classic'],
+    letter: {
+      motor: (v) => `Versicherungsumfang: ${v}.`,
+      travel: (trip, region) => `Vertragsart: ${trip}, Geltungsbereich: ${region}.`,
+      health: (v) => `Versicherter Tarif: ${v}.`,
+    },
+  },
+  fr: {
+    motorLabel: ['Formule', 'Formule de garantie', 'Niveau de garantie'],
+    motor: {
+      comprehensive: ['Tous risques', 'Tous Risques', 'Formule tous risques'],
+      third_party_fire_theft: ['Tiers + vol et incendie', 'Tiers étendu', 'Intermédiaire (tiers, vol, incendie, bris de glace)'],
+      third_party: ['Au tiers', 'Tiers simple', 'Responsabilité civile seule'],
+    },
+    tripLabel: ['Type de contrat', 'Formule'],
+    trip: { single_trip: ['Voyage unique', 'Temporaire (un seul voyage)'], annual_multi_trip: ['Annuelle multi-voyages', 'Contrat annuel multi-voyages'] },
+    regionLabel: ['Zone', 'Zone géographique', 'Zone de couverture'],
+    region: {
+      domestic: ['France', 'France métropolitaine'],
+      europe: ['Europe', 'Europe et pays méditerranéens'],
+      worldwide_excluding_usa: ['Monde entier hors USA et Canada', 'Monde entier sauf États-Unis et Canada'],
+      worldwide: ['Monde entier', 'Monde entier y compris USA et Canada'],
+    },
+    planLabel: ['Formule', 'Niveau de garantie', 'Option'],
+    plans: ['Confort', 'Niveau 3', 'Essentielle', 'Sérénité Plus', 'Équilibre'],
+    letter: {
+      motor: (v) => `Vous avez choisi la formule ${v}.`,
+      travel: (trip, region) => `Type de contrat : ${trip}. Zone : ${region}.`,
+      health: (v) => `Votre formule : ${v}.`,
+    },
+  },
+};
+
+interface CoverTruth {
+  motor_cover?: TMotorCoverLevel;
+  trip_type?: TTripType;
+  region?: TTravelRegion;
+  health_plan?: string;
+}
+/** Printed coverage: [label, value] rows for forms, one sentence for letters. */
+interface CoverPrinted {
+  rows: Array<[string, string]>;
+  sentence: string;
+}
+
+/**
+ * A document's coverage, from its own PRNG (seeded by its index) so that adding it left every other
+ * value of the corpus as it was. A travel policy of a few weeks is a single trip, of a year annual multi-trip.
+ */
+function buildCoverage(i: number, lang: Lang, type: Kind, startIso: string, endIso: string): { truth: CoverTruth; printed: CoverPrinted } {
+  const r = prng(SEED + 7919 * (i + 1));
+  const choose = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const w = COVER_WORDING[lang];
+  if (type === 'motor') {
+    const level = choose(MOTOR_COVER_LEVELS);
+    const v = choose(w.motor[level]);
+    return { truth: { motor_cover: level }, printed: { rows: [[choose(w.motorLabel), v]], sentence: w.letter.motor(v) } };
+  }
+  if (type === 'travel') {
+    const days = (Date.parse(endIso) - Date.parse(startIso)) / 86_400_000 + 1;
+    const trip: TTripType = days <= 100 ? 'single_trip' : 'annual_multi_trip';
+    const region = choose(TRAVEL_REGIONS);
+    const t = choose(w.trip[trip]);
+    const g = choose(w.region[region]);
+    return { truth: { trip_type: trip, region }, printed: { rows: [[choose(w.tripLabel), t], [choose(w.regionLabel), g]], sentence: w.letter.travel(t, g) } };
+  }
+  const plan = choose(w.plans);
+  return { truth: { health_plan: plan }, printed: { rows: [[choose(w.planLabel), plan]], sentence: w.letter.health(plan) } };
+}
+
 // ---- Document model and layouts ---------------------------------------------------------------
 
 interface Truth {
@@ -245,6 +377,7 @@ interface Spec {
   kind: 'text' | 'scanned';
   truth: Truth;
   printed: { insurer: string; policy: string; start: string; end: string; plate?: string };
+  coverage: { truth: CoverTruth; printed: CoverPrinted };
 }
 
 /** A text run at an absolute x; a row of runs shares one baseline. */
@@ -277,7 +410,8 @@ function buildSpec(i: number): Spec {
     truth.vehicle_registration = canonical;
     printed.plate = p;
   }
-  return { id: String(i + 1).padStart(3, '0'), country, language, type, layout, kind, truth, printed };
+  const coverage = buildCoverage(i, language, type, truth.start_date, truth.end_date);
+  return { id: String(i + 1).padStart(3, '0'), country, language, type, layout, kind, truth, printed, coverage };
 }
 
 function compose(spec: Spec): Row[] {
@@ -321,7 +455,7 @@ function compose(spec: Spec): Row[] {
     [pick(L.customer), customer],
   ];
   if (spec.type === 'motor') extras.push([lang === 'de' ? 'Fahrzeug' : lang === 'fr' ? 'Véhicule' : 'Vehicle', pick(VEHICLES)]);
-  if (spec.type === 'travel') extras.push([lang === 'de' ? 'Geltungsbereich' : lang === 'fr' ? 'Zone' : 'Territorial limits', lang === 'de' ? 'Europa' : lang === 'fr' ? 'Monde entier' : 'Europe']);
+  extras.push(...spec.coverage.printed.rows);
   extras.push([pick(L.premium), premium]);
 
   switch (spec.layout) {
@@ -364,6 +498,7 @@ function compose(spec: Spec): Row[] {
           `Your cover runs from ${p.start} to ${p.end}.`,
           ...(p.plate ? [`It applies to the vehicle with registration ${p.plate}.`] : []),
           ...(insurerLabelled ? [`This policy is underwritten by ${p.insurer}.`] : []),
+          spec.coverage.printed.sentence,
           `Please keep this letter with your documents. Your customer number is ${customer}.`,
           'Yours sincerely,',
           'Customer Services',
@@ -374,6 +509,7 @@ function compose(spec: Spec): Row[] {
           `Der Versicherungsschutz besteht vom ${p.start} bis ${p.end}.`,
           ...(p.plate ? [`Er gilt für das Fahrzeug mit dem amtlichen Kennzeichen ${p.plate}.`] : []),
           ...(insurerLabelled ? [`Ihr Versicherer ist die ${p.insurer}.`] : []),
+          spec.coverage.printed.sentence,
           `Bitte geben Sie bei Rückfragen Ihre Kundennummer ${customer} an.`,
           'Mit freundlichen Grüßen',
           'Ihr Kundenservice',
@@ -384,6 +520,7 @@ function compose(spec: Spec): Row[] {
           `Vos garanties sont valables du ${p.start} au ${p.end}.`,
           ...(p.plate ? [`Elles couvrent le véhicule immatriculé ${p.plate}.`] : []),
           ...(insurerLabelled ? [`Votre assureur : ${p.insurer}.`] : []),
+          spec.coverage.printed.sentence,
           `Votre référence client est ${customer}.`,
           'Veuillez agréer nos salutations distinguées.',
           'Le service clients',
@@ -475,7 +612,7 @@ async function main(): Promise<void> {
     const pdf = spec.kind === 'scanned' ? await scannedPdf(text) : text;
     bytes += pdf.length;
     writeFileSync(path.join(OUT_DIR, `${spec.id}.pdf`), pdf);
-    const truth = { ...spec.truth, kind: spec.kind, language: spec.language, layout: spec.layout, country: spec.country, printed: spec.printed };
+    const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, language: spec.language, layout: spec.layout, country: spec.country, printed: spec.printed };
     writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
     for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout]) tally[k] = (tally[k] ?? 0) + 1;
   }

@@ -1,5 +1,6 @@
 /** Jobs (spec 2.3): async verification and document extraction. */
 import { z } from 'zod';
+import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, TRIP_TYPES } from './coverage-terms.js';
 import { ZErrorBodySchema } from './errors.js';
 import { INSURANCE_TYPES } from './insurance-types.js';
 import { ZVerificationResultSchema } from './verification.js';
@@ -17,6 +18,36 @@ export type TJobKind = z.infer<typeof ZJobKindSchema>;
 export const EXTRACTED_FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
+const confidence = z.number().min(0).max(1).meta({ description: 'How sure the reading is, 0 to 1, on the same scale as the top-level `confidence`.' });
+const printed = z.string().optional().meta({ description: 'The wording as printed on the document ("Vollkasko", "Tiers étendu"); absent when the value was inferred (a trip type from the length of the cover period).' });
+
+/**
+ * Coverage details read from a document (spec 4.4; not the registry's Coverage of a verification result): each read only from documents of its insurance type, each with its own
+ * confidence inside it, so the top-level `confidence` keeps one entry per top-level field.
+ */
+export const ZDocumentCoverageSchema = z
+  .object({
+    motor_cover: z
+      .object({ value: z.enum(MOTOR_COVER_LEVELS), printed, confidence })
+      .optional()
+      .meta({ description: 'Motor cover level: third_party (Haftpflicht, au tiers), third_party_fire_theft (Teilkasko, tiers étendu), comprehensive (Vollkasko, tous risques).' }),
+    trip_type: z.object({ value: z.enum(TRIP_TYPES), printed, confidence }).optional().meta({ description: 'Travel: one trip, or every trip within the year (annual multi-trip).' }),
+    region: z
+      .object({ value: z.enum(TRAVEL_REGIONS), printed, confidence })
+      .optional()
+      .meta({ description: 'Travel area: domestic (the home country only), europe, worldwide_excluding_usa (without the USA and Canada), worldwide.' }),
+    health_plan: z
+      .object({ value: z.string().min(1).meta({ description: 'The plan, tariff or level name as printed ("Treatment and Care", "Komfort Plus (KVS2)", "Formule Confort").' }), confidence })
+      .optional()
+      .meta({ description: 'Health: the plan or level of cover.' }),
+  })
+  .meta({
+    id: 'DocumentCoverage',
+    description:
+      'Coverage details found on an extracted document, each with its own confidence; ExtractedFields.coverage is absent when none was found. An addition to spec 2.3: clients that ignore it read the other fields as before.',
+  });
+export type TDocumentCoverage = z.infer<typeof ZDocumentCoverageSchema>;
+
 /** Fields extracted from a policy PDF. A field not found is left out; `confidence` has one entry per present field. */
 export const ZExtractedFieldsSchema = z
   .object({
@@ -27,6 +58,8 @@ export const ZExtractedFieldsSchema = z
     end_date: isoDate.optional(),
     vehicle_registration: z.string().optional(),
     confidence: z.record(z.string(), z.number().min(0).max(1)).meta({ description: 'Per-field confidence, 0 to 1.' }),
+    // No .meta() here: a description on the optional wrapper would inline the schema instead of referencing DocumentCoverage.
+    coverage: ZDocumentCoverageSchema.optional(),
   })
   .meta({ id: 'ExtractedFields' });
 export type TExtractedFields = z.infer<typeof ZExtractedFieldsSchema>;

@@ -7,6 +7,7 @@ import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bind
 import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, resumeSchedule, searchDatasets } from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
 import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
+import { confirmExtraction } from './review.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
@@ -33,6 +34,7 @@ export const entryPoints = {
   jumpToRow,
   submitPdfExtraction,
   pollPdfExtraction,
+  confirmExtraction,
   showPdfPicker,
   getPickerConfig,
   pickedPdf,

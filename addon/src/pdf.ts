@@ -5,6 +5,7 @@
  * that file; a pasted link works for files picked before.
  */
 import type { TExtractedFields, TJob } from '../../shared/job.js';
+import { REVIEW_KEYS, REVIEW_LABELS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
 import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { api } from './connector.js';
 import { fileBlob, fileMeta } from './drive.js';
@@ -23,21 +24,17 @@ export function fileIdFrom(input: string): string {
 }
 
 /** Header words per extracted field (EN/DE/FR), matched on the folded header. */
-const FIELD_HEADERS: Record<keyof Omit<TExtractedFields, 'confidence'>, RegExp> = {
+const FIELD_HEADERS: Record<TReviewKey, RegExp> = {
   policy_number: /(policy|police|versicherungsschein|vsnr|vertrag|contrat).*(number|no|nr|nummer|numero)|^(vsnr|policy|police)$/,
   insurer: /insurer|provider|versicherer|gesellschaft|assureur|compagnie/,
   insurance_type: /type|typ\b|\bart\b|sparte|genre|produit/,
   start_date: /start|begin|from|von|debut|effet|inception/,
   end_date: /\bend\b|expir|until|bis|fin\b|ablauf|echeance/,
   vehicle_registration: /registration|reg\b|plate|kennzeichen|immatriculation/,
-};
-const DEFAULT_HEADERS: Record<string, string> = {
-  policy_number: 'Policy number',
-  insurer: 'Insurer',
-  insurance_type: 'Insurance type',
-  start_date: 'Start date',
-  end_date: 'End date',
-  vehicle_registration: 'Vehicle registration',
+  'coverage.motor_cover': /cover level|level of cover|deckung|umfang|formule|garantie/,
+  'coverage.trip_type': /\btrip\b|reiseart|vertragsart/,
+  'coverage.region': /\barea\b|region|territor|geltungsbereich|\bzone\b/,
+  'coverage.health_plan': /\bplan\b|tarif|niveau/,
 };
 
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
@@ -108,35 +105,47 @@ export function getPick(pickId: string): PickState {
 }
 
 export interface ExtractionView {
-  status: TJob['status'];
+  /** `review`: the job is complete and some values wait for a person (nothing was written yet). */
+  status: TJob['status'] | 'review';
   fields: TExtractedFields | null;
+  /** Every value read, with its confidence; those below REVIEW_CONFIDENCE are marked. */
+  items?: ReviewItem[];
   row: number | null;
   message: string;
 }
 
 /**
- * Polls the job once; when complete, appends the fields as a row on the active sheet under the
- * headers that match them (a header row is written first on an empty sheet; unmatched fields get
- * new columns).
+ * Polls the job once. When complete and every value is at or above REVIEW_CONFIDENCE, appends them
+ * as a row; otherwise nothing is written and the sidebar shows the values for review (review.ts).
  */
 export function pollPdfExtraction(jobId: string): ExtractionView {
   const job = api.job(userConn(), jobId);
   if (job.status === 'pending') return { status: 'pending', fields: null, row: null, message: 'Reading the PDF…' };
   if (job.status === 'failed') return { status: 'failed', fields: null, row: null, message: job.error?.message ?? 'Extraction failed.' };
   const fields = job.result as TExtractedFields;
+  const items = reviewItems(fields);
+  const low = items.filter((i) => i.needsReview).length;
+  if (low) return { status: 'review', fields, items, row: null, message: `${low} of ${items.length} values need a check before they go into the sheet.` };
+  return { ...appendExtractedRow(reviewedValues(items, {})), fields, items };
+}
+
+/**
+ * Appends values as a row on the active sheet under the headers that match them (a header row is
+ * written first on an empty sheet; unmatched values get new columns).
+ */
+export function appendExtractedRow(values: Partial<Record<TReviewKey, string>>): { status: 'complete'; row: number; message: string } {
   const sheet = SpreadsheetApp.getActiveSheet();
   const lastCol = sheet.getLastColumn();
   const headers = lastCol > 0 ? sheet.getRange(1, 1, 1, lastCol).getValues()[0]!.map((v) => fold(String(v ?? ''))) : [];
   const row: (string | number)[] = headers.map(() => '');
-  const names = Object.keys(FIELD_HEADERS) as (keyof typeof FIELD_HEADERS)[];
   const newHeaders: string[] = [];
-  for (const f of names) {
-    const value = fields[f];
+  for (const f of REVIEW_KEYS) {
+    const value = values[f];
     let col = headers.findIndex((h) => h && FIELD_HEADERS[f].test(h));
     if (col < 0) {
       if (value === undefined) continue;
       col = headers.length + newHeaders.length;
-      newHeaders.push(DEFAULT_HEADERS[f]!);
+      newHeaders.push(REVIEW_LABELS[f]);
     }
     row[col] = value ?? '';
   }
@@ -144,6 +153,6 @@ export function pollPdfExtraction(jobId: string): ExtractionView {
   const at = Math.max(2, sheet.getLastRow() + 1);
   const full = Array.from({ length: headers.length + newHeaders.length }, (_, i) => row[i] ?? '');
   sheet.getRange(at, 1, 1, full.length).setValues([full]);
-  const found = names.filter((f) => fields[f] !== undefined).length;
-  return { status: 'complete', fields, row: at, message: `Row ${at}: ${found} field${found === 1 ? '' : 's'} found.` };
+  const found = REVIEW_KEYS.filter((f) => values[f] !== undefined).length;
+  return { status: 'complete', row: at, message: `Row ${at}: ${found} field${found === 1 ? '' : 's'} found.` };
 }

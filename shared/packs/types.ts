@@ -4,6 +4,7 @@
  * countries/index.ts and languages/index.ts hold them with `satisfies`, and every per-country or
  * per-language table elsewhere is a Record over their codes, so the compiler lists every gap.
  */
+import type { TCoverageField, TMotorCoverLevel, TTravelRegion, TTripType } from '../coverage-terms.js';
 import type { TInsuranceType } from '../insurance-types.js';
 
 /** A policy-number rule on the normalised number (upper case, no spaces, dashes or dots). */
@@ -66,6 +67,24 @@ export interface CountryProfile<L extends string = string> {
 export const LABEL_KINDS = ['policy', 'insurer', 'start', 'end', 'period', 'registration'] as const;
 export type TLabelKind = (typeof LABEL_KINDS)[number];
 
+/**
+ * How a language states coverage details (extract/coverage.ts), as regular-expression fragments on folded
+ * text (lower case, no accents). Every value of each list in shared/coverage-terms.ts needs its words.
+ */
+export interface CoverageVocabulary {
+  /** Labels whose value states the detail ("type of cover", "Geltungsbereich", "formule"), per detail. */
+  labels: Record<TCoverageField, readonly string[]>;
+  /** Cover-level wording; where several levels are printed (a German table of Haftpflicht and Teilkasko rows), the highest wins. */
+  motorCover: Record<TMotorCoverLevel, readonly string[]>;
+  tripTypes: Record<TTripType, readonly string[]>;
+  /** Travel areas; where two overlap in the text ("worldwide excluding USA" holds "worldwide") the longer reading wins. */
+  regions: Record<TTravelRegion, readonly string[]>;
+  /** Words after cover wording on its line that say it is not held ("not included", "nicht versichert", "non souscrite"). */
+  negations: readonly string[];
+  /** Words near cover wording that say it is about something else (another vehicle the holder may drive). */
+  elsewhere: readonly string[];
+}
+
 /** Outcomes of one check in checks[] (the contract's ZCheckSchema, which shared/verification.ts checks against this list). */
 export type TCheckOutcome = 'pass' | 'fail' | 'warn' | 'unavailable' | 'skipped';
 
@@ -116,6 +135,8 @@ export interface LanguagePack<F extends string = string> {
   legalForms: readonly string[];
   /** Articles and prepositions in company names that carry no identity. */
   stopWords: readonly string[];
+  /** Coverage details: cover levels, trip types, travel areas, plan labels. */
+  coverage: CoverageVocabulary;
   /** Header words of a sheet's columns, per field the add-on reads (folded, regular-expression fragments). */
   sheetHeaders: {
     /** Words naming a policy or contract ("policy", "vertrag\\w*"): a policy-number column when a `number` word is there too. */

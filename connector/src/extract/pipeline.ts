@@ -1,5 +1,6 @@
 /** PDF bytes -> ExtractedFields: text layer per page, OCR for pages without one, then field parsing, within the document's budget. */
 import type { TExtractedFields } from '../../../shared/job.js';
+import { findCoverage } from './coverage.js';
 import { ExtractError } from './errors.js';
 import { extractFieldsFromLines, type InsurerMatcher, type Language } from './fields.js';
 import type { ExtractLimits } from './limits.js';
@@ -50,7 +51,10 @@ export interface ExtractResult {
  */
 export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions): Promise<ExtractResult> {
   const read = await readDocumentLines(pdf, deps.ocr, options);
-  const { fields, language } = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, deps.matcher);
+  const { lines, ocrConfidence } = read;
+  const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, deps.matcher);
+  const coverage = findCoverage({ lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence });
+  if (coverage) fields.coverage = coverage;
   return { fields, pages: read.pages, ocrPages: read.ocrPages, ...(language ? { language } : {}) };
 }
 

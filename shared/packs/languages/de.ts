@@ -39,6 +39,31 @@ export const de = {
   ],
   // "das" stays a word: D.A.S. is an insurer's name.
   stopWords: ['der', 'die', 'und', 'fur'],
+  coverage: {
+    labels: {
+      motor_cover: ['deckungsumfang', 'versicherungsumfang', 'deckung', 'versicherungsschutz', 'sparte'],
+      trip_type: ['vertragsart', 'versicherungsart', 'tarif', 'vertrag'],
+      region: ['geltungsbereich', 'geltungsgebiet', 'reiseziel', 'reisegebiet'],
+      health_plan: ['versicherter tarif', 'tarifbezeichnung', 'tarifstufe', 'tarife?'],
+    },
+    motorCover: {
+      third_party: ['kfz-haftpflicht\\w*', 'haftpflicht\\w*'],
+      third_party_fire_theft: ['teilkasko\\w*'],
+      comprehensive: ['vollkasko\\w*'],
+    },
+    tripTypes: {
+      single_trip: ['einzelreise\\w*', 'fur eine reise', 'einmalige reise'],
+      annual_multi_trip: ['jahresvertrag', 'jahresreise\\w*', 'jahrespolice', 'jahres-reise\\w*', 'ganzjahres\\w*', 'alle reisen'],
+    },
+    regions: {
+      domestic: ['nur deutschland', 'deutschland', 'inland'],
+      europe: ['europa\\w*'],
+      worldwide_excluding_usa: ['(?:welt|weltweit),? (?:ohne|exkl\\.?|ausgenommen|ausser) (?:usa|nordamerika|kanada)'],
+      worldwide: ['weltweit'],
+    },
+    negations: ['nicht versichert', 'nicht vereinbart', 'nicht enthalten', 'entfallt', 'ohne', 'nein'],
+    elsewhere: ['andere\\w* fahrzeug\\w*', 'fremde\\w* fahrzeug\\w*'],
+  },
   sheetHeaders: {
     // "Polizze" is Austrian usage; "polizza" is kept from the Italian-speaking South Tyrol.
     policy: ['versicherungsschein\\w*', 'vsnr', 'vertrag\\w*', 'vertragsnummer', 'policennummer', 'polizzennummer', 'polizza'],

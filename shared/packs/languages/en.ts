@@ -33,6 +33,31 @@ export const en = {
   personTitles: ['mr', 'mrs', 'ms', 'miss', 'dr', 'sir'],
   legalForms: ['ltd', 'limited', 'plc', 'llp', 'lp', 'inc', 'incorporated', 'corp', 'co', 'company', 'dac', 'public limited company', 'designated activity company'],
   stopWords: ['the', 'of', 'and'],
+  coverage: {
+    labels: {
+      motor_cover: ['type of cover', 'level of cover', 'cover level', 'cover type', 'cover(?=\\s*:)'],
+      trip_type: ['type of policy', 'policy type', 'type of cover', 'cover type', 'trip type'],
+      region: ['territorial limits', 'area of travel', 'geographical area', 'area(?=\\s*[:\\d]|   )', 'region', 'destination'],
+      health_plan: ['your plan', 'plan name', 'plan(?=\\s*[:]|   )', 'level of cover', 'cover level', 'scheme', 'product'],
+    },
+    motorCover: {
+      third_party: ['third[- ]party only', 'third[- ]party cover', 'tpo'],
+      third_party_fire_theft: ['third[- ]party,? fire (?:and|&) theft', 'tpft'],
+      comprehensive: ['comprehensive'],
+    },
+    tripTypes: {
+      single_trip: ['single[- ]trip', 'single journey', 'one trip'],
+      annual_multi_trip: ['annual multi[- ]?trip', 'multi[- ]?trip', 'annual (?:travel|cover|policy)'],
+    },
+    regions: {
+      domestic: ['uk only', 'united kingdom only', 'within the uk', 'home country only'],
+      europe: ['europe(?:an)?'],
+      worldwide_excluding_usa: ['world(?:wide)?,? (?:excluding|excl\\.?|except|not including) (?:the )?(?:usa|us|united states)'],
+      worldwide: ['worldwide', 'world ?wide'],
+    },
+    negations: ['not included', 'not covered', 'not selected', 'excluded', 'no cover', 'none'],
+    elsewhere: ['other (?:vehicle|car)', 'not belonging to', 'any (?:private )?(?:motor )?car', 'third part(?:y|ies) to make'],
+  },
   sheetHeaders: {
     policy: ['policy', 'policies', 'certificate'],
     number: ['number', 'no', 'num', 'id', 'ref', 'reference', '#'],

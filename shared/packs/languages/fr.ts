@@ -33,6 +33,31 @@ export const fr = {
   personTitles: ['m', 'mme', 'mlle', 'monsieur', 'madame'],
   legalForms: ['sa', 'sas', 'sasu', 'sarl', 'sam', 'mutuelle', 'compagnie', 'societe anonyme'],
   stopWords: ['la', 'le', 'les', 'l', 'de', 'du', 'des', 'd', 'et'],
+  coverage: {
+    labels: {
+      motor_cover: ['formule(?: de garantie)?', 'niveau de garantie', 'garanties souscrites', 'type de couverture'],
+      trip_type: ['type de contrat', 'formule', 'duree du contrat'],
+      region: ['zone(?: geographique| de couverture)?', 'territorialite', 'destination'],
+      health_plan: ['formule', 'niveau de garantie', 'niveau de couverture', 'option', 'offre', 'niveau'],
+    },
+    motorCover: {
+      third_party: ['au tiers', 'tiers simple', 'tiers', 'responsabilite civile seule', 'rc seule'],
+      third_party_fire_theft: ['tiers etendu', 'tiers ?\\+[\\w ,]*', 'tiers,? vol', 'intermediaire', 'tiers plus'],
+      comprehensive: ['tous risques', 'tout risque'],
+    },
+    tripTypes: {
+      single_trip: ['voyage unique', 'temporaire', 'un seul voyage', "dans le cadre d'un voyage", 'sejour unique'],
+      annual_multi_trip: ['multi[- ]?voyages?', 'annuel\\w* multi\\w*', 'contrat annuel', 'tous vos voyages'],
+    },
+    regions: {
+      domestic: ['france(?: metropolitaine)?(?: uniquement| seulement)?'],
+      europe: ['europe(?:enne)?'],
+      worldwide_excluding_usa: ["monde(?: entier)?,? (?:hors|sauf|excepte|a l'exception des) (?:usa|etats-unis|amerique du nord|canada)"],
+      worldwide: ['monde entier', 'mondiale?', 'tous pays'],
+    },
+    negations: ['non souscrit\\w*', 'non garanti\\w*', 'non inclus\\w*', 'exclu\\w*', 'sans', 'non'],
+    elsewhere: ['autre\\w* vehicule\\w*', 'vehicule\\w* pret\\w*'],
+  },
   sheetHeaders: {
     policy: ['police', 'contrat'],
     number: ['numero', 'n°', 'no', 'num'],

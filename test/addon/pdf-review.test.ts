@@ -1,0 +1,95 @@
+/**
+ * The review step of "Extract from Drive PDF" through the add-on on the Apps Script stand-ins, against a
+ * connector that runs extraction: values below REVIEW_CONFIDENCE wait for a person; nothing of the
+ * extraction is written until each is confirmed or corrected. The sidebar side is in sidebar-review-browser.test.ts.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVIEW_CONFIDENCE, reviewedValues, reviewItems } from '../../shared/review.js';
+import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector } from './harness.js';
+
+let extracting: ChildConnector;
+let http: SyncHttp;
+beforeAll(async () => {
+  buildAddon();
+  http = new SyncHttp();
+  extracting = await startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 } } });
+}, 90_000);
+afterAll(async () => {
+  await extracting?.stop();
+  await http?.close();
+});
+
+// 012: a French motor table whose dates, number and plate are read from the cell under their label (0.87).
+const PDF = '1AbCdEfGhIjKlMnOp012';
+const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
+
+describe('review before writing', () => {
+  it('low-confidence values are not written until confirmed; a correction is written as corrected, confident values as read', () => {
+    const h = loadAddon(http, { connector: extracting.url, drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/012.pdf') } }, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER });
+    h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
+    const s = h.ss.active;
+    s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
+    h.world.drive.grantPick(h.user, PDF, PICKER.CLOUD_PROJECT_NUMBER);
+    const { jobId } = h.fns.submitPdfExtraction(PDF);
+    let v = h.fns.pollPdfExtraction(jobId);
+    for (let i = 0; i < 120 && v.status === 'pending'; i++) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+      v = h.fns.pollPdfExtraction(jobId);
+    }
+    expect(v.status).toBe('review');
+    const low = v.items.filter((i: { needsReview: boolean }) => i.needsReview);
+    expect(low.map((i: { key: string }) => i.key)).toEqual(expect.arrayContaining(['policy_number', 'start_date']));
+    for (const i of v.items) expect(i.needsReview).toBe(i.confidence < REVIEW_CONFIDENCE);
+    expect(v.message).toBe(`${low.length} of ${v.items.length} values need a check before they go into the sheet.`);
+    // Nothing written yet.
+    expect(s.getLastRow()).toBe(1);
+
+    // Confirming only some of them writes nothing, and says which are left.
+    const answers: Record<string, { value: string; confirmed: boolean }> = Object.fromEntries(low.map((i: { key: string; value: string }) => [i.key, { value: i.value, confirmed: false }]));
+    answers.policy_number = { value: 'AU 3445 0742288', confirmed: true };
+    expect(() => h.fns.confirmExtraction(jobId, answers)).toThrow(/^Check (Start date|End date|Vehicle registration)(, [A-Za-z ]+)* first: confirm or correct each before it goes into the sheet\.$/);
+    expect(s.getLastRow()).toBe(1);
+
+    // All confirmed, the start date corrected, the plate left out; a value the sidebar sends for a confident field is ignored.
+    for (const i of low) answers[i.key] = { value: i.value, confirmed: true };
+    answers.start_date = { value: '2026-03-02', confirmed: true };
+    answers.vehicle_registration = { value: '', confirmed: true };
+    answers.insurer = { value: 'Someone else', confirmed: true };
+    const done = h.fns.confirmExtraction(jobId, answers);
+    expect(done).toMatchObject({ status: 'complete', row: 2 });
+    expect(done.message).toBe(`Row 2: ${v.items.length - 1} fields found. ${low.length} checked by you.`);
+    expect(s.row(1)).toEqual(['Policy number', 'Insurer', 'Start date', 'Insurance type', 'End date', 'Cover level']);
+    expect(s.row(2)).toEqual(['AU 3445 0742288', 'GENERALI IARD', '2026-03-02', 'motor', '2027-02-28', 'third_party']);
+  }, 90_000);
+});
+
+describe('reviewItems and reviewedValues', () => {
+  const fields = {
+    policy_number: 'AB123',
+    insurer: 'X Insurance',
+    start_date: '2026-01-01',
+    confidence: { policy_number: 0.97, insurer: 0.89, start_date: 0.9 },
+    coverage: { motor_cover: { value: 'comprehensive' as const, printed: 'Vollkasko', confidence: 0.85 }, health_plan: { value: 'Gold', confidence: 0.95 } },
+  };
+  it('lists every value with its confidence, coverage details by their value and printed wording; below 0.9 needs review, 0.9 does not', () => {
+    expect(reviewItems(fields)).toEqual([
+      { key: 'policy_number', label: 'Policy number', value: 'AB123', confidence: 0.97, needsReview: false },
+      { key: 'insurer', label: 'Insurer', value: 'X Insurance', confidence: 0.89, needsReview: true },
+      { key: 'start_date', label: 'Start date', value: '2026-01-01', confidence: 0.9, needsReview: false },
+      { key: 'coverage.motor_cover', label: 'Cover level', value: 'comprehensive', printed: 'Vollkasko', confidence: 0.85, needsReview: true },
+      { key: 'coverage.health_plan', label: 'Plan', value: 'Gold', confidence: 0.95, needsReview: false },
+    ]);
+  });
+  it('refuses until every low value is confirmed', () => {
+    const items = reviewItems(fields);
+    expect(() => reviewedValues(items, {})).toThrow('Check Insurer, Cover level first');
+    expect(() => reviewedValues(items, { insurer: { value: 'X', confirmed: true } })).toThrow('Check Cover level first');
+    expect(reviewedValues(items, { insurer: { value: ' Y Insurance ', confirmed: true }, 'coverage.motor_cover': { value: '', confirmed: true } })).toEqual({
+      policy_number: 'AB123',
+      insurer: 'Y Insurance',
+      start_date: '2026-01-01',
+      'coverage.health_plan': 'Gold',
+    });
+  });
+});

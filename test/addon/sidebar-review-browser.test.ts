@@ -1,0 +1,107 @@
+/**
+ * The PDF sidebar's review step in headless Chromium: the sidebar as HtmlService renders it, with a
+ * google.script.run bridge to the add-on on the Apps Script stand-ins against a connector that runs
+ * extraction. Every value is shown with its confidence; those below 90% are marked, and "Write to sheet"
+ * stays disabled until each is ticked or corrected. Screenshot in test/artifacts/sidebar-pdf-review.png.
+ * Skipped when /usr/bin/chromium is absent (outside CI), as sidebar-browser.test.ts is.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness } from './harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const have = fs.existsSync(CHROMIUM);
+const ARTIFACTS = path.join(ROOT, 'test/artifacts');
+let conn: ChildConnector;
+let http: SyncHttp;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!have) return;
+  buildAddon();
+  http = new SyncHttp();
+  conn = await startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 } } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await conn?.stop();
+  await http?.close();
+});
+
+/** google.script.run as a proxy over an exposed function that calls the add-on's entry points. */
+const BRIDGE = `
+window.google = { script: { get run() {
+  const handlers = { ok: () => {}, fail: () => {} };
+  const chain = new Proxy({}, { get(_t, name) {
+    if (name === 'withSuccessHandler') return (f) => ((handlers.ok = f), chain);
+    if (name === 'withFailureHandler') return (f) => ((handlers.fail = f), chain);
+    return (...args) => { window.__gasRun(String(name), JSON.stringify(args)).then((r) => {
+      const v = JSON.parse(r); if (v.ok) handlers.ok(v.value); else handlers.fail(new Error(v.error)); }); };
+  } });
+  return chain;
+} } };`;
+
+async function openSidebar(h: Harness): Promise<Page> {
+  h.fns.showPdfSidebar();
+  const page = await browser.newPage({ viewport: { width: 320, height: 720 } });
+  await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
+  await page.exposeFunction('__gasRun', (name: string, args: string) => {
+    try {
+      return JSON.stringify({ ok: true, value: h.fns[name as EntryPoint](...(JSON.parse(args) as unknown[])) ?? null });
+    } catch (e) {
+      return JSON.stringify({ ok: false, error: (e as { message?: string })?.message ?? String(e) });
+    }
+  });
+  await page.setContent(h.ui.sidebars.at(-1)!.getContent().replace('<script>', `<script>${BRIDGE}</script><script>`));
+  return page;
+}
+
+const PDF = '1AbCdEfGhIjKlMnOp012';
+const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
+
+describe.skipIf(!have && !process.env.CI)('PDF review in Chromium', () => {
+  it('shows every value with its confidence, marks those below 90%, writes nothing until each is ticked or corrected', async () => {
+    const h = loadAddon(http, { connector: conn.url, drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/012.pdf') } }, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    h.ss.active.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
+    h.world.drive.grantPick(h.user, PDF, PICKER.CLOUD_PROJECT_NUMBER);
+    const page = await openSidebar(h);
+    await page.fill('#pdf-file', PDF);
+    await page.click('#pdf-run');
+    await expect.poll(() => page.textContent('#pdf-msg'), { timeout: 60_000 }).toMatch(/^\d+ of \d+ values need a check before they go into the sheet\.$/);
+    expect(await page.isVisible('#pdf-review')).toBe(true);
+
+    const rows = await page.$$eval('#pdf-review-items tr[data-key]', (trs) => trs.map((tr) => ({ key: tr.getAttribute('data-key'), low: tr.className === 'low', conf: Number.parseInt(tr.children[2]!.textContent!, 10), input: !!tr.querySelector('input[type=text]') })));
+    expect(rows.map((r) => r.key)).toEqual(['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration', 'coverage.motor_cover']);
+    for (const r of rows) expect(r.low, `${r.key} at ${r.conf}%`).toBe(r.conf < 90), expect(r.input).toBe(r.low);
+    const low = rows.filter((r) => r.low);
+    expect(low.length).toBeGreaterThanOrEqual(2);
+    // Low rows are highlighted and badged.
+    expect(await page.evaluate('getComputedStyle(document.querySelector("#pdf-review-items tr.low td")).backgroundColor')).toBe('rgb(254, 247, 224)');
+    expect(await page.locator('#pdf-review-items tr.low .badge').count()).toBe(low.length);
+    expect(await page.isDisabled('#pdf-review-write')).toBe(true);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf-review.png'), fullPage: true });
+
+    // A correction ticks its row; the others are ticked by hand; until the last one, nothing can be written.
+    await page.fill('#pdf-review-items tr[data-key="start_date"] input[type=text]', '2026-03-02');
+    expect(await page.isChecked('#pdf-review-items tr[data-key="start_date"] input[type=checkbox]')).toBe(true);
+    const others = low.filter((r) => r.key !== 'start_date');
+    for (const r of others.slice(0, -1)) await page.check(`#pdf-review-items tr[data-key="${r.key}"] input[type=checkbox]`);
+    expect(await page.isDisabled('#pdf-review-write')).toBe(true);
+    expect(h.ss.active.getLastRow()).toBe(1);
+    await page.check(`#pdf-review-items tr[data-key="${others.at(-1)!.key}"] input[type=checkbox]`);
+    expect(await page.isDisabled('#pdf-review-write')).toBe(false);
+    await page.click('#pdf-review-write');
+    await expect.poll(() => page.textContent('#pdf-msg')).toMatch(new RegExp(`^Row 2: 7 fields found\\. ${low.length} checked by you\\.$`));
+    expect(h.ss.active.row(2).slice(0, 3)).toEqual(['AU 3445 0742288', 'GENERALI IARD', '2026-03-02']);
+    // Written: the table stays as a record, without inputs.
+    expect(await page.locator('#pdf-review-items input').count()).toBe(0);
+    expect(await page.isVisible('#pdf-review-write')).toBe(false);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf-review-written.png'), fullPage: true });
+    await page.close();
+  }, 120_000);
+});
