@@ -1,6 +1,7 @@
 /** Verification result and insurer object (spec 2.2), with the fields the spec leaves open. */
 import { z } from 'zod';
 import { COUNTRY_PROFILES, type TCountry } from './packs/countries/index.js';
+import { CHECK_OUTCOMES, FLAGS } from './flags.js';
 import { ZCountrySchema, ZInsuranceTypeSchema } from './policy.js';
 
 export const VERIFICATION_STATUSES = ['verified', 'inconclusive', 'unverified'] as const;
@@ -36,24 +37,7 @@ export const CHECK_SOURCES = ['format', ...REGISTER_CHECK_SOURCES, 'registry', '
 export const ZCheckSourceSchema = z.enum(CHECK_SOURCES).meta({ id: 'CheckSource' });
 export type TCheckSource = z.infer<typeof ZCheckSourceSchema>;
 
-/** Warning flags. Each is documented in the README's "Flags" table. */
-export const FLAGS = [
-  'expired',
-  'not_yet_active',
-  'cancelled',
-  'suspended',
-  'sanctioned',
-  'insurer_not_authorised',
-  'provider_mismatch',
-  'provider_not_found',
-  'type_mismatch',
-  'registry_unavailable',
-  'no_registry_coverage',
-  'demo_data',
-  'document_mismatch',
-  /** A pk_test_ key: only demo data was consulted, never an upstream registry (docs/sandbox.md). */
-  'sandbox',
-] as const;
+export { FLAGS };
 export const ZFlagSchema = z.enum(FLAGS).meta({ id: 'Flag' });
 export type TFlag = z.infer<typeof ZFlagSchema>;
 
@@ -74,7 +58,7 @@ export type TInsurer = z.infer<typeof ZInsurerSchema>;
 export const ZCheckSchema = z
   .object({
     source: ZCheckSourceSchema,
-    outcome: z.enum(['pass', 'fail', 'warn', 'unavailable', 'skipped']),
+    outcome: z.enum(CHECK_OUTCOMES),
     detail: z.string(),
   })
   .meta({ id: 'Check', description: 'One check that ran and what it found, in plain words.' });

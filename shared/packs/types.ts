@@ -4,6 +4,7 @@
  * countries/index.ts and languages/index.ts hold them with `satisfies`, and every per-country or
  * per-language table elsewhere is a Record over their codes, so the compiler lists every gap.
  */
+import type { TCheckOutcome } from '../flags.js';
 import type { TCoverageField, TMotorCoverLevel, TTravelRegion, TTripType } from '../coverage-terms.js';
 import type { TInsuranceType } from '../insurance-types.js';
 
@@ -85,8 +86,6 @@ export interface CoverageVocabulary {
   elsewhere: readonly string[];
 }
 
-/** Outcomes of one check in checks[] (the contract's ZCheckSchema, which shared/verification.ts checks against this list). */
-export type TCheckOutcome = 'pass' | 'fail' | 'warn' | 'unavailable' | 'skipped';
 
 /**
  * `F` is the contract's flag list (TFlag): the language registry fills it in, so every pack must name

@@ -3,17 +3,14 @@
  * follow, and every Record<TLanguage, …> elsewhere then fails to compile until it has the new one.
  * Order matters where vocabularies are merged (labels are tried in this order).
  */
-import type { TCheck, TFlag } from '../../verification.js';
-import type { LanguagePack, TCheckOutcome } from '../types.js';
+import type { TFlag } from '../../flags.js';
+import type { LanguagePack } from '../types.js';
 import { de } from './de.js';
 import { en } from './en.js';
 import { fr } from './fr.js';
 
 export const LANGUAGE_PACKS = { en, de, fr } as const satisfies Record<string, LanguagePack<TFlag>>;
 
-/** The packs' check outcomes are the contract's (the compiler fails here when either list changes alone). */
-type SameOutcomes = [TCheck['outcome']] extends [TCheckOutcome] ? ([TCheckOutcome] extends [TCheck['outcome']] ? true : never) : never;
-export const OUTCOMES_AGREE: SameOutcomes = true;
 export type TLanguage = keyof typeof LANGUAGE_PACKS;
 export const LANGUAGES = Object.keys(LANGUAGE_PACKS) as [TLanguage, ...TLanguage[]];
 
