@@ -23,6 +23,8 @@ export interface ExtractOptions {
   limits: ExtractLimits;
   /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
+  /** Sees each page's lines as read, with the OCR confidence for a scanned page (scripts/measure-ocr.ts). */
+  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number }) => void;
 }
 
 export interface ExtractResult {
@@ -67,6 +69,9 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
+        options.onPage?.({ n, lines: pageLines, ocrConfidence: result.confidence });
+      } else {
+        options.onPage?.({ n, lines: pageLines });
       }
       lines.push(...pageLines);
       page.cleanup();
