@@ -195,7 +195,7 @@ if (dumpDir) mkdirSync(dumpDir, { recursive: true });
 const rows: Row[] = [];
 let peakRss = process.memoryUsage().rss;
 for (const doc of docs) {
-  const pages: Array<{ lines: Line[]; ocrConfidence?: number }> = [];
+  const pages: Array<{ lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number }> = [];
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const result = await extractFields(readFileSync(doc.pdf), { ocr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS, onPage: (p) => pages.push(p) }).catch((err: unknown) => {
@@ -233,7 +233,7 @@ for (const doc of docs) {
   }
   rows.push(row);
   console.log(
-    `${row.id} ${row.degradation.padEnd(22)} ${String(row.pages)}p ${(row.ms / 1000).toFixed(1).padStart(5)} s (cpu ${(row.cpuMs / 1000).toFixed(1)} s)  conf ${row.confidence.toFixed(2)}  values in text ${row.found}/${row.values}  fields right ${row.fieldsRight}/${row.fields}`,
+    `${row.id} ${row.degradation.padEnd(22)} ${String(row.pages)}p ${(row.ms / 1000).toFixed(1).padStart(5)} s (cpu ${(row.cpuMs / 1000).toFixed(1)} s)  conf ${row.confidence.toFixed(2)}  values in text ${row.found}/${row.values}  fields right ${row.fieldsRight}/${row.fields}  (turned ${pages.map((p) => p.turned ?? 0).join('/')}, passes ${pages.map((p) => p.passes ?? 1).join('/')})`,
   );
   if (row.missing.length) console.log(`      not in text: ${row.missing.join('; ')}`);
   if (row.wrong.length) console.log(`      wrong: ${row.wrong.join('; ')}`);

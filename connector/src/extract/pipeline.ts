@@ -6,7 +6,8 @@ import type { ExtractLimits } from './limits.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './pdf.js';
-import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageForOcr } from './render.js';
+import { readScan } from './read-scan.js';
+import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
 import { readTextLines, textLength } from './text-layer.js';
 
@@ -24,7 +25,7 @@ export interface ExtractOptions {
   /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
   /** Sees each page's lines as read, with the OCR confidence for a scanned page (scripts/measure-ocr.ts). */
-  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number }) => void;
+  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number }) => void;
 }
 
 export interface ExtractResult {
@@ -59,17 +60,22 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
       if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
         const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, rendered);
         rendered += plan.pixels;
-        const image = await renderPageForOcr(doc, page, plan.dpi).catch((err: unknown) => {
+        const image = await renderPageGrey(doc, page, plan.dpi).catch((err: unknown) => {
           throw new ExtractError('corrupt_pdf', `drawing page ${n}: ${err instanceof Error ? err.message : String(err)}`, {
             cause: err,
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        const result = await deps.ocr.recognize(image);
+        const result = await readScan(image, deps.ocr, (pixels) => {
+          // Another pass at the page spends the document's pixel budget too: without room, the reading so far stands.
+          if (rendered + pixels > limits.maxTotalPixels) return false;
+          rendered += pixels;
+          return true;
+        });
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
-        options.onPage?.({ n, lines: pageLines, ocrConfidence: result.confidence });
+        options.onPage?.({ n, lines: pageLines, ocrConfidence: result.confidence, turned: result.turned, passes: result.passes });
       } else {
         options.onPage?.({ n, lines: pageLines });
       }
