@@ -9,6 +9,8 @@ import { halve, rotate, toPgm, type GreyImage, type QuarterTurn } from './scan-i
 export const LOW_CONFIDENCE = 0.75;
 /** A page with at least this share of its longer words taller than wide lies on its side. */
 const SIDEWAYS = 0.5;
+/** A reading with fewer words than this is a blank or nearly blank page: turning it finds no more. */
+const MIN_WORDS = 5;
 
 export interface ScanReading extends OcrResult {
   /** Clockwise quarter turns the page was read at. */
@@ -18,7 +20,7 @@ export interface ScanReading extends OcrResult {
 }
 
 /**
- * Reads `image`. The first pass is always at the page as drawn; an upright page stops there. A page on
+ * Reads `image`. The first pass is always at the page as drawn; an upright page stops there, and so does one with next to no words. A page on
  * its side (most words taller than wide) is turned: tesseract reads text running downwards the page
  * with confidence and text running upwards without, so a confident sideways reading means a quarter
  * turn anticlockwise and a doubtful one a quarter turn clockwise. A reading still below
@@ -30,6 +32,7 @@ export interface ScanReading extends OcrResult {
 export async function readScan(image: GreyImage, ocr: Ocr, mayRead: (pixels: number) => boolean = () => true): Promise<ScanReading> {
   const pixels = image.width * image.height;
   let best: ScanReading = { ...(await ocr.recognize(toPgm(image))), turned: 0, passes: 1 };
+  if ((best.words ?? best.lines.length) < MIN_WORDS) return best;
   const read = async (turned: QuarterTurn): Promise<void> => {
     const result = await ocr.recognize(toPgm(rotate(image, turned)));
     const passes = best.passes + 1;
