@@ -7,6 +7,7 @@ import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './pdf.js';
 import { readScan } from './read-scan.js';
+import { flattenLight } from './scan-image.js';
 import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
 import { readTextLines, textLength } from './text-layer.js';
@@ -66,7 +67,8 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        const result = await readScan(image, deps.ocr, (pixels) => {
+        // Photos are lit unevenly; tesseract's one threshold for the whole page loses the darker side.
+        const result = await readScan(flattenLight(image), deps.ocr, (pixels) => {
           // Another pass at the page spends the document's pixel budget too: without room, the reading so far stands.
           if (rendered + pixels > limits.maxTotalPixels) return false;
           rendered += pixels;

@@ -31,12 +31,17 @@ export function rotate(img: GreyImage, degrees: QuarterTurn): GreyImage {
   return { width: h, height: w, data: out };
 }
 
+/** Paper whose darkest part is at least this share of its brightest is evenly lit. */
+const EVEN_LIGHT = 0.85;
+
 /**
  * Divides each pixel by the paper's brightness around it, so a page photographed under uneven light
  * (a shadow across one side, a dim corner), on tinted paper, or scanned grey reads as black on even
  * white. The paper's brightness is the brightest pixels of each `cell` x `cell` tile, smoothed
  * across the neighbouring tiles and interpolated between tile centres: text strokes are thinner than
- * a tile, so they never count as paper. Pages already black on white come out unchanged.
+ * a tile, so they never count as paper. A page whose paper is equally bright all over (a flatbed
+ * scan, a fax) is returned as it is, without the pass over its pixels: tesseract's own global
+ * threshold serves it, and the step costs such a page only the sampling of its tiles.
  */
 export function flattenLight(img: GreyImage, cell = 32): GreyImage {
   const { width: w, height: h, data } = img;
@@ -78,6 +83,13 @@ export function flattenLight(img: GreyImage, cell = 32): GreyImage {
       paper[ty * cols + tx] = Math.max(best, 48);
     }
   }
+  let lo = 255;
+  let hi = 0;
+  for (const v of paper) {
+    lo = Math.min(lo, v);
+    hi = Math.max(hi, v);
+  }
+  if (lo >= EVEN_LIGHT * hi) return img;
   const out = new Uint8Array(w * h);
   for (let y = 0; y < h; y++) {
     const fy = Math.min(rows - 1, Math.max(0, (y - cell / 2) / cell));
