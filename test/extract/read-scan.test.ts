@@ -12,7 +12,7 @@ import { openPdf } from '../../connector/src/extract/pdf.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { readScan } from '../../connector/src/extract/read-scan.js';
 import { renderPageGrey } from '../../connector/src/extract/render.js';
-import { fromPgm, halve, rotate, type GreyImage, type QuarterTurn } from '../../connector/src/extract/scan-image.js';
+import { flattenLight, fromPgm, halve, rotate, type GreyImage, type QuarterTurn } from '../../connector/src/extract/scan-image.js';
 import { shippedMatcher } from './helpers.js';
 
 const img = (width: number, height: number, values: number[]): GreyImage => ({ width, height, data: Uint8Array.from(values) });
@@ -37,6 +37,37 @@ describe('rotate and halve', () => {
   it('halves by averaging four pixels', () => {
     const out = halve(img(4, 2, [0, 100, 200, 200, 100, 200, 200, 0]));
     expect([out.width, out.height, [...out.data]]).toEqual([2, 1, [100, 150]]);
+  });
+});
+
+describe('flattenLight', () => {
+  /** A 256 x 128 page: paper lit from `left` to `right` brightness, with a dark 2-pixel stroke every 16 pixels. */
+  function litPage(left: number, right: number): GreyImage {
+    const w = 256;
+    const h = 128;
+    const data = new Uint8Array(w * h);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const paper = left + ((right - left) * x) / (w - 1);
+        data[y * w + x] = x % 16 < 2 && y % 32 < 20 ? paper * 0.45 : paper;
+      }
+    }
+    return { width: w, height: h, data };
+  }
+  const at = (g: GreyImage, x: number, y: number): number => g.data[y * g.width + x]!;
+
+  it('leaves evenly lit paper as it is, the same image', () => {
+    const page = litPage(235, 240);
+    expect(flattenLight(page)).toBe(page);
+  });
+
+  it('brings paper in shadow up to white and keeps strokes dark on both sides', () => {
+    const page = litPage(90, 240);
+    // Before: a stroke on the bright side is lighter than the paper on the dark side (no threshold splits them).
+    expect(at(page, 240, 5)).toBeGreaterThan(at(page, 5, 5));
+    const flat = flattenLight(page);
+    for (const x of [5, 120, 250]) expect(at(flat, x, 5), `paper at x=${x}`).toBeGreaterThan(205);
+    for (const x of [0, 112, 240]) expect(at(flat, x, 5), `stroke at x=${x}`).toBeLessThan(135);
   });
 });
 

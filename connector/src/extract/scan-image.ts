@@ -68,7 +68,7 @@ export function flattenLight(img: GreyImage, cell = 32): GreyImage {
       tile[ty * cols + tx] = v;
     }
   }
-  // A tile inside a dark block (a filled header bar, a photo) has no paper in it: take the brightest neighbour.
+  // A tile inside a dark block (a filled header bar, a photo) has no paper in it: it takes its brightest neighbour's.
   const paper = new Float32Array(cols * rows);
   for (let ty = 0; ty < rows; ty++) {
     for (let tx = 0; tx < cols; tx++) {
@@ -80,7 +80,9 @@ export function flattenLight(img: GreyImage, cell = 32): GreyImage {
           if (yy >= 0 && yy < rows && xx >= 0 && xx < cols) best = Math.max(best, tile[yy * cols + xx]!);
         }
       }
-      paper[ty * cols + tx] = Math.max(best, 48);
+      // Light changes gently from tile to tile; a tile far darker than its brightest neighbour holds no paper.
+      const own = tile[ty * cols + tx]!;
+      paper[ty * cols + tx] = Math.max(own < 0.7 * best ? best : own, 48);
     }
   }
   let lo = 255;
