@@ -116,9 +116,5 @@ function rgbaToGrey(rgba: Uint8ClampedArray | Uint8Array): Uint8Array {
 /** RGBA pixels -> binary PGM, luma by the ITU-R BT.601 weights (77/150/29 of 256). */
 export function rgbaToPgm(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Buffer {
   if (rgba.length !== width * height * 4) throw new RangeError(`expected ${width * height * 4} RGBA bytes, got ${rgba.length}`);
-  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
-  const out = Buffer.allocUnsafe(header.length + width * height);
-  header.copy(out);
-  for (let i = 0, j = header.length; i < rgba.length; i += 4, j++) out[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
-  return out;
+  return toPgm({ width, height, data: rgbaToGrey(rgba) });
 }
