@@ -2,13 +2,14 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from 'pdf-lib';
 import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { openPdf } from '../connector/src/extract/pdf.js';
 import { renderPage } from '../connector/src/extract/render.js';
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType, type TLanguage } from '../shared/packs/index.js';
 import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../shared/coverage-terms.js';
+import { fax, photo, type Grey } from './scan-effects.js';
 
 // The generator's tables are Records over the packs' codes: a new country, type or language is a gap the compiler names here too.
 type Country = TCountry;
@@ -560,8 +561,73 @@ async function textPdf(rows: Row[]): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
-/** Page image -> "scan": rotated, noisy, softened, lower resolution, JPEG in an image-only PDF. */
-async function scannedPdf(textBytes: Uint8Array): Promise<Uint8Array> {
+/** How a scan was made: the scanner's effect, and the quarter turns (clockwise) the sheet lay at on the glass. */
+interface ScanStyle {
+  effect: 'office' | 'photo' | 'fax';
+  turn: 0 | 90 | 180 | 270;
+}
+/**
+ * The first five scans stay office scans (the benchmark and the pipeline tests read 001-015); the
+ * others cycle through phone photos, faxes and sheets turned on the glass, so the corpus has every
+ * kind of scan the extractor is meant to read.
+ */
+const SCAN_CYCLE: ScanStyle[] = [
+  { effect: 'photo', turn: 0 },
+  { effect: 'fax', turn: 0 },
+  { effect: 'office', turn: 90 },
+  { effect: 'photo', turn: 0 },
+  { effect: 'fax', turn: 180 },
+  { effect: 'office', turn: 270 },
+];
+const scanStyle = (ordinal: number): ScanStyle => (ordinal < 5 ? { effect: 'office', turn: 0 } : (SCAN_CYCLE[(ordinal - 5) % SCAN_CYCLE.length] as ScanStyle));
+const degradation = (s: ScanStyle): string => s.effect + (s.turn ? `+rot${s.turn}` : '');
+
+/** Greyscale pixels of a canvas-drawable image. */
+function greyOf(img: { width: number; height: number }): Grey {
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img as never, 0, 0);
+  const px = ctx.getImageData(0, 0, img.width, img.height).data;
+  const data = new Uint8Array(img.width * img.height);
+  for (let i = 0; i < data.length; i++) data[i] = (px[4 * i]! * 77 + px[4 * i + 1]! * 150 + px[4 * i + 2]! * 29) >> 8;
+  return { width: img.width, height: img.height, data };
+}
+
+/** A canvas holding greyscale pixels. */
+function canvasOf(g: Grey): Canvas {
+  const canvas = createCanvas(g.width, g.height);
+  const ctx = canvas.getContext('2d');
+  const out = ctx.createImageData(g.width, g.height);
+  for (let i = 0; i < g.data.length; i++) {
+    out.data[4 * i] = out.data[4 * i + 1] = out.data[4 * i + 2] = g.data[i]!;
+    out.data[4 * i + 3] = 255;
+  }
+  ctx.putImageData(out, 0, 0);
+  return canvas;
+}
+
+/** The text PDF with a fax machine's header line across its top, rendered at the fax's 200 dpi. */
+async function faxPage(textBytes: Uint8Array, rand: () => number): Promise<Grey> {
+  const doc = await PDFDocument.load(textBytes);
+  const font = await doc.embedFont(StandardFonts.Courier);
+  const page = doc.getPage(0);
+  const d = (n: number): string => String(Math.floor(rand() * n)).padStart(2, '0');
+  const header = `${d(28)}/${d(12)}/26 ${d(24)}:${d(60)}   +${d(50)} ${d(100)} ${d(100)}${d(100)}${d(100)}   P.001/001`;
+  page.drawText(header, { x: 24, y: 841.89 - 16, size: 8, font });
+  const src = await openPdf(await doc.save(), EXTRACT_LIMIT_DEFAULTS);
+  const png = await renderPage(src, await src.getPage(1), 200);
+  await src.destroy();
+  return greyOf(await loadImage(png));
+}
+
+/**
+ * Page image -> "scan". Every scan first goes through the office scanner (rotated up to ±1.5°,
+ * noised, downsampled), which draws from the corpus's random stream, so the documents after it are
+ * the same whatever scanner a document gets. Photos and faxes then start again from the page with
+ * their own stream (scan-effects.ts); a sheet turned on the glass is turned last. JPEG for office
+ * scans and photos, PNG for faxes (black and white compresses better losslessly), in an image-only PDF.
+ */
+async function scannedPdf(textBytes: Uint8Array, style: ScanStyle, seed: number): Promise<Uint8Array> {
   const src = await openPdf(textBytes, EXTRACT_LIMIT_DEFAULTS);
   const png = await renderPage(src, await src.getPage(1), 150);
   await src.destroy();
@@ -569,7 +635,7 @@ async function scannedPdf(textBytes: Uint8Array): Promise<Uint8Array> {
   const scale = 0.88;
   const w = Math.round(img.width * scale);
   const h = Math.round(img.height * scale);
-  const canvas = createCanvas(w, h);
+  let canvas: Canvas = createCanvas(w, h);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#f4f2ee';
   ctx.fillRect(0, 0, w, h);
@@ -588,14 +654,27 @@ async function scannedPdf(textBytes: Uint8Array): Promise<Uint8Array> {
     px[i] = px[i + 1] = px[i + 2] = v;
   }
   ctx.putImageData(data, 0, 0);
-  const jpeg = await canvas.encode('jpeg', 55);
+  if (style.effect !== 'office') {
+    const own = prng(seed);
+    canvas = canvasOf(style.effect === 'fax' ? fax(await faxPage(textBytes, own), own) : photo(greyOf(img), own));
+  }
+  if (style.turn !== 0) {
+    const quarter = style.turn !== 180;
+    const turned = createCanvas(quarter ? canvas.height : canvas.width, quarter ? canvas.width : canvas.height);
+    const t = turned.getContext('2d');
+    t.translate(turned.width / 2, turned.height / 2);
+    t.rotate((style.turn * Math.PI) / 180);
+    t.drawImage(canvas, -canvas.width / 2, -canvas.height / 2);
+    canvas = turned;
+  }
   const doc = await PDFDocument.create();
   doc.setCreationDate(new Date('2026-01-01T00:00:00Z'));
   doc.setModificationDate(new Date('2026-01-01T00:00:00Z'));
   doc.setProducer('covercheck make-corpus scanner');
-  const page = doc.addPage([595.28, 841.89]);
-  const embedded = await doc.embedJpg(jpeg);
-  page.drawImage(embedded, { x: 0, y: 0, width: 595.28, height: 841.89 });
+  const size: [number, number] = style.turn === 90 || style.turn === 270 ? [841.89, 595.28] : [595.28, 841.89];
+  const page = doc.addPage(size);
+  const embedded = style.effect === 'fax' ? await doc.embedPng(await canvas.encode('png')) : await doc.embedJpg(await canvas.encode('jpeg', style.effect === 'photo' ? 70 : 55));
+  page.drawImage(embedded, { x: 0, y: 0, width: size[0], height: size[1] });
   return doc.save({ useObjectStreams: false });
 }
 
@@ -605,16 +684,18 @@ async function main(): Promise<void> {
   for (const f of readdirSync(OUT_DIR)) if (/^\d{3}\.(pdf|json)$/.test(f)) rmSync(path.join(OUT_DIR, f));
   let bytes = 0;
   const tally: Record<string, number> = {};
+  let scans = 0;
   for (let i = 0; i < COUNT; i++) {
     const spec = buildSpec(i);
     const rows = compose(spec);
     const text = await textPdf(rows);
-    const pdf = spec.kind === 'scanned' ? await scannedPdf(text) : text;
+    const style = spec.kind === 'scanned' ? scanStyle(scans++) : undefined;
+    const pdf = style ? await scannedPdf(text, style, SEED + i) : text;
     bytes += pdf.length;
     writeFileSync(path.join(OUT_DIR, `${spec.id}.pdf`), pdf);
-    const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, language: spec.language, layout: spec.layout, country: spec.country, printed: spec.printed };
+    const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, ...(style ? { degradation: degradation(style) } : {}), language: spec.language, layout: spec.layout, country: spec.country, printed: spec.printed };
     writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
-    for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout]) tally[k] = (tally[k] ?? 0) + 1;
+    for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout, ...(style ? [degradation(style)] : [])]) tally[k] = (tally[k] ?? 0) + 1;
   }
   console.log(`${COUNT} documents, ${(bytes / 1024 / 1024).toFixed(2)} MB in ${OUT_DIR}`);
   console.log(tally);

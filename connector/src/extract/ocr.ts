@@ -18,6 +18,13 @@ export interface OcrResult {
   lines: Line[];
   /** Mean word confidence of the kept words, 0..1. */
   confidence: number;
+  /** Words kept. */
+  words?: number;
+  /**
+   * Share of the kept words of four or more letters that are taller than wide, 0..1: text running
+   * up or down the image, a page on its side. Tesseract reads such lines, but as vertical text.
+   */
+  sideways?: number;
 }
 
 export interface OcrOptions {
@@ -109,6 +116,8 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
       const skew = pageSkew(tessLines);
       const boxes: WordBox[] = [];
       let confSum = 0;
+      let long = 0;
+      let tall = 0;
       for (const line of tessLines) {
         const height = Math.max(1, line.rowAttributes?.rowHeight || line.bbox.y1 - line.bbox.y0);
         const { x0, y0, x1, y1 } = line.baseline ?? { x0: line.bbox.x0, y0: line.bbox.y1, x1: line.bbox.x1, y1: line.bbox.y1 };
@@ -116,13 +125,17 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
         for (const word of line.words) {
           if (word.confidence < MIN_WORD_CONFIDENCE || !word.text.trim()) continue;
           confSum += word.confidence;
+          if (word.text.trim().length >= 4) {
+            long++;
+            if (word.bbox.y1 - word.bbox.y0 > word.bbox.x1 - word.bbox.x0) tall++;
+          }
           // Baseline under the word, then undo the page's skew so label and value columns of a
           // slightly rotated scan land on one line.
           const y = y0 + (word.bbox.x0 - x0) * slope - skew * word.bbox.x0;
           boxes.push({ text: word.text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
         }
       }
-      return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0 };
+      return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0, words: boxes.length, sideways: long ? tall / long : 0 };
     },
     async terminate(): Promise<void> {
       await scheduler.terminate();

@@ -7,7 +7,9 @@ import type { ExtractLimits } from './limits.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './pdf.js';
-import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageForOcr } from './render.js';
+import { readScan } from './read-scan.js';
+import { flattenLight } from './scan-image.js';
+import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
 import { readTextLines, textLength } from './text-layer.js';
 
@@ -24,6 +26,8 @@ export interface ExtractOptions {
   limits: ExtractLimits;
   /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
+  /** Sees each page's lines as read, with the OCR confidence for a scanned page (scripts/measure-ocr.ts). */
+  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number }) => void;
 }
 
 /** A document's text as lines (each tagged with its page and whether OCR read it), before field parsing. */
@@ -78,16 +82,25 @@ export async function readDocumentLines(pdf: Uint8Array, ocr: Ocr, options: Extr
       if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
         const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, rendered);
         rendered += plan.pixels;
-        const image = await renderPageForOcr(doc, page, plan.dpi).catch((err: unknown) => {
+        const image = await renderPageGrey(doc, page, plan.dpi).catch((err: unknown) => {
           throw new ExtractError('corrupt_pdf', `drawing page ${n}: ${err instanceof Error ? err.message : String(err)}`, {
             cause: err,
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        const result = await ocr.recognize(image);
+        // Photos are lit unevenly; tesseract's one threshold for the whole page loses the darker side.
+        const result = await readScan(flattenLight(image), ocr, (pixels) => {
+          // Another pass at the page spends the document's pixel budget too: without room, the reading so far stands.
+          if (rendered + pixels > limits.maxTotalPixels) return false;
+          rendered += pixels;
+          return true;
+        });
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
+        options.onPage?.({ n, lines: pageLines, ocrConfidence: result.confidence, turned: result.turned, passes: result.passes });
+      } else {
+        options.onPage?.({ n, lines: pageLines });
       }
       const fromOcr = pageLines !== textLines;
       for (const l of pageLines) lines.push({ ...l, page: n, ...(fromOcr ? { ocr: true } : {}) });
