@@ -81,7 +81,7 @@ export const ZScheduleSchema = z
     limit: z.number().int(),
     next_run_at: z.string(),
     created_at: z.string(),
-    runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 20).' }),
+    runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 30).' }),
   })
   .meta({ id: 'Schedule' });
 export type TSchedule = z.infer<typeof ZScheduleSchema>;

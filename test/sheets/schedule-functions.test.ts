@@ -99,4 +99,16 @@ describe('list, get, delete', () => {
     await store.schedules.finishRun(s.schedule_id, at.toISOString(), { finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }, new Date(at.getTime() + 86_400_000).toISOString());
     expect((await getSchedule(A, s.schedule_id, store)).runs).toEqual([{ started_at: at.toISOString(), finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }]);
   });
+
+  it("a schedule's view shows its last 30 runs, newest first", async () => {
+    const s = await createSchedule(A, request, deps());
+    for (let i = 0; i < 35; i++) {
+      const t = new Date(at.getTime() + i * 60_000).toISOString();
+      expect((await store.schedules.leaseDue(t, new Date(at.getTime() + i * 60_000 + 30_000).toISOString()))?.id).toBe(s.schedule_id);
+      await store.schedules.finishRun(s.schedule_id, t, { finished_at: t, status: 'ok', rows: i, error: null }, t);
+    }
+    const runs = (await getSchedule(A, s.schedule_id, store)).runs;
+    expect(runs).toHaveLength(30);
+    expect(runs.map((r) => r.rows)).toEqual(Array.from({ length: 30 }, (_, i) => 34 - i));
+  });
 });

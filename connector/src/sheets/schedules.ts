@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import type { TSchedule, TScheduleRequest } from '../../../shared/sheets.js';
 import { AppError, notFoundForKey } from '../errors.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
+import { SCHEDULE_RUNS_KEPT } from '../store/types/sheets.js';
 import type { SheetBindings } from './bindings.js';
 import { scheduleView } from './views.js';
 
@@ -18,8 +19,8 @@ export interface ScheduleDeps {
   now: () => Date;
 }
 
-/** How many of a schedule's latest runs its view shows. */
-const RUNS_SHOWN = 20;
+/** How many of a schedule's latest runs its view shows: all the store keeps. */
+export const RUNS_SHOWN = SCHEDULE_RUNS_KEPT;
 
 async function view(store: Pick<Store, 'schedules'>, s: ScheduleRecord): Promise<TSchedule> {
   return scheduleView(s, await store.schedules.runs(s.id, RUNS_SHOWN));

@@ -141,6 +141,27 @@ storeContract((t) => {
       expect(await store.schedules.leaseDue(at(7200), at(7260))).toMatchObject({ id: 's1', next_run_at: at(7200) });
     });
 
+    it('finishRun keeps the latest SCHEDULE_RUNS_KEPT (30) runs and drops older ones', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
+      await store.schedules.create(schedule('s2', { next_run_at: at(0) }));
+      // s2 runs once first: pruning s1 must not touch another schedule's history.
+      expect((await store.schedules.leaseDue(at(1), at(2)))?.id).toBe('s1');
+      await store.schedules.finishRun('s1', at(1), { finished_at: at(1), status: 'ok', rows: 1, error: null }, at(10));
+      expect((await store.schedules.leaseDue(at(1), at(2)))?.id).toBe('s2');
+      await store.schedules.finishRun('s2', at(1), { finished_at: at(1), status: 'ok', rows: 1, error: null }, at(1_000_000));
+      for (let i = 2; i <= 35; i++) {
+        const t0 = i * 10;
+        expect((await store.schedules.leaseDue(at(t0), at(t0 + 5)))?.id).toBe('s1');
+        await store.schedules.finishRun('s1', at(t0), { finished_at: at(t0 + 1), status: 'ok', rows: i, error: null }, at(t0 + 10));
+        if (i === 30) expect(await store.schedules.runs('s1', 100)).toHaveLength(30);
+      }
+      const runs = await store.schedules.runs('s1', 100);
+      expect(runs).toHaveLength(30);
+      expect(runs[0]).toMatchObject({ started_at: at(350), rows: 35 });
+      expect(runs[29]).toMatchObject({ started_at: at(60), rows: 6 });
+      expect(await store.schedules.runs('s2', 100)).toHaveLength(1);
+    });
+
     it('CONCURRENCY: concurrent leaseDue claims a due schedule once and records one run', async () => {
       await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
       const leases = await Promise.all(Array.from({ length: 10 }, () => store.schedules.leaseDue(at(10), at(70))));

@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
-import type { NewWriteback, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, type ScheduleRunRecord, type ScheduleStore, type SheetBindingStore, type WritebackStore } from '../types/sheets.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { toBinding, toWriteback, toSchedule } from './rows.js';
 
@@ -99,6 +99,12 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
             run.error,
           ]);
           await c.query('UPDATE sheet_schedules SET next_run_at = $1, running_until = NULL WHERE id = $2', [next, id]);
+          // The run history is bounded: everything older than the SCHEDULE_RUNS_KEPT-th latest run goes.
+          await c.query(
+            `DELETE FROM sheet_schedule_runs WHERE schedule_id = $1 AND started_at <
+               (SELECT started_at FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT 1 OFFSET $2)`,
+            [id, SCHEDULE_RUNS_KEPT - 1],
+          );
         });
       },
       async runs(id, limit) {

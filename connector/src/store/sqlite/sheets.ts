@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
-import type { NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
 import type { Db } from './db.js';
 import { toBinding, toWriteback, type Row } from './rows.js';
 
@@ -34,6 +34,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       WHERE schedule_id = ? AND status = 'running'`),
     runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
     schedNext: db.prepare('UPDATE sheet_schedules SET next_run_at = ?, running_until = NULL WHERE id = ?'),
+    // The run history is bounded: everything older than the SCHEDULE_RUNS_KEPT-th latest run goes.
+    runsPrune: db.prepare(`DELETE FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at <
+      (SELECT started_at FROM sheet_schedule_runs WHERE schedule_id = @id ORDER BY started_at DESC LIMIT 1 OFFSET @keep)`),
     runs: db.prepare('SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?'),
     bindingIssue: db.prepare(`INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES (@id, @key_id, @spreadsheet_id, @token_hash, 'pending', @created_at)
       ON CONFLICT (key_id, spreadsheet_id) DO UPDATE SET token_hash = excluded.token_hash, status = 'pending', verified_at = NULL, checked_at = NULL RETURNING *`),
@@ -63,6 +66,7 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
   const finishRun = db.transaction((id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, next: string) => {
     q.runFinish.run({ id, started_at: startedAt, ...run });
     q.schedNext.run(next, id);
+    q.runsPrune.run({ id, keep: SCHEDULE_RUNS_KEPT - 1 });
   });
 
   return {

@@ -60,6 +60,9 @@ export interface ScheduleRunRecord {
   error: string | null;
 }
 
+/** How many of a schedule's latest runs the store keeps: finishRun drops older ones. */
+export const SCHEDULE_RUNS_KEPT = 30;
+
 export interface ScheduleStore {
   create(s: Omit<ScheduleRecord, 'running_until'>): Promise<void>;
   get(id: string): Promise<ScheduleRecord | null>;
@@ -70,7 +73,10 @@ export interface ScheduleStore {
    * run as started. A schedule is never claimed twice at once.
    */
   leaseDue(now: string, until: string): Promise<ScheduleRecord | null>;
-  /** Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods are not replayed). */
+  /**
+   * Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods
+   * are not replayed). Keeps the latest SCHEDULE_RUNS_KEPT runs of the schedule, dropping older ones.
+   */
   finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<void>;
   runs(id: string, limit: number): Promise<ScheduleRunRecord[]>;
 }
