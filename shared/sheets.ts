@@ -61,6 +61,9 @@ export const ZScheduleRequestSchema = z
 /** A schedule request as parsed (limit defaulted). */
 export type TScheduleRequest = z.output<typeof ZScheduleRequestSchema>;
 
+/** POST /sheets/schedules/{id}/resume takes no fields (an empty object or no body). */
+export const ZScheduleResumeRequestSchema = z.object({}).strict().meta({ id: 'ScheduleResumeRequest' });
+
 export const ZScheduleRunSchema = z
   .object({
     started_at: z.string(),
@@ -81,6 +84,9 @@ export const ZScheduleSchema = z
     limit: z.number().int(),
     next_run_at: z.string(),
     created_at: z.string(),
+    paused: z.boolean().meta({ description: 'True when the schedule paused itself after failed runs in a row; it does not run until resumed.' }),
+    paused_reason: z.string().nullable().meta({ description: 'Why it paused (with the last error); null when not paused.' }),
+    failures_in_row: z.number().int().meta({ description: 'Failed runs since the last good run or resume.' }),
     runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 30).' }),
   })
   .meta({ id: 'Schedule' });

@@ -42,7 +42,7 @@ afterAll(async () => {
 
 function runner() {
   const { api, bindings } = quiet.ctx.sheets!;
-  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2 });
+  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2, pauseAfter: 3 });
 }
 
 async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {

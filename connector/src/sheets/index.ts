@@ -44,6 +44,6 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
     limiter,
     bindings,
     writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000 }),
-    schedules: new ScheduleRunner({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2 }),
+    schedules: new ScheduleRunner({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2, pauseAfter: config.sheets.schedulePauseAfter }),
   };
 }

@@ -3,7 +3,9 @@
  * its sheet cleared and rewritten with the series, the run recorded, and the next run set from
  * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
  * A run first checks that the spreadsheet is still bound to the schedule's key; when it is not,
- * the run fails with NO_LONGER_BOUND before anything is read or written.
+ * the run fails with NO_LONGER_BOUND before anything is read or written. After `pauseAfter` failed
+ * runs in a row a schedule pauses itself (kept in the store, so it stays paused across restarts)
+ * until its key resumes it (schedules.ts).
  */
 import type { Logger } from '../logger.js';
 import { PollingLoops } from '../polling-loops.js';
@@ -29,12 +31,18 @@ export async function runSchedule(api: SheetsApi, bindings: Pick<SheetBindings, 
   return points.length;
 }
 
+/** What a paused schedule's view says. */
+export function pauseReason(failures: number, lastError: string): string {
+  return `Paused after ${failures} failed runs in a row. The last: ${lastError}`;
+}
+
 export class ScheduleRunner {
   private readonly loops: PollingLoops;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'schedules' | 'datasets'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
-    private readonly opts: { pollMs: number; leaseMs: number; concurrency: number },
+    /** pauseAfter: failed runs in a row after which a schedule pauses itself (config COVERCHECK_SCHEDULE_PAUSE_AFTER). */
+    private readonly opts: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter: number },
   ) {
     this.loops = new PollingLoops('sheet schedules', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
   }
@@ -63,13 +71,15 @@ export class ScheduleRunner {
     } catch (err) {
       const done = this.deps.now();
       const message = (err as Error).message;
-      await this.deps.store.schedules.finishRun(
+      const failures = await this.deps.store.schedules.finishRun(
         s.id,
         started.toISOString(),
         { finished_at: done.toISOString(), status: 'failed', rows: null, error: message },
         new Date(done.getTime() + Math.min(period, SCHEDULE_RETRY_MS)).toISOString(),
       );
-      this.deps.logger.warn({ schedule_id: s.id, error: message }, 'scheduled sheet refresh failed');
+      this.deps.logger.warn({ schedule_id: s.id, error: message, failures_in_row: failures }, 'scheduled sheet refresh failed');
+      // Paused after the run is recorded: a crash in between leaves the count, and the next failure pauses it.
+      if (failures >= this.opts.pauseAfter) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
     }
     return true;
   }

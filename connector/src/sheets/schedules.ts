@@ -1,6 +1,7 @@
 /**
  * A key's scheduled dataset refreshes into its spreadsheets, as plain functions: create (the
- * dataset must exist, the spreadsheet be bound to the key), list, read, delete. Running them is
+ * dataset must exist, the spreadsheet be bound to the key), list, read, resume (after the runner
+ * paused it), delete. Running them is
  * the ScheduleRunner's (scheduler.ts).
  */
 import crypto from 'node:crypto';
@@ -44,7 +45,7 @@ export async function createSchedule(keyId: string, request: TScheduleRequest, d
   };
   await deps.store.schedules.create(record);
   deps.notify();
-  return view(deps.store, { ...record, running_until: null });
+  return view(deps.store, { ...record, running_until: null, failures_in_row: 0, paused_at: null, paused_reason: null });
 }
 
 export async function listSchedules(keyId: string, store: Pick<Store, 'schedules'>): Promise<TSchedule[]> {
@@ -55,6 +56,13 @@ export async function getSchedule(keyId: string, id: string, store: Pick<Store, 
   const s = await store.schedules.get(id);
   if (!s || s.key_id !== keyId) throw notFoundForKey('schedule', id);
   return view(store, s);
+}
+
+/** Un-pauses the key's schedule, resets its failure count and runs it at once. */
+export async function resumeSchedule(keyId: string, id: string, deps: Pick<ScheduleDeps, 'store' | 'notify' | 'now'>): Promise<TSchedule> {
+  if (!(await deps.store.schedules.resume(id, keyId, deps.now().toISOString()))) throw notFoundForKey('schedule', id);
+  deps.notify();
+  return getSchedule(keyId, id, deps.store);
 }
 
 export async function deleteSchedule(keyId: string, id: string, store: Pick<Store, 'schedules'>): Promise<void> {

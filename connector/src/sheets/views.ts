@@ -23,6 +23,9 @@ export function scheduleView(s: ScheduleRecord, runs: ScheduleRunRecord[]): TSch
     limit: s.point_limit,
     next_run_at: s.next_run_at,
     created_at: s.created_at,
+    paused: s.paused_at !== null,
+    paused_reason: s.paused_reason,
+    failures_in_row: s.failures_in_row,
     runs,
   };
 }

@@ -196,6 +196,9 @@ export function rowMappers(d: Decode) {
       next_run_at: r.next_run_at as string,
       running_until: str(r.running_until),
       created_at: r.created_at as string,
+      failures_in_row: Number(r.failures_in_row),
+      paused_at: str(r.paused_at),
+      paused_reason: str(r.paused_reason),
     }),
     toBinding: (r: Row): SheetBindingRecord => ({
       id: r.id as string,

@@ -377,4 +377,13 @@ export const PG_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 7,
+    name: 'sheet schedules: failed runs in a row, and auto-pause (SQLite migration 10)',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN failures_in_row integer NOT NULL DEFAULT 0;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_at timestamptz;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_reason text;
+    `,
+  },
 ];

@@ -345,4 +345,13 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 10,
+    name: 'sheet schedules: failed runs in a row, and auto-pause',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN failures_in_row INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_at TEXT;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_reason TEXT;
+    `,
+  },
 ];
