@@ -12,6 +12,7 @@ let srv: TestServer;
 let quiet: TestServer;
 let key: string;
 let quietKeyId: string;
+let quietKeyText: string;
 const SID = 'schedule-sheet-000000001';
 
 beforeAll(async () => {
@@ -28,6 +29,7 @@ beforeAll(async () => {
   quiet = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
   const quietKey = await quiet.key({ mode: 'test' });
   quietKeyId = quietKey.id;
+  quietKeyText = quietKey.key;
   // Every spreadsheet these tests write into is bound to the key that writes, as an editor would bind it.
   google.sheet(SID, 'Notes', [['kept by the owner']]);
   for (const id of ['batch-target-sheet-01', 'job-target-sheet-0001']) google.sheet(id, 'Notes', []);
@@ -107,6 +109,41 @@ describe('schedule runner', () => {
     expect(runs.map((x) => x.status)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error).toContain('interrupted');
     expect(google.grid(SID, 'Restart')).toHaveLength(11);
+  });
+
+  it('pauses itself after 3 failed runs in a row, says why, stops running; resume (only by its key) un-pauses and runs it', async () => {
+    await makeSchedule('sch_pause', 'Later', new Date(Date.now() - 1000).toISOString(), 'hourly');
+    let clock = Date.now();
+    const { api, bindings } = quiet.ctx.sheets!;
+    const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date(clock) }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+    const view = async (k = quietKeyText) => call(quiet.url, 'GET', '/api/v1/sheets/schedules/sch_pause', { key: k });
+    for (let i = 1; i <= 3; i++) {
+      expect((await view()).body).toMatchObject({ paused: false, paused_reason: null, failures_in_row: i - 1 });
+      expect(await r.tick()).toBe(true);
+      clock += 16 * 60_000; // past the 15-minute retry
+    }
+    const paused = (await view()).body;
+    expect(paused).toMatchObject({ paused: true, failures_in_row: 3 });
+    expect(paused.paused_reason).toMatch(/^Paused after 3 failed runs in a row\. The last: .*no sheet named "Later"/);
+    expect(paused.runs.map((x: any) => x.status)).toEqual(['failed', 'failed', 'failed']);
+    clock += 7 * 86_400_000;
+    // A week on, the runner runs whatever else is due, but not the paused schedule.
+    while (await r.tick());
+    expect((await view()).body).toMatchObject({ paused: true, failures_in_row: 3, runs: [{ status: 'failed' }, { status: 'failed' }, { status: 'failed' }] });
+
+    const other = await quiet.key({ mode: 'test' });
+    const foreign = await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: other.key, body: {} });
+    expect(foreign.status).toBe(404);
+    expect((await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: { now: true } })).status).toBe(400);
+    expect((await view()).body.paused).toBe(true);
+
+    google.sheet(SID, 'Later', []);
+    const resumed = await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: {} });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ schedule_id: 'sch_pause', paused: false, paused_reason: null, failures_in_row: 0 });
+    expect(await r.tick()).toBe(true);
+    expect((await view()).body.runs[0]).toMatchObject({ status: 'ok', rows: 10 });
+    expect(google.grid(SID, 'Later')[0]![0]).toBe('date');
   });
 
   it('two due schedules, two runners racing (two processes): each schedule runs exactly once', async () => {
