@@ -6,7 +6,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { AppError } from '../../connector/src/errors.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { createSchedule, deleteSchedule, getSchedule, listSchedules, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
+import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSchedule, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
 import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { tempDbPath } from '../helpers/server.js';
@@ -64,6 +64,9 @@ describe('createSchedule', () => {
       limit: 3,
       next_run_at: at.toISOString(),
       created_at: at.toISOString(),
+      paused: false,
+      paused_reason: null,
+      failures_in_row: 0,
       runs: [],
     });
     expect(woken).toBe(1);
@@ -110,5 +113,16 @@ describe('list, get, delete', () => {
     const runs = (await getSchedule(A, s.schedule_id, store)).runs;
     expect(runs).toHaveLength(30);
     expect(runs.map((r) => r.rows)).toEqual(Array.from({ length: 30 }, (_, i) => 34 - i));
+  });
+
+  it('resumeSchedule un-pauses the key\'s schedule, resets its count, runs it now and wakes the runner; another key gets not_found', async () => {
+    const s = await createSchedule(A, request, deps());
+    await store.schedules.pause(s.schedule_id, 'Paused after 3 failed runs in a row. The last: x', at.toISOString());
+    expect(await getSchedule(A, s.schedule_id, store)).toMatchObject({ paused: true, paused_reason: 'Paused after 3 failed runs in a row. The last: x' });
+    expect((await refusal(resumeSchedule(B, s.schedule_id, deps()))).code).toBe('not_found');
+    expect((await getSchedule(A, s.schedule_id, store)).paused).toBe(true);
+    woken = 0;
+    expect(await resumeSchedule(A, s.schedule_id, deps())).toMatchObject({ paused: false, paused_reason: null, failures_in_row: 0, next_run_at: at.toISOString() });
+    expect(woken).toBe(1);
   });
 });

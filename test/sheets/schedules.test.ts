@@ -1,5 +1,10 @@
 /** Scheduled dataset refreshes into sheets, and sheet targets end to end through the connector, into bound spreadsheets. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { createMailer } from '../../connector/src/mailer.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
@@ -144,6 +149,60 @@ describe('schedule runner', () => {
     expect(await r.tick()).toBe(true);
     expect((await view()).body.runs[0]).toMatchObject({ status: 'ok', rows: 10 });
     expect(google.grid(SID, 'Later')[0]![0]).toBe('date');
+  });
+
+  it("mails the key's owner when a failure streak starts and on pause, not for every failed run; keys without an address get none", async () => {
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-alerts-'));
+    try {
+      const logger = createLogger('silent');
+      const mailer = createMailer({ smtpUrl: undefined, from: 'Covercheck <no-reply@covercheck.invalid>', outbox, logger });
+      const owner = (await createApiKey(quiet.store, { mode: 'test', name: 'owner', scopes: ['datasets'], email: 'owner@example.com' })).record.id;
+      const t0 = new Date(Date.now() - 1000).toISOString();
+      // Not bound to this key: every run fails with NO_LONGER_BOUND.
+      await quiet.store.schedules.create({ id: 'sch_alert', key_id: owner, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'Alerts', cadence: 'hourly', point_limit: 10, next_run_at: t0, created_at: t0 });
+      await makeSchedule('sch_silent', 'Nowhere', t0, 'hourly');
+      let clock = Date.now();
+      const { api, bindings } = quiet.ctx.sheets!;
+      const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger, now: () => new Date(clock), mailer }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+      const mails = () =>
+        fs
+          .readdirSync(outbox)
+          .sort()
+          .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'));
+      const runAll = async () => {
+        while (await r.tick());
+        clock += 16 * 60_000;
+      };
+      await runAll();
+      expect(mails()).toHaveLength(1);
+      expect(mails()[0]).toMatch(/^To: owner@example\.com$/m);
+      expect(mails()[0]).toMatch(/^Subject: Covercheck: a scheduled refresh failed$/m);
+      expect(mails()[0]).toContain('sch_alert');
+      await runAll();
+      expect(mails()).toHaveLength(1);
+      await runAll();
+      expect(mails()).toHaveLength(2);
+      const pausedMail = mails().filter((m) => /^Subject: Covercheck: scheduled refresh paused after 3 failures$/m.test(m));
+      expect(pausedMail).toHaveLength(1);
+      expect(pausedMail[0]).toContain('/api/v1/sheets/schedules/sch_alert/resume');
+      expect(await quiet.store.schedules.get('sch_alert')).toMatchObject({ failures_in_row: 3, paused_reason: expect.stringContaining('Paused after 3') });
+      await runAll();
+      expect(mails()).toHaveLength(2);
+      // The outbox's file names sort by time only to the millisecond; the rest are found by subject.
+      // sch_silent failed as often (and paused) but its key has no address.
+      expect(await quiet.store.schedules.get('sch_silent')).toMatchObject({ failures_in_row: 3 });
+      expect(mails().every((m) => /^To: owner@example\.com$/m.test(m))).toBe(true);
+
+      // After resume a new streak starts: one more mail on its first failure.
+      expect(await quiet.store.schedules.resume('sch_alert', owner, new Date(clock).toISOString())).toBe(true);
+      await runAll();
+      expect(mails()).toHaveLength(3);
+      expect(mails().filter((m) => /^Subject: Covercheck: a scheduled refresh failed$/m.test(m))).toHaveLength(2);
+      await quiet.store.schedules.delete('sch_alert', owner);
+      await quiet.store.schedules.delete('sch_silent', quietKeyId);
+    } finally {
+      fs.rmSync(outbox, { recursive: true, force: true });
+    }
   });
 
   it('two due schedules, two runners racing (two processes): each schedule runs exactly once', async () => {

@@ -8,11 +8,13 @@
  * until its key resumes it (schedules.ts).
  */
 import type { Logger } from '../logger.js';
+import type { Mailer } from '../mailer.js';
 import { PollingLoops } from '../polling-loops.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import { a1 } from './a1.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
+import { alertFailedRun } from './schedule-alerts.js';
 
 export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { hourly: 3600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
 /** After a failed run, try again this soon (or at the cadence, if sooner). */
@@ -40,7 +42,8 @@ export class ScheduleRunner {
   private readonly loops: PollingLoops;
 
   constructor(
-    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
+    /** mailer: alerts the key's owner of failures (schedule-alerts.ts); none, no alerts. */
+    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets' | 'keys'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date; mailer?: Pick<Mailer, 'send'> },
     /** pauseAfter: failed runs in a row after which a schedule pauses itself (config COVERCHECK_SCHEDULE_PAUSE_AFTER). */
     private readonly opts: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter: number },
   ) {
@@ -79,7 +82,9 @@ export class ScheduleRunner {
       );
       this.deps.logger.warn({ schedule_id: s.id, error: message, failures_in_row: failures }, 'scheduled sheet refresh failed');
       // Paused after the run is recorded: a crash in between leaves the count, and the next failure pauses it.
-      if (failures >= this.opts.pauseAfter) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
+      const paused = failures >= this.opts.pauseAfter;
+      if (paused) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
+      if (this.deps.mailer) await alertFailedRun(s, failures, paused, message, { store: this.deps.store, mailer: this.deps.mailer, logger: this.deps.logger });
     }
     return true;
   }
