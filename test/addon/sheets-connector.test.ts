@@ -157,6 +157,24 @@ describe('rows sidebar: write results back when done', () => {
 });
 
 describe('datasets sidebar: connector schedules', () => {
+  it('import with a connector refresh in merge mode: the schedule keeps the mode, and the connector merges on the date, the user\'s column kept', async () => {
+    const SID = 'schedules-merge-sheet-1';
+    const h = addon(SID);
+    h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    const series = (await fetch(`${google.url}/api/v1/datasets/uk-gdp-abmi/series?limit=4`).then((x) => x.json())) as { points: { date: string; value: number }[] };
+    const [p0, p1, p2, p3] = series.points as [{ date: string; value: number }, { date: string; value: number }, { date: string; value: number }, { date: string; value: number }];
+    // Google's copy of the sheet: a stale value on one of the series' dates, a date of the user's own, notes in C.
+    await putSheet(SID, 'GDP', [['date', 'value', 'Note'], [p2.date, '0', 'check this'], ['1999-01-01', '7', 'mine']]);
+    const r = h.fns.importDataset({ slug: 'uk-gdp-abmi', sheetName: 'GDP', limit: 4, schedule: 'daily', refreshBy: 'connector', mode: 'merge' });
+    expect(r.connectorSchedule).toMatchObject({ mode: 'merge', paused: null });
+    const grid = await gridUntil(SID, 'GDP', (g) => g.length >= 6);
+    expect(grid.slice(1).map((row) => [row[0], row[2] ?? ''])).toEqual([[p2.date, 'check this'], ['1999-01-01', 'mine'], [p0.date, ''], [p1.date, ''], [p3.date, '']]);
+    expect(Number(grid[1]![1])).toBe(p2.value);
+    expect(grid[2]![1]).toBe('7');
+    expect(h.fns.listConnectorSchedules()[0]).toMatchObject({ id: r.connectorSchedule.id, mode: 'merge' });
+    h.fns.removeConnectorSchedule(r.connectorSchedule.id);
+  });
+
   it('import with a daily connector refresh: the connector fills the sheet; list shows next run and last run; remove', async () => {
     const SID = 'schedules-sheet-00001';
     const h = addon(SID);
@@ -179,7 +197,7 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
+    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, mode: 'overwrite', paused: null, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
     expect(list[0].runs[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 

@@ -13,7 +13,7 @@ import { tempDbPath } from '../helpers/server.js';
 
 const SID = '1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
 const at = new Date('2026-11-22T10:00:00Z');
-const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3 };
+const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3, mode: 'overwrite' as const };
 let store: Store;
 let db: string;
 let woken: number;
@@ -62,6 +62,7 @@ describe('createSchedule', () => {
       sheet_name: 'GDP',
       cadence: 'daily',
       limit: 3,
+      mode: 'overwrite',
       next_run_at: at.toISOString(),
       created_at: at.toISOString(),
       paused: false,

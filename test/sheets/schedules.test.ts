@@ -53,7 +53,7 @@ function runner() {
 }
 
 async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {
-  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, next_run_at: nextRunAt, created_at: nextRunAt });
+  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, output_mode: 'overwrite', next_run_at: nextRunAt, created_at: nextRunAt });
 }
 
 describe('GET /api/v1/sheets/service-account', () => {
@@ -159,7 +159,7 @@ describe('schedule runner', () => {
       const owner = (await createApiKey(quiet.store, { mode: 'test', name: 'owner', scopes: ['datasets'], email: 'owner@example.com' })).record.id;
       const t0 = new Date(Date.now() - 1000).toISOString();
       // Not bound to this key: every run fails with NO_LONGER_BOUND.
-      await quiet.store.schedules.create({ id: 'sch_alert', key_id: owner, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'Alerts', cadence: 'hourly', point_limit: 10, next_run_at: t0, created_at: t0 });
+      await quiet.store.schedules.create({ id: 'sch_alert', key_id: owner, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'Alerts', cadence: 'hourly', point_limit: 10, output_mode: 'overwrite', next_run_at: t0, created_at: t0 });
       await makeSchedule('sch_silent', 'Nowhere', t0, 'hourly');
       let clock = Date.now();
       const { api, bindings } = quiet.ctx.sheets!;

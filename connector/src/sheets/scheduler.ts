@@ -1,6 +1,6 @@
 /**
  * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once),
- * its sheet cleared and rewritten with the series, the run recorded, and the next run set from
+ * the series written into A:B by the schedule's output mode (series-modes.ts), the run recorded, and the next run set from
  * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
  * A run first checks that the spreadsheet is still bound to the schedule's key; when it is not,
  * the run fails with NO_LONGER_BOUND before anything is read or written. After `pauseAfter` failed
@@ -15,6 +15,7 @@ import { a1 } from './a1.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 import { alertFailedRun } from './schedule-alerts.js';
+import { planSeriesWrite } from './series-modes.js';
 
 export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { hourly: 3600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
 /** After a failed run, try again this soon (or at the cadence, if sooner). */
@@ -28,9 +29,12 @@ export async function runSchedule(api: SheetsApi, bindings: Pick<SheetBindings, 
   // The other sheets' names are not listed: a message says no more than the caller asked about.
   if (!titles.includes(s.sheet_name)) throw new Error(`the spreadsheet has no sheet named "${s.sheet_name}"`);
   const points = await store.datasets.series(s.dataset, s.point_limit, 'latest');
-  await api.clear(s.spreadsheet_id, a1(s.sheet_name, 'A:B'));
-  await api.update(s.spreadsheet_id, a1(s.sheet_name, 'A1'), [['date', `${dataset.title} (${dataset.unit})`], ...points.map((p) => [p.date, p.value])]);
-  return points.length;
+  // Append and merge read the dates already there first; overwrite needs no read.
+  const columnA = s.output_mode === 'overwrite' ? null : await api.readColumn(s.spreadsheet_id, s.sheet_name, 'A');
+  const plan = planSeriesWrite(s.sheet_name, ['date', `${dataset.title} (${dataset.unit})`], points, s.output_mode, columnA);
+  if (plan.clear) await api.clear(s.spreadsheet_id, a1(s.sheet_name, 'A:B'));
+  await api.writeRanges(s.spreadsheet_id, plan.ranges);
+  return plan.added + plan.updated;
 }
 
 /** What a paused schedule's view says. */

@@ -39,6 +39,7 @@ export async function createSchedule(keyId: string, request: TScheduleRequest, d
     sheet_name: request.sheet_name,
     cadence: request.cadence,
     point_limit: request.limit,
+    output_mode: request.mode,
     // The first run happens at once: the sheet is filled when the schedule is made.
     next_run_at: now,
     created_at: now,

@@ -21,6 +21,7 @@ export function scheduleView(s: ScheduleRecord, runs: ScheduleRunRecord[]): TSch
     sheet_name: s.sheet_name,
     cadence: s.cadence,
     limit: s.point_limit,
+    mode: s.output_mode,
     next_run_at: s.next_run_at,
     created_at: s.created_at,
     paused: s.paused_at !== null,

@@ -193,6 +193,7 @@ export function rowMappers(d: Decode) {
       sheet_name: r.sheet_name as string,
       cadence: r.cadence as ScheduleRecord['cadence'],
       point_limit: r.point_limit as number,
+      output_mode: ((r.output_mode as string | null) ?? 'overwrite') as ScheduleRecord['output_mode'],
       next_run_at: r.next_run_at as string,
       running_until: str(r.running_until),
       created_at: r.created_at as string,

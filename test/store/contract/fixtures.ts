@@ -139,6 +139,7 @@ export function schedule(id: string, over: Partial<NewSchedule> = {}): NewSchedu
     sheet_name: 'CPI',
     cadence: 'daily',
     point_limit: 100,
+    output_mode: 'overwrite',
     next_run_at: at(60),
     created_at: at(0),
     ...over,

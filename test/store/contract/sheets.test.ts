@@ -90,10 +90,10 @@ storeContract((t) => {
       await key('k2');
     });
 
-    it('create, get, list per key (created_at, id), delete only by the owning key', async () => {
+    it('create, get, list per key (created_at, id), with each output mode kept; delete only by the owning key', async () => {
       const s1 = schedule('s1', { created_at: at(5) });
-      const s2 = schedule('s2', { created_at: at(1), cadence: 'weekly', point_limit: 12, sheet_name: 'Rates', dataset: 'eu-rates' });
-      const s0 = schedule('s0', { created_at: at(5), cadence: 'hourly' });
+      const s2 = schedule('s2', { created_at: at(1), cadence: 'weekly', point_limit: 12, sheet_name: 'Rates', dataset: 'eu-rates', output_mode: 'merge' });
+      const s0 = schedule('s0', { created_at: at(5), cadence: 'hourly', output_mode: 'append' });
       const s3 = schedule('s3', { key_id: 'k2' });
       for (const s of [s1, s2, s0, s3]) await store.schedules.create(s);
       expect(await store.schedules.get('s2')).toEqual({ ...s2, ...idle });

@@ -386,4 +386,11 @@ export const PG_MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_schedules ADD COLUMN paused_reason text;
     `,
   },
+  {
+    id: 8,
+    name: 'sheet schedules: output mode (SQLite migration 11)',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN output_mode text NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
+    `,
+  },
 ];

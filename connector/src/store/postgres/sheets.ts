@@ -54,8 +54,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     schedules: {
       async create(s) {
         await db.query(
-          `INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [s.id, s.key_id, s.dataset, s.spreadsheet_id, s.sheet_name, s.cadence, s.point_limit, s.next_run_at, s.created_at],
+          `INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [s.id, s.key_id, s.dataset, s.spreadsheet_id, s.sheet_name, s.cadence, s.point_limit, s.output_mode, s.next_run_at, s.created_at],
         );
       },
       async get(id) {

@@ -354,4 +354,12 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_schedules ADD COLUMN paused_reason TEXT;
     `,
   },
+  {
+    id: 11,
+    name: 'sheet schedules: output mode (overwrite, append, merge)',
+    sql: `
+      -- Schedules made before modes existed overwrote: they keep doing so.
+      ALTER TABLE sheet_schedules ADD COLUMN output_mode TEXT NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
+    `,
+  },
 ];

@@ -21,8 +21,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
       next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL, updated_at = @at WHERE id = @id`),
     forSubject: db.prepare('SELECT * FROM sheet_writebacks WHERE subject_id = ? ORDER BY created_at DESC LIMIT 1'),
-    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at)
-      VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @next_run_at, @created_at)`),
+    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at)
+      VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @output_mode, @next_run_at, @created_at)`),
     schedGet: db.prepare('SELECT * FROM sheet_schedules WHERE id = ?'),
     schedList: db.prepare('SELECT * FROM sheet_schedules WHERE key_id = ? ORDER BY created_at, id'),
     schedDelete: db.prepare('DELETE FROM sheet_schedules WHERE id = ? AND key_id = ?'),

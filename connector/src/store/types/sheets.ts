@@ -47,6 +47,8 @@ export interface ScheduleRecord {
   sheet_name: string;
   cadence: 'hourly' | 'daily' | 'weekly';
   point_limit: number;
+  /** How each run writes the series (shared/sheets.ts SCHEDULE_OUTPUT_MODES). */
+  output_mode: 'overwrite' | 'append' | 'merge';
   next_run_at: string;
   running_until: string | null;
   created_at: string;
