@@ -10,7 +10,7 @@ import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, 
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
-import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
+import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule, resumeConnectorSchedule } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
 
 export const entryPoints = {
@@ -50,6 +50,7 @@ export const entryPoints = {
   listConnectorSchedules,
   createConnectorSchedule,
   removeConnectorSchedule,
+  resumeConnectorSchedule,
   getBindingStatus,
   bindSpreadsheet,
   disconnectSpreadsheet,

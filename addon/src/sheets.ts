@@ -115,6 +115,16 @@ export function createConnectorSchedule(req: { slug: string; sheetName: string; 
   }
 }
 
+/** Resumes a schedule the connector paused after failed runs in a row (it runs at once); the list after. */
+export function resumeConnectorSchedule(id: string): ConnectorScheduleView[] {
+  try {
+    api.resumeSchedule(userConn(), id);
+  } catch (e) {
+    rethrow(e);
+  }
+  return listConnectorSchedules();
+}
+
 export function removeConnectorSchedule(id: string): ConnectorScheduleView[] {
   try {
     api.deleteSchedule(userConn(), id);

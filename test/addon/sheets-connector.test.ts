@@ -18,7 +18,8 @@ beforeAll(async () => {
   buildAddon();
   http = new SyncHttp();
   [google, plain] = await Promise.all([
-    startConnectorChild({ google: true, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
+    // Schedules pause after one failed run here, so the pause and Resume are seen without waiting out retries.
+    startConnectorChild({ google: true, env: { COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' }, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
     startConnectorChild({ keys: { sandbox: { mode: 'test' } } }),
   ]);
 }, 60_000);
@@ -225,6 +226,32 @@ describe('datasets sidebar: connector schedules', () => {
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
     expect(() => h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toThrow(/No schedule sch_\w+ for this API key/);
   }, 40_000);
+
+  it('a schedule the connector paused shows why; Resume (through the add-on) runs it again at once', async () => {
+    const SID = 'schedules-paused-sheet1';
+    const h = addon(SID);
+    h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    // Google's copy of the spreadsheet has no "GDP" sheet: the first run fails, and the schedule pauses (after 1 here).
+    await putSheet(SID, 'Other', []);
+    const s = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily', limit: 3 });
+    let list = h.fns.listConnectorSchedules();
+    for (let i = 0; i < 100 && !list[0]?.paused; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      list = h.fns.listConnectorSchedules();
+    }
+    expect(list[0]).toMatchObject({ id: s.id, paused: 'Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"' });
+    await putSheet(SID, 'GDP', [['', '', 'Note'], ['', '', 'kept']]);
+    list = h.fns.resumeConnectorSchedule(s.id);
+    expect(list[0]).toMatchObject({ id: s.id, paused: null });
+    for (let i = 0; i < 100 && list[0]?.lastRun?.status !== 'ok'; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      list = h.fns.listConnectorSchedules();
+    }
+    expect(list[0]).toMatchObject({ paused: null, lastRun: { status: 'ok', rows: 3 } });
+    expect((await getGrid(SID, 'GDP')).map((row) => row[2] ?? '')).toEqual(['Note', 'kept', '', '']);
+    expect(() => h.fns.resumeConnectorSchedule('sch_nope')).toThrow(/No schedule sch_nope for this API key/);
+    h.fns.removeConnectorSchedule(s.id);
+  }, 30_000);
 
   it('refused without the datasets scope and with a bad cadence, in readable words', async () => {
     const h = addon('schedules-sheet-00002');
