@@ -12,6 +12,7 @@ import { ZDeliveryListSchema } from './deliveries.js';
 import {
   ZScheduleListSchema,
   ZScheduleRequestSchema,
+  ZScheduleResumeRequestSchema,
   ZScheduleSchema,
   ZServiceAccountSchema,
   ZSheetBindingIssuedSchema,
@@ -332,6 +333,15 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
     security,
     request: { params: z.object({ schedule_id: z.string() }) },
     responses: { 200: json(ZScheduleSchema, 'The schedule'), ...errors(401, 404, 429, 500) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/api/v1/sheets/schedules/{schedule_id}/resume',
+    summary: 'Resume a schedule that paused itself after failed runs in a row',
+    description: 'Clears the pause and the failure count and runs the schedule at once. Another key gets 404, as for every per-key read.',
+    security,
+    request: { params: z.object({ schedule_id: z.string() }), body: { required: false, content: { 'application/json': { schema: ZScheduleResumeRequestSchema } } } },
+    responses: { 200: json(ZScheduleSchema, 'The schedule, resumed'), 503: json(ZErrorBodySchema, 'Sheets not configured'), ...errors(400, 401, 403, 404, 429, 500) },
   });
   registry.registerPath({
     method: 'delete',

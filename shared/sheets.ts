@@ -47,6 +47,18 @@ export const ZSheetWritebackSchema = z
 export type TSheetWriteback = z.infer<typeof ZSheetWritebackSchema>;
 
 export const SCHEDULE_CADENCES = ['hourly', 'daily', 'weekly'] as const;
+/**
+ * How a refresh writes the series into columns A:B (date, value); columns beside them are never
+ * touched. overwrite: the latest points from row 2, older rows' A:B blanked. append: only points
+ * dated after the latest date already in column A, below the data. merge: on the date in column A,
+ * a changed value is updated in its row, dates not there yet are added below (sorted).
+ */
+export const SCHEDULE_OUTPUT_MODES = ['overwrite', 'append', 'merge'] as const;
+export const ZScheduleOutputModeSchema = z.enum(SCHEDULE_OUTPUT_MODES).meta({
+  id: 'ScheduleOutputMode',
+  description: 'overwrite (default): latest points from row 2. append: only points after the latest date in column A. merge: update rows whose date exists, add the rest. Only columns A:B are written.',
+});
+export type TScheduleOutputMode = z.infer<typeof ZScheduleOutputModeSchema>;
 
 export const ZScheduleRequestSchema = z
   .object({
@@ -55,11 +67,15 @@ export const ZScheduleRequestSchema = z
     sheet_name: z.string().min(1).max(100),
     cadence: z.enum(SCHEDULE_CADENCES),
     limit: z.number().int().min(1).max(5000).default(5000).meta({ description: 'Latest points written (default 5000).' }),
+    mode: ZScheduleOutputModeSchema.default('overwrite'),
   })
   .strict()
   .meta({ id: 'ScheduleRequest' });
-/** A schedule request as parsed (limit defaulted). */
+/** A schedule request as parsed (limit and mode defaulted). */
 export type TScheduleRequest = z.output<typeof ZScheduleRequestSchema>;
+
+/** POST /sheets/schedules/{id}/resume takes no fields (an empty object or no body). */
+export const ZScheduleResumeRequestSchema = z.object({}).strict().meta({ id: 'ScheduleResumeRequest' });
 
 export const ZScheduleRunSchema = z
   .object({
@@ -79,9 +95,13 @@ export const ZScheduleSchema = z
     sheet_name: z.string(),
     cadence: z.enum(SCHEDULE_CADENCES),
     limit: z.number().int(),
+    mode: ZScheduleOutputModeSchema,
     next_run_at: z.string(),
     created_at: z.string(),
-    runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 20).' }),
+    paused: z.boolean().meta({ description: 'True when the schedule paused itself after failed runs in a row; it does not run until resumed.' }),
+    paused_reason: z.string().nullable().meta({ description: 'Why it paused (with the last error); null when not paused.' }),
+    failures_in_row: z.number().int().meta({ description: 'Failed runs since the last good run or resume.' }),
+    runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 30).' }),
   })
   .meta({ id: 'Schedule' });
 export type TSchedule = z.infer<typeof ZScheduleSchema>;

@@ -216,8 +216,10 @@ export const api = {
   job: (conn: Conn, id: string, opts?: CallOpts) => call<TJob>(conn, { method: 'get', path: `/api/v1/jobs/${encodeURIComponent(id)}` }, opts),
   serviceAccount: (conn: Conn) => call<{ email: string; note: string }>(conn, { method: 'get', path: '/api/v1/sheets/service-account' }),
   schedules: (conn: Conn) => call<{ schedules: TSchedule[] }>(conn, { method: 'get', path: '/api/v1/sheets/schedules' }),
-  createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number }) =>
+  createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number; mode?: 'overwrite' | 'append' | 'merge' }) =>
     call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
+  /** Un-pauses a schedule the connector paused after failed runs, and runs it at once. */
+  resumeSchedule: (conn: Conn, id: string) => call<TSchedule>(conn, { method: 'post', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}/resume`, json: {} }),
   deleteSchedule: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
   /** The key's bindings (spreadsheets connected to it): at most one per spreadsheet. */
   bindings: (conn: Conn) => conforming(ZSheetBindingListSchema, call(conn, { method: 'get', path: '/api/v1/sheets/bindings' }), 'GET /sheets/bindings').bindings,

@@ -145,7 +145,6 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   if (wanted && !SCHEDULES.includes(wanted)) throw new Error(`Schedule must be one of ${SCHEDULES.join(', ')}.`);
   const byConnector = req.refreshBy === 'connector';
   const mode = outputMode(req.mode);
-  if (byConnector && mode !== 'overwrite') throw new Error('Connector refreshes overwrite the sheet; append and merge are for refreshes by this add-on.');
   // The trigger first: if it can't be had, nothing has been written yet.
   if (wanted && !byConnector) ensureTrigger();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
@@ -167,7 +166,7 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
   // The import is the schedule's first run.
   if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
-  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit }) : null;
+  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit, mode }) : null;
   return { sheetName, rows, chart, schedule, connectorSchedule };
 }
 

@@ -11,7 +11,7 @@ import { confirmExtraction } from './review.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
-import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule } from './sheets.js';
+import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule, resumeConnectorSchedule } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
 
 export const entryPoints = {
@@ -52,6 +52,7 @@ export const entryPoints = {
   listConnectorSchedules,
   createConnectorSchedule,
   removeConnectorSchedule,
+  resumeConnectorSchedule,
   getBindingStatus,
   bindSpreadsheet,
   disconnectSpreadsheet,

@@ -7,6 +7,7 @@
 import type { TSchedule } from '../../shared/sheets.js';
 import { ensureBound } from './bindings.js';
 import { api, ConnectorError } from './connector.js';
+import type { TOutputMode } from './output-modes.js';
 import { userConn } from './settings.js';
 
 export const CONNECTOR_CADENCES = ['hourly', 'daily', 'weekly'] as const;
@@ -43,6 +44,10 @@ export interface ConnectorScheduleView {
   sheetName: string;
   cadence: TConnectorCadence;
   limit: number;
+  /** How each run writes (overwrite, append, merge); connectors before output modes: overwrite. */
+  mode: TOutputMode;
+  /** Why the connector paused it after failed runs in a row; null when it runs. */
+  paused: string | null;
   nextRunAt: string;
   /** The latest run, if any. */
   lastRun: { status: 'running' | 'ok' | 'failed'; at: string; rows: number | null; error: string | null } | null;
@@ -58,6 +63,8 @@ const toView = (s: TSchedule): ConnectorScheduleView => {
     sheetName: s.sheet_name,
     cadence: s.cadence,
     limit: s.limit,
+    mode: s.mode ?? 'overwrite',
+    paused: s.paused ? (s.paused_reason ?? 'Paused after failed runs.') : null,
     nextRunAt: s.next_run_at,
     lastRun: r ? { status: r.status, at: r.finished_at ?? r.started_at, rows: r.rows, error: r.error } : null,
     runs: s.runs.map((x) => ({
@@ -92,7 +99,7 @@ export function listConnectorSchedules(): ConnectorScheduleView[] {
  * Creates a connector schedule into a sheet of this spreadsheet (made here when missing: the
  * connector needs it to exist). The connector runs it at once, then on its cadence.
  */
-export function createConnectorSchedule(req: { slug: string; sheetName: string; cadence: TConnectorCadence; limit?: number }): ConnectorScheduleView {
+export function createConnectorSchedule(req: { slug: string; sheetName: string; cadence: TConnectorCadence; limit?: number; mode?: TOutputMode }): ConnectorScheduleView {
   if (!CONNECTOR_CADENCES.includes(req.cadence)) throw new Error(`Refresh must be one of ${CONNECTOR_CADENCES.join(', ')}.`);
   const sheetName = String(req.sheetName ?? '').trim();
   if (!sheetName) throw new Error('Name the sheet to refresh.');
@@ -102,10 +109,20 @@ export function createConnectorSchedule(req: { slug: string; sheetName: string; 
   try {
     // The connector refreshes only a spreadsheet bound to the key.
     ensureBound();
-    return toView(api.createSchedule(userConn(), { dataset: req.slug, spreadsheet_id: ss.getId(), sheet_name: sheetName, cadence: req.cadence, limit }));
+    return toView(api.createSchedule(userConn(), { dataset: req.slug, spreadsheet_id: ss.getId(), sheet_name: sheetName, cadence: req.cadence, limit, mode: req.mode ?? 'overwrite' }));
   } catch (e) {
     return rethrow(e);
   }
+}
+
+/** Resumes a schedule the connector paused after failed runs in a row (it runs at once); the list after. */
+export function resumeConnectorSchedule(id: string): ConnectorScheduleView[] {
+  try {
+    api.resumeSchedule(userConn(), id);
+  } catch (e) {
+    rethrow(e);
+  }
+  return listConnectorSchedules();
 }
 
 export function removeConnectorSchedule(id: string): ConnectorScheduleView[] {

@@ -122,6 +122,7 @@ const EnvSchema = z.object({
   COVERCHECK_SHEETS_WINDOW_MS: int(100, 3_600_000).default(60_000),
   COVERCHECK_SHEETS_RETRY_MS: int(10, 3_600_000).default(5_000),
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
+  COVERCHECK_SCHEDULE_PAUSE_AFTER: int(1, 100).default(3),
   COVERCHECK_SHEETS_BINDING_RECHECK_MS: int(0, 86_400_000).default(600_000),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
@@ -187,6 +188,8 @@ export interface Config {
     limits: { perProject: number; perSpreadsheet: number; windowMs: number };
     retryBaseMs: number;
     scheduleLeaseMs: number;
+    /** A connector schedule pauses itself after this many failed runs in a row. */
+    schedulePauseAfter: number;
     /** A binding verified longer ago than this is checked again through the Sheets API before it is used (docs/sheets-binding.md). */
     bindingRecheckMs: number;
   };
@@ -296,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       limits: { perProject: e.COVERCHECK_SHEETS_PER_MIN, perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN, windowMs: e.COVERCHECK_SHEETS_WINDOW_MS },
       retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
+      schedulePauseAfter: e.COVERCHECK_SCHEDULE_PAUSE_AFTER,
       bindingRecheckMs: e.COVERCHECK_SHEETS_BINDING_RECHECK_MS,
     },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },

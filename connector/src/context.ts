@@ -60,6 +60,8 @@ export function createContext(
     lookup?: LookupAll;
     extractor?: Extractor;
     sheets?: SheetsIntegration | null;
+    /** Shared with the Sheets schedule runner's alerts; made here when absent. */
+    mailer?: Mailer;
   },
 ): AppContext {
   const now = opts.now ?? (() => new Date());
@@ -97,7 +99,7 @@ export function createContext(
     config.queue,
   );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
+  const mailer = opts.mailer ?? createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const offload = createOffload();
   return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }

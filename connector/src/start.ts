@@ -4,6 +4,7 @@
  * upstream limiters (made once), Sheets, the context and the app; the workers and the HTTP server
  * start when the caller says, and `stop` takes everything down in the reverse order.
  */
+import { createMailer } from './mailer.js';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { createApp } from './app.js';
@@ -83,8 +84,10 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits }) : null;
   const now = opts.now ?? (() => new Date());
   const limiters = createLimiters(redis);
-  const sheets = await createSheets(config, store, logger, now, limiters);
+  const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
+  const sheets = await createSheets(config, store, logger, now, limiters, mailer);
   const ctx = createContext(config, store, logger, {
+    mailer,
     redis,
     limiters,
     sheets,

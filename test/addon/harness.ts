@@ -93,7 +93,7 @@ export const ENTRY_POINTS = [
   'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
   'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
   'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule', 'showPdfPicker', 'getPickerConfig', 'pickedPdf',
-  'pickCancelled', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule',
+  'pickCancelled', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule', 'resumeConnectorSchedule',
   'confirmExtraction',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];

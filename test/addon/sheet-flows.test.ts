@@ -280,7 +280,6 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     expect(sheet.get(5, 3)).toBe('note 5');
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
     expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'upsert' })).toThrow('Output mode must be one of overwrite, append, merge.');
-    expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'merge', refreshBy: 'connector' })).toThrow(/Connector refreshes overwrite the sheet/);
   });
 });
 

@@ -18,7 +18,8 @@ beforeAll(async () => {
   buildAddon();
   http = new SyncHttp();
   [google, plain] = await Promise.all([
-    startConnectorChild({ google: true, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
+    // Schedules pause after one failed run here, so the pause and Resume are seen without waiting out retries.
+    startConnectorChild({ google: true, env: { COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' }, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
     startConnectorChild({ keys: { sandbox: { mode: 'test' } } }),
   ]);
 }, 60_000);
@@ -157,6 +158,24 @@ describe('rows sidebar: write results back when done', () => {
 });
 
 describe('datasets sidebar: connector schedules', () => {
+  it('import with a connector refresh in merge mode: the schedule keeps the mode, and the connector merges on the date, the user\'s column kept', async () => {
+    const SID = 'schedules-merge-sheet-1';
+    const h = addon(SID);
+    h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    const series = (await fetch(`${google.url}/api/v1/datasets/uk-gdp-abmi/series?limit=4`).then((x) => x.json())) as { points: { date: string; value: number }[] };
+    const [p0, p1, p2, p3] = series.points as [{ date: string; value: number }, { date: string; value: number }, { date: string; value: number }, { date: string; value: number }];
+    // Google's copy of the sheet: a stale value on one of the series' dates, a date of the user's own, notes in C.
+    await putSheet(SID, 'GDP', [['date', 'value', 'Note'], [p2.date, '0', 'check this'], ['1999-01-01', '7', 'mine']]);
+    const r = h.fns.importDataset({ slug: 'uk-gdp-abmi', sheetName: 'GDP', limit: 4, schedule: 'daily', refreshBy: 'connector', mode: 'merge' });
+    expect(r.connectorSchedule).toMatchObject({ mode: 'merge', paused: null });
+    const grid = await gridUntil(SID, 'GDP', (g) => g.length >= 6);
+    expect(grid.slice(1).map((row) => [row[0], row[2] ?? ''])).toEqual([[p2.date, 'check this'], ['1999-01-01', 'mine'], [p0.date, ''], [p1.date, ''], [p3.date, '']]);
+    expect(Number(grid[1]![1])).toBe(p2.value);
+    expect(grid[2]![1]).toBe('7');
+    expect(h.fns.listConnectorSchedules()[0]).toMatchObject({ id: r.connectorSchedule.id, mode: 'merge' });
+    h.fns.removeConnectorSchedule(r.connectorSchedule.id);
+  });
+
   it('import with a daily connector refresh: the connector fills the sheet; list shows next run and last run; remove', async () => {
     const SID = 'schedules-sheet-00001';
     const h = addon(SID);
@@ -179,7 +198,7 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
+    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, mode: 'overwrite', paused: null, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
     expect(list[0].runs[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 
@@ -207,6 +226,32 @@ describe('datasets sidebar: connector schedules', () => {
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
     expect(() => h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toThrow(/No schedule sch_\w+ for this API key/);
   }, 40_000);
+
+  it('a schedule the connector paused shows why; Resume (through the add-on) runs it again at once', async () => {
+    const SID = 'schedules-paused-sheet1';
+    const h = addon(SID);
+    h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    // Google's copy of the spreadsheet has no "GDP" sheet: the first run fails, and the schedule pauses (after 1 here).
+    await putSheet(SID, 'Other', []);
+    const s = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily', limit: 3 });
+    let list = h.fns.listConnectorSchedules();
+    for (let i = 0; i < 100 && !list[0]?.paused; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      list = h.fns.listConnectorSchedules();
+    }
+    expect(list[0]).toMatchObject({ id: s.id, paused: 'Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"' });
+    await putSheet(SID, 'GDP', [['', '', 'Note'], ['', '', 'kept']]);
+    list = h.fns.resumeConnectorSchedule(s.id);
+    expect(list[0]).toMatchObject({ id: s.id, paused: null });
+    for (let i = 0; i < 100 && list[0]?.lastRun?.status !== 'ok'; i++) {
+      await new Promise((res) => setTimeout(res, 50));
+      list = h.fns.listConnectorSchedules();
+    }
+    expect(list[0]).toMatchObject({ paused: null, lastRun: { status: 'ok', rows: 3 } });
+    expect((await getGrid(SID, 'GDP')).map((row) => row[2] ?? '')).toEqual(['Note', 'kept', '', '']);
+    expect(() => h.fns.resumeConnectorSchedule('sch_nope')).toThrow(/No schedule sch_nope for this API key/);
+    h.fns.removeConnectorSchedule(s.id);
+  }, 30_000);
 
   it('refused without the datasets scope and with a bad cadence, in readable words', async () => {
     const h = addon('schedules-sheet-00002');

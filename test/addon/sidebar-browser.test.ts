@@ -40,7 +40,8 @@ beforeAll(async () => {
       google: true,
       extraction: true,
       slowRegistry: true,
-      env: { COVERCHECK_WORKERS: '1', COVERCHECK_BATCH_CONCURRENCY: '10', COVERCHECK_REGISTRY_TIMEOUT_MS: '300' },
+      // Connector schedules pause after one failed run, so the paused one is shown without waiting out retries.
+      env: { COVERCHECK_WORKERS: '1', COVERCHECK_BATCH_CONCURRENCY: '10', COVERCHECK_REGISTRY_TIMEOUT_MS: '300', COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' },
       keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 500 }, writer: { mode: 'live', credits: 1000 } },
     }),
     startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3', COVERCHECK_JOB_LEASE_MS: '600000' }, keys: { live: { mode: 'live', credits: 1000 } } }),
@@ -295,6 +296,28 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.click('#ds-schedules button:has-text("Remove")');
     await expect.poll(() => page.textContent('#ds-schedules')).toBe('None');
     expect(h.world.triggers).toHaveLength(0);
+    await page.close();
+  }, 60_000);
+
+  it('datasets: a connector schedule the connector paused shows why and Resume, which runs it again', async () => {
+    const SID = 'browser-paused-sheet01';
+    const h = addon({ spreadsheetId: SID });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    await control(conn, `/sheet?id=${SID}&title=Other`, { method: 'PUT', body: '[]' });
+    const s = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily', limit: 3 });
+    for (let i = 0; i < 100 && !h.fns.listConnectorSchedules()[0]?.paused; i++) await new Promise((r) => setTimeout(r, 50));
+    const page = await open(h, 'sidebar', 'datasets');
+    await expect.poll(() => page.textContent('#ds-cschedules li .paused')).toBe('Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"');
+    expect(await page.textContent('#ds-cschedules li')).not.toContain('next ');
+    await page.setViewportSize({ width: 300, height: 1400 });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-connector-paused.png') });
+    await control(conn, `/sheet?id=${SID}&title=GDP`, { method: 'PUT', body: '[]' });
+    await page.click('#ds-cschedules button:has-text("Resume")');
+    await expect.poll(() => page.locator('#ds-cschedules li .paused').count()).toBe(0);
+    expect(await page.textContent('#ds-cschedules li')).toMatch(/daily, next \d{4}-/);
+    const grid = await gridUntil(SID, 'GDP', (g) => g.length >= 4);
+    expect(grid[0]![0]).toBe('date');
+    h.fns.removeConnectorSchedule(s.id);
     await page.close();
   }, 60_000);
 

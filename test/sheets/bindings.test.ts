@@ -105,7 +105,7 @@ describe('the attack of issue 17 fails', () => {
   it("a failed run's message names none of the spreadsheet's sheets", async () => {
     // A schedule as it could exist from before bindings: mallory's, into alice's spreadsheet.
     const at = now().toISOString();
-    await srv.store.schedules.create({ id: 'sch_legacy_attack', key_id: malloryId, dataset: 'uk-gdp-abmi', spreadsheet_id: VICTIM, sheet_name: 'No such sheet', cadence: 'hourly', point_limit: 10, next_run_at: at, created_at: at });
+    await srv.store.schedules.create({ id: 'sch_legacy_attack', key_id: malloryId, dataset: 'uk-gdp-abmi', spreadsheet_id: VICTIM, sheet_name: 'No such sheet', cadence: 'hourly', point_limit: 10, output_mode: 'overwrite', next_run_at: at, created_at: at });
     const before = snapshot(VICTIM);
     expect(await srv.ctx.sheets!.schedules.tick()).toBe(true);
     const [run] = await srv.store.schedules.runs('sch_legacy_attack', 1);

@@ -6,14 +6,14 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { AppError } from '../../connector/src/errors.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { createSchedule, deleteSchedule, getSchedule, listSchedules, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
+import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSchedule, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
 import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { tempDbPath } from '../helpers/server.js';
 
 const SID = '1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
 const at = new Date('2026-11-22T10:00:00Z');
-const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3 };
+const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3, mode: 'overwrite' as const };
 let store: Store;
 let db: string;
 let woken: number;
@@ -62,8 +62,12 @@ describe('createSchedule', () => {
       sheet_name: 'GDP',
       cadence: 'daily',
       limit: 3,
+      mode: 'overwrite',
       next_run_at: at.toISOString(),
       created_at: at.toISOString(),
+      paused: false,
+      paused_reason: null,
+      failures_in_row: 0,
       runs: [],
     });
     expect(woken).toBe(1);
@@ -98,5 +102,28 @@ describe('list, get, delete', () => {
     expect(leased?.id).toBe(s.schedule_id);
     await store.schedules.finishRun(s.schedule_id, at.toISOString(), { finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }, new Date(at.getTime() + 86_400_000).toISOString());
     expect((await getSchedule(A, s.schedule_id, store)).runs).toEqual([{ started_at: at.toISOString(), finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }]);
+  });
+
+  it("a schedule's view shows its last 30 runs, newest first", async () => {
+    const s = await createSchedule(A, request, deps());
+    for (let i = 0; i < 35; i++) {
+      const t = new Date(at.getTime() + i * 60_000).toISOString();
+      expect((await store.schedules.leaseDue(t, new Date(at.getTime() + i * 60_000 + 30_000).toISOString()))?.id).toBe(s.schedule_id);
+      await store.schedules.finishRun(s.schedule_id, t, { finished_at: t, status: 'ok', rows: i, error: null }, t);
+    }
+    const runs = (await getSchedule(A, s.schedule_id, store)).runs;
+    expect(runs).toHaveLength(30);
+    expect(runs.map((r) => r.rows)).toEqual(Array.from({ length: 30 }, (_, i) => 34 - i));
+  });
+
+  it('resumeSchedule un-pauses the key\'s schedule, resets its count, runs it now and wakes the runner; another key gets not_found', async () => {
+    const s = await createSchedule(A, request, deps());
+    await store.schedules.pause(s.schedule_id, 'Paused after 3 failed runs in a row. The last: x', at.toISOString());
+    expect(await getSchedule(A, s.schedule_id, store)).toMatchObject({ paused: true, paused_reason: 'Paused after 3 failed runs in a row. The last: x' });
+    expect((await refusal(resumeSchedule(B, s.schedule_id, deps()))).code).toBe('not_found');
+    expect((await getSchedule(A, s.schedule_id, store)).paused).toBe(true);
+    woken = 0;
+    expect(await resumeSchedule(A, s.schedule_id, deps())).toMatchObject({ paused: false, paused_reason: null, failures_in_row: 0, next_run_at: at.toISOString() });
+    expect(woken).toBe(1);
   });
 });

@@ -1,5 +1,10 @@
 /** Scheduled dataset refreshes into sheets, and sheet targets end to end through the connector, into bound spreadsheets. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../connector/src/auth/create-key.js';
+import { createMailer } from '../../connector/src/mailer.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
@@ -12,6 +17,7 @@ let srv: TestServer;
 let quiet: TestServer;
 let key: string;
 let quietKeyId: string;
+let quietKeyText: string;
 const SID = 'schedule-sheet-000000001';
 
 beforeAll(async () => {
@@ -28,6 +34,7 @@ beforeAll(async () => {
   quiet = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
   const quietKey = await quiet.key({ mode: 'test' });
   quietKeyId = quietKey.id;
+  quietKeyText = quietKey.key;
   // Every spreadsheet these tests write into is bound to the key that writes, as an editor would bind it.
   google.sheet(SID, 'Notes', [['kept by the owner']]);
   for (const id of ['batch-target-sheet-01', 'job-target-sheet-0001']) google.sheet(id, 'Notes', []);
@@ -42,11 +49,11 @@ afterAll(async () => {
 
 function runner() {
   const { api, bindings } = quiet.ctx.sheets!;
-  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2 });
+  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2, pauseAfter: 3 });
 }
 
 async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {
-  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, next_run_at: nextRunAt, created_at: nextRunAt });
+  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, output_mode: 'overwrite', next_run_at: nextRunAt, created_at: nextRunAt });
 }
 
 describe('GET /api/v1/sheets/service-account', () => {
@@ -107,6 +114,95 @@ describe('schedule runner', () => {
     expect(runs.map((x) => x.status)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error).toContain('interrupted');
     expect(google.grid(SID, 'Restart')).toHaveLength(11);
+  });
+
+  it('pauses itself after 3 failed runs in a row, says why, stops running; resume (only by its key) un-pauses and runs it', async () => {
+    await makeSchedule('sch_pause', 'Later', new Date(Date.now() - 1000).toISOString(), 'hourly');
+    let clock = Date.now();
+    const { api, bindings } = quiet.ctx.sheets!;
+    const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date(clock) }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+    const view = async (k = quietKeyText) => call(quiet.url, 'GET', '/api/v1/sheets/schedules/sch_pause', { key: k });
+    for (let i = 1; i <= 3; i++) {
+      expect((await view()).body).toMatchObject({ paused: false, paused_reason: null, failures_in_row: i - 1 });
+      expect(await r.tick()).toBe(true);
+      clock += 16 * 60_000; // past the 15-minute retry
+    }
+    const paused = (await view()).body;
+    expect(paused).toMatchObject({ paused: true, failures_in_row: 3 });
+    expect(paused.paused_reason).toMatch(/^Paused after 3 failed runs in a row\. The last: .*no sheet named "Later"/);
+    expect(paused.runs.map((x: any) => x.status)).toEqual(['failed', 'failed', 'failed']);
+    clock += 7 * 86_400_000;
+    // A week on, the runner runs whatever else is due, but not the paused schedule.
+    while (await r.tick());
+    expect((await view()).body).toMatchObject({ paused: true, failures_in_row: 3, runs: [{ status: 'failed' }, { status: 'failed' }, { status: 'failed' }] });
+
+    const other = await quiet.key({ mode: 'test' });
+    const foreign = await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: other.key, body: {} });
+    expect(foreign.status).toBe(404);
+    expect((await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: { now: true } })).status).toBe(400);
+    expect((await view()).body.paused).toBe(true);
+
+    google.sheet(SID, 'Later', []);
+    const resumed = await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: {} });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).toMatchObject({ schedule_id: 'sch_pause', paused: false, paused_reason: null, failures_in_row: 0 });
+    expect(await r.tick()).toBe(true);
+    expect((await view()).body.runs[0]).toMatchObject({ status: 'ok', rows: 10 });
+    expect(google.grid(SID, 'Later')[0]![0]).toBe('date');
+  });
+
+  it("mails the key's owner when a failure streak starts and on pause, not for every failed run; keys without an address get none", async () => {
+    const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-alerts-'));
+    try {
+      const logger = createLogger('silent');
+      const mailer = createMailer({ smtpUrl: undefined, from: 'Covercheck <no-reply@covercheck.invalid>', outbox, logger });
+      const owner = (await createApiKey(quiet.store, { mode: 'test', name: 'owner', scopes: ['datasets'], email: 'owner@example.com' })).record.id;
+      const t0 = new Date(Date.now() - 1000).toISOString();
+      // Not bound to this key: every run fails with NO_LONGER_BOUND.
+      await quiet.store.schedules.create({ id: 'sch_alert', key_id: owner, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'Alerts', cadence: 'hourly', point_limit: 10, output_mode: 'overwrite', next_run_at: t0, created_at: t0 });
+      await makeSchedule('sch_silent', 'Nowhere', t0, 'hourly');
+      let clock = Date.now();
+      const { api, bindings } = quiet.ctx.sheets!;
+      const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger, now: () => new Date(clock), mailer }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+      const mails = () =>
+        fs
+          .readdirSync(outbox)
+          .sort()
+          .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'));
+      const runAll = async () => {
+        while (await r.tick());
+        clock += 16 * 60_000;
+      };
+      await runAll();
+      expect(mails()).toHaveLength(1);
+      expect(mails()[0]).toMatch(/^To: owner@example\.com$/m);
+      expect(mails()[0]).toMatch(/^Subject: Covercheck: a scheduled refresh failed$/m);
+      expect(mails()[0]).toContain('sch_alert');
+      await runAll();
+      expect(mails()).toHaveLength(1);
+      await runAll();
+      expect(mails()).toHaveLength(2);
+      const pausedMail = mails().filter((m) => /^Subject: Covercheck: scheduled refresh paused after 3 failures$/m.test(m));
+      expect(pausedMail).toHaveLength(1);
+      expect(pausedMail[0]).toContain('/api/v1/sheets/schedules/sch_alert/resume');
+      expect(await quiet.store.schedules.get('sch_alert')).toMatchObject({ failures_in_row: 3, paused_reason: expect.stringContaining('Paused after 3') });
+      await runAll();
+      expect(mails()).toHaveLength(2);
+      // The outbox's file names sort by time only to the millisecond; the rest are found by subject.
+      // sch_silent failed as often (and paused) but its key has no address.
+      expect(await quiet.store.schedules.get('sch_silent')).toMatchObject({ failures_in_row: 3 });
+      expect(mails().every((m) => /^To: owner@example\.com$/m.test(m))).toBe(true);
+
+      // After resume a new streak starts: one more mail on its first failure.
+      expect(await quiet.store.schedules.resume('sch_alert', owner, new Date(clock).toISOString())).toBe(true);
+      await runAll();
+      expect(mails()).toHaveLength(3);
+      expect(mails().filter((m) => /^Subject: Covercheck: a scheduled refresh failed$/m.test(m))).toHaveLength(2);
+      await quiet.store.schedules.delete('sch_alert', owner);
+      await quiet.store.schedules.delete('sch_silent', quietKeyId);
+    } finally {
+      fs.rmSync(outbox, { recursive: true, force: true });
+    }
   });
 
   it('two due schedules, two runners racing (two processes): each schedule runs exactly once', async () => {

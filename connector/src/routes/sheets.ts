@@ -2,12 +2,12 @@
  * Sheets: the service account to share sheets with, spreadsheet bindings (docs/sheets-binding.md)
  * and scheduled dataset refreshes into bound spreadsheets.
  */
-import { ZScheduleRequestSchema, ZSheetBindingRequestSchema } from '../../../shared/sheets.js';
+import { ZScheduleRequestSchema, ZScheduleResumeRequestSchema, ZSheetBindingRequestSchema } from '../../../shared/sheets.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { currentKey, requireScope } from '../http/auth.js';
 import { parseOrRefuse } from '../parse.js';
-import { createSchedule, deleteSchedule, getSchedule, listSchedules } from '../sheets/schedules.js';
+import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSchedule } from '../sheets/schedules.js';
 import { bindingView, issuedBindingView } from '../sheets/views.js';
 import type { KeyedRoute } from './types.js';
 
@@ -111,6 +111,18 @@ export function sheetRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         async (req, res) => {
           res.json(await getSchedule(currentKey(res).id, String(req.params.schedule_id), ctx.store));
+        },
+      ],
+    },
+    {
+      method: 'post',
+      path: '/sheets/schedules/:schedule_id/resume',
+      handlers: [
+        requireScope('datasets'),
+        async (req, res) => {
+          const { schedules } = sheets();
+          parseOrRefuse(ZScheduleResumeRequestSchema, req.body ?? {});
+          res.json(await resumeSchedule(currentKey(res).id, String(req.params.schedule_id), { store: ctx.store, notify: () => schedules.notify(), now: ctx.now }));
         },
       ],
     },

@@ -2,6 +2,7 @@
  * The Sheets integration, built from config when a service account is configured. googleapis is
  * loaded only then (dynamic import): it adds about 100 MB to a process that never uses it.
  */
+import type { Mailer } from '../mailer.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Limiters } from '../redis/limiters.js';
@@ -31,7 +32,8 @@ export interface SheetsIntegration {
 }
 
 /** `limiters`: where the Sheets quotas are kept (in process when absent; Redis shares them across instances). */
-export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date, limiters?: Limiters): Promise<SheetsIntegration | null> {
+/** `mailer`: alerts keys' owners of failing schedules (none: no alerts). */
+export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date, limiters?: Limiters, mailer?: Mailer): Promise<SheetsIntegration | null> {
   if (!config.sheets.credentialsFile) return null;
   const [{ SheetsApi }, { readServiceAccount, serviceAccountAuth }] = await Promise.all([import('./api.js'), import('./auth.js')]);
   const account = readServiceAccount(config.sheets.credentialsFile);
@@ -44,6 +46,6 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
     limiter,
     bindings,
     writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000 }),
-    schedules: new ScheduleRunner({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2 }),
+    schedules: new ScheduleRunner({ store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2, pauseAfter: config.sheets.schedulePauseAfter }),
   };
 }

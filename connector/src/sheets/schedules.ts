@@ -1,12 +1,14 @@
 /**
  * A key's scheduled dataset refreshes into its spreadsheets, as plain functions: create (the
- * dataset must exist, the spreadsheet be bound to the key), list, read, delete. Running them is
+ * dataset must exist, the spreadsheet be bound to the key), list, read, resume (after the runner
+ * paused it), delete. Running them is
  * the ScheduleRunner's (scheduler.ts).
  */
 import crypto from 'node:crypto';
 import type { TSchedule, TScheduleRequest } from '../../../shared/sheets.js';
 import { AppError, notFoundForKey } from '../errors.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
+import { SCHEDULE_RUNS_KEPT } from '../store/types/sheets.js';
 import type { SheetBindings } from './bindings.js';
 import { scheduleView } from './views.js';
 
@@ -18,8 +20,8 @@ export interface ScheduleDeps {
   now: () => Date;
 }
 
-/** How many of a schedule's latest runs its view shows. */
-const RUNS_SHOWN = 20;
+/** How many of a schedule's latest runs its view shows: all the store keeps. */
+export const RUNS_SHOWN = SCHEDULE_RUNS_KEPT;
 
 async function view(store: Pick<Store, 'schedules'>, s: ScheduleRecord): Promise<TSchedule> {
   return scheduleView(s, await store.schedules.runs(s.id, RUNS_SHOWN));
@@ -37,13 +39,14 @@ export async function createSchedule(keyId: string, request: TScheduleRequest, d
     sheet_name: request.sheet_name,
     cadence: request.cadence,
     point_limit: request.limit,
+    output_mode: request.mode,
     // The first run happens at once: the sheet is filled when the schedule is made.
     next_run_at: now,
     created_at: now,
   };
   await deps.store.schedules.create(record);
   deps.notify();
-  return view(deps.store, { ...record, running_until: null });
+  return view(deps.store, { ...record, running_until: null, failures_in_row: 0, paused_at: null, paused_reason: null });
 }
 
 export async function listSchedules(keyId: string, store: Pick<Store, 'schedules'>): Promise<TSchedule[]> {
@@ -54,6 +57,13 @@ export async function getSchedule(keyId: string, id: string, store: Pick<Store, 
   const s = await store.schedules.get(id);
   if (!s || s.key_id !== keyId) throw notFoundForKey('schedule', id);
   return view(store, s);
+}
+
+/** Un-pauses the key's schedule, resets its failure count and runs it at once. */
+export async function resumeSchedule(keyId: string, id: string, deps: Pick<ScheduleDeps, 'store' | 'notify' | 'now'>): Promise<TSchedule> {
+  if (!(await deps.store.schedules.resume(id, keyId, deps.now().toISOString()))) throw notFoundForKey('schedule', id);
+  deps.notify();
+  return getSchedule(keyId, id, deps.store);
 }
 
 export async function deleteSchedule(keyId: string, id: string, store: Pick<Store, 'schedules'>): Promise<void> {

@@ -21,8 +21,12 @@ export function scheduleView(s: ScheduleRecord, runs: ScheduleRunRecord[]): TSch
     sheet_name: s.sheet_name,
     cadence: s.cadence,
     limit: s.point_limit,
+    mode: s.output_mode,
     next_run_at: s.next_run_at,
     created_at: s.created_at,
+    paused: s.paused_at !== null,
+    paused_reason: s.paused_reason,
+    failures_in_row: s.failures_in_row,
     runs,
   };
 }

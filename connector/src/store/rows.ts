@@ -193,9 +193,13 @@ export function rowMappers(d: Decode) {
       sheet_name: r.sheet_name as string,
       cadence: r.cadence as ScheduleRecord['cadence'],
       point_limit: r.point_limit as number,
+      output_mode: ((r.output_mode as string | null) ?? 'overwrite') as ScheduleRecord['output_mode'],
       next_run_at: r.next_run_at as string,
       running_until: str(r.running_until),
       created_at: r.created_at as string,
+      failures_in_row: Number(r.failures_in_row),
+      paused_at: str(r.paused_at),
+      paused_reason: str(r.paused_reason),
     }),
     toBinding: (r: Row): SheetBindingRecord => ({
       id: r.id as string,

@@ -9,7 +9,7 @@ import type {
   NewOutbox,
   NewWriteback,
   RegistryPolicyRecord,
-  ScheduleRecord,
+  NewSchedule,
 } from '../../../connector/src/store/types.js';
 
 const BASE = Date.UTC(2026, 10, 2, 10, 0, 0);
@@ -130,7 +130,7 @@ export function dataset(slug: string, over: Partial<DatasetMeta> = {}): DatasetM
   };
 }
 
-export function schedule(id: string, over: Partial<Omit<ScheduleRecord, 'running_until'>> = {}): Omit<ScheduleRecord, 'running_until'> {
+export function schedule(id: string, over: Partial<NewSchedule> = {}): NewSchedule {
   return {
     id,
     key_id: 'k1',
@@ -139,6 +139,7 @@ export function schedule(id: string, over: Partial<Omit<ScheduleRecord, 'running
     sheet_name: 'CPI',
     cadence: 'daily',
     point_limit: 100,
+    output_mode: 'overwrite',
     next_run_at: at(60),
     created_at: at(0),
     ...over,

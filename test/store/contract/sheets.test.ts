@@ -4,6 +4,9 @@ import type { Store } from '../../../connector/src/store/types.js';
 import { at, writebackRow, dataset, schedule, byId, count } from './fixtures.js';
 import { storeContract } from './harness.js';
 
+/** The state of a schedule created and never run. */
+const idle = { running_until: null, failures_in_row: 0, paused_at: null, paused_reason: null };
+
 storeContract((t) => {
   let store: Store;
   beforeEach(() => {
@@ -87,15 +90,15 @@ storeContract((t) => {
       await key('k2');
     });
 
-    it('create, get, list per key (created_at, id), delete only by the owning key', async () => {
+    it('create, get, list per key (created_at, id), with each output mode kept; delete only by the owning key', async () => {
       const s1 = schedule('s1', { created_at: at(5) });
-      const s2 = schedule('s2', { created_at: at(1), cadence: 'weekly', point_limit: 12, sheet_name: 'Rates', dataset: 'eu-rates' });
-      const s0 = schedule('s0', { created_at: at(5), cadence: 'hourly' });
+      const s2 = schedule('s2', { created_at: at(1), cadence: 'weekly', point_limit: 12, sheet_name: 'Rates', dataset: 'eu-rates', output_mode: 'merge' });
+      const s0 = schedule('s0', { created_at: at(5), cadence: 'hourly', output_mode: 'append' });
       const s3 = schedule('s3', { key_id: 'k2' });
       for (const s of [s1, s2, s0, s3]) await store.schedules.create(s);
-      expect(await store.schedules.get('s2')).toEqual({ ...s2, running_until: null });
+      expect(await store.schedules.get('s2')).toEqual({ ...s2, ...idle });
       expect(await store.schedules.get('nope')).toBeNull();
-      expect(await store.schedules.list('k1')).toEqual([s2, s0, s1].map((s) => ({ ...s, running_until: null })));
+      expect(await store.schedules.list('k1')).toEqual([s2, s0, s1].map((s) => ({ ...s, ...idle })));
       expect((await store.schedules.list('k2')).map((s) => s.id)).toEqual(['s3']);
       expect(await store.schedules.list('k9')).toEqual([]);
       expect(await store.schedules.delete('s1', 'k2')).toBe(false);
@@ -111,7 +114,7 @@ storeContract((t) => {
       await store.schedules.create(schedule('s2', { next_run_at: at(30) }));
       await store.schedules.create(schedule('s3', { next_run_at: at(100_000), key_id: 'k2' }));
       expect(await store.schedules.leaseDue(at(10), at(100))).toBeNull();
-      expect(await store.schedules.leaseDue(at(70), at(130))).toEqual({ ...schedule('s2', { next_run_at: at(30) }), running_until: at(130) });
+      expect(await store.schedules.leaseDue(at(70), at(130))).toEqual({ ...schedule('s2', { next_run_at: at(30) }), ...idle, running_until: at(130) });
       expect(await store.schedules.leaseDue(at(70), at(130))).toMatchObject({ id: 's1', running_until: at(130) });
       expect(await store.schedules.leaseDue(at(71), at(131))).toBeNull();
       expect(await store.schedules.runs('s2', 10)).toEqual([{ started_at: at(70), finished_at: null, status: 'running', rows: null, error: null }]);
@@ -139,6 +142,59 @@ storeContract((t) => {
       expect((await store.schedules.runs('s2', 10)).map((r) => [r.started_at, r.rows])).toEqual([[at(3600), 3], [at(70), 12]]);
       expect(await store.schedules.leaseDue(at(5000), at(5060))).toBeNull();
       expect(await store.schedules.leaseDue(at(7200), at(7260))).toMatchObject({ id: 's1', next_run_at: at(7200) });
+    });
+
+    it('finishRun keeps the latest SCHEDULE_RUNS_KEPT (30) runs and drops older ones', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
+      await store.schedules.create(schedule('s2', { next_run_at: at(0) }));
+      // s2 runs once first: pruning s1 must not touch another schedule's history.
+      expect((await store.schedules.leaseDue(at(1), at(2)))?.id).toBe('s1');
+      await store.schedules.finishRun('s1', at(1), { finished_at: at(1), status: 'ok', rows: 1, error: null }, at(10));
+      expect((await store.schedules.leaseDue(at(1), at(2)))?.id).toBe('s2');
+      await store.schedules.finishRun('s2', at(1), { finished_at: at(1), status: 'ok', rows: 1, error: null }, at(1_000_000));
+      for (let i = 2; i <= 35; i++) {
+        const t0 = i * 10;
+        expect((await store.schedules.leaseDue(at(t0), at(t0 + 5)))?.id).toBe('s1');
+        await store.schedules.finishRun('s1', at(t0), { finished_at: at(t0 + 1), status: 'ok', rows: i, error: null }, at(t0 + 10));
+        if (i === 30) expect(await store.schedules.runs('s1', 100)).toHaveLength(30);
+      }
+      const runs = await store.schedules.runs('s1', 100);
+      expect(runs).toHaveLength(30);
+      expect(runs[0]).toMatchObject({ started_at: at(350), rows: 35 });
+      expect(runs[29]).toMatchObject({ started_at: at(60), rows: 6 });
+      expect(await store.schedules.runs('s2', 100)).toHaveLength(1);
+    });
+
+    it('finishRun counts failed runs in a row; pause keeps it from leaseDue, across a reopen; resume only by its key resets it', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
+      expect(await store.schedules.get('s1')).toMatchObject({ failures_in_row: 0, paused_at: null, paused_reason: null });
+      const run = async (t0: number, status: 'ok' | 'failed') => {
+        expect((await store.schedules.leaseDue(at(t0), at(t0 + 5)))?.id).toBe('s1');
+        return store.schedules.finishRun('s1', at(t0), { finished_at: at(t0 + 1), status, rows: null, error: status === 'failed' ? 'boom' : null }, at(t0 + 10));
+      };
+      expect(await run(10, 'failed')).toBe(1);
+      expect(await run(20, 'failed')).toBe(2);
+      expect(await run(30, 'ok')).toBe(0);
+      expect(await run(40, 'failed')).toBe(1);
+      expect(await run(50, 'failed')).toBe(2);
+      expect(await run(60, 'failed')).toBe(3);
+      await store.schedules.pause('s1', 'Paused after 3 failed runs in a row. The last: boom', at(61));
+      expect(await store.schedules.get('s1')).toMatchObject({ failures_in_row: 3, paused_at: at(61), paused_reason: 'Paused after 3 failed runs in a row. The last: boom', running_until: null });
+      expect(await store.schedules.leaseDue(at(1000), at(1005))).toBeNull();
+
+      // The pause is in the store: a restarted connector does not run it either.
+      const again = await t.openAt(t.locations[0]!);
+      expect(await again.schedules.leaseDue(at(2000), at(2005))).toBeNull();
+      expect(await again.schedules.get('s1')).toMatchObject({ paused_at: at(61) });
+      await t.closeStore(again);
+
+      expect(await store.schedules.resume('s1', 'k2', at(3000))).toBe(false);
+      expect(await store.schedules.get('s1')).toMatchObject({ paused_at: at(61), failures_in_row: 3 });
+      expect(await store.schedules.resume('nope', 'k1', at(3000))).toBe(false);
+      expect(await store.schedules.resume('s1', 'k1', at(3000))).toBe(true);
+      expect(await store.schedules.get('s1')).toMatchObject({ failures_in_row: 0, paused_at: null, paused_reason: null, next_run_at: at(3000) });
+      expect(await store.schedules.leaseDue(at(2999), at(3004))).toBeNull();
+      expect(await run(3000, 'failed')).toBe(1);
     });
 
     it('CONCURRENCY: concurrent leaseDue claims a due schedule once and records one run', async () => {

@@ -377,4 +377,20 @@ export const PG_MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 7,
+    name: 'sheet schedules: failed runs in a row, and auto-pause (SQLite migration 10)',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN failures_in_row integer NOT NULL DEFAULT 0;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_at timestamptz;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_reason text;
+    `,
+  },
+  {
+    id: 8,
+    name: 'sheet schedules: output mode (SQLite migration 11)',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN output_mode text NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
+    `,
+  },
 ];

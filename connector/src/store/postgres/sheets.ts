@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
-import type { NewWriteback, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, type ScheduleRunRecord, type ScheduleStore, type SheetBindingStore, type WritebackStore } from '../types/sheets.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { toBinding, toWriteback, toSchedule } from './rows.js';
 
@@ -54,8 +54,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     schedules: {
       async create(s) {
         await db.query(
-          `INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [s.id, s.key_id, s.dataset, s.spreadsheet_id, s.sheet_name, s.cadence, s.point_limit, s.next_run_at, s.created_at],
+          `INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [s.id, s.key_id, s.dataset, s.spreadsheet_id, s.sheet_name, s.cadence, s.point_limit, s.output_mode, s.next_run_at, s.created_at],
         );
       },
       async get(id) {
@@ -73,7 +73,7 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           const r = await one(
             c,
             `UPDATE sheet_schedules SET running_until = $2
-             WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= $1 AND (running_until IS NULL OR running_until < $1)
+             WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= $1 AND (running_until IS NULL OR running_until < $1) AND paused_at IS NULL
                          ORDER BY next_run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
              RETURNING *`,
             [now, until],
@@ -89,7 +89,7 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         });
       },
       async finishRun(id, startedAt, run, next) {
-        await tx(db, async (c) => {
+        return tx(db, async (c) => {
           await c.query('UPDATE sheet_schedule_runs SET finished_at = $3, status = $4, rows = $5, error = $6 WHERE schedule_id = $1 AND started_at = $2', [
             id,
             startedAt,
@@ -98,8 +98,26 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
             run.rows,
             run.error,
           ]);
-          await c.query('UPDATE sheet_schedules SET next_run_at = $1, running_until = NULL WHERE id = $2', [next, id]);
+          const r = await one<{ failures_in_row: number }>(
+            c,
+            `UPDATE sheet_schedules SET next_run_at = $1, running_until = NULL,
+               failures_in_row = CASE WHEN $3 THEN failures_in_row + 1 ELSE 0 END WHERE id = $2 RETURNING failures_in_row`,
+            [next, id, run.status === 'failed'],
+          );
+          // The run history is bounded: everything older than the SCHEDULE_RUNS_KEPT-th latest run goes.
+          await c.query(
+            `DELETE FROM sheet_schedule_runs WHERE schedule_id = $1 AND started_at <
+               (SELECT started_at FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT 1 OFFSET $2)`,
+            [id, SCHEDULE_RUNS_KEPT - 1],
+          );
+          return r ? Number(r.failures_in_row) : 0;
         });
+      },
+      async pause(id, reason, at) {
+        await db.query('UPDATE sheet_schedules SET paused_at = $1, paused_reason = $2 WHERE id = $3', [at, reason, id]);
+      },
+      async resume(id, keyId, next) {
+        return (await changed(db, 'UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = $1 WHERE id = $2 AND key_id = $3', [next, id, keyId])) > 0;
       },
       async runs(id, limit) {
         return all<ScheduleRunRecord>(db, 'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT $2', [id, limit]);

@@ -345,4 +345,21 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    id: 10,
+    name: 'sheet schedules: failed runs in a row, and auto-pause',
+    sql: `
+      ALTER TABLE sheet_schedules ADD COLUMN failures_in_row INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_at TEXT;
+      ALTER TABLE sheet_schedules ADD COLUMN paused_reason TEXT;
+    `,
+  },
+  {
+    id: 11,
+    name: 'sheet schedules: output mode (overwrite, append, merge)',
+    sql: `
+      -- Schedules made before modes existed overwrote: they keep doing so.
+      ALTER TABLE sheet_schedules ADD COLUMN output_mode TEXT NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
+    `,
+  },
 ];

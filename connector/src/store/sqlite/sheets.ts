@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
-import type { NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
 import type { Db } from './db.js';
 import { toBinding, toWriteback, type Row } from './rows.js';
 
@@ -21,19 +21,25 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
       next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL, updated_at = @at WHERE id = @id`),
     forSubject: db.prepare('SELECT * FROM sheet_writebacks WHERE subject_id = ? ORDER BY created_at DESC LIMIT 1'),
-    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, next_run_at, created_at)
-      VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @next_run_at, @created_at)`),
+    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at)
+      VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @output_mode, @next_run_at, @created_at)`),
     schedGet: db.prepare('SELECT * FROM sheet_schedules WHERE id = ?'),
     schedList: db.prepare('SELECT * FROM sheet_schedules WHERE key_id = ? ORDER BY created_at, id'),
     schedDelete: db.prepare('DELETE FROM sheet_schedules WHERE id = ? AND key_id = ?'),
     schedLease: db.prepare(`UPDATE sheet_schedules SET running_until = @until
-      WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= @now AND (running_until IS NULL OR running_until < @now) ORDER BY next_run_at, id LIMIT 1)
+      WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= @now AND (running_until IS NULL OR running_until < @now) AND paused_at IS NULL ORDER BY next_run_at, id LIMIT 1)
       RETURNING *`),
     runInsert: db.prepare("INSERT INTO sheet_schedule_runs (schedule_id, started_at, status) VALUES (?, ?, 'running')"),
     runsInterrupted: db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
       WHERE schedule_id = ? AND status = 'running'`),
     runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
-    schedNext: db.prepare('UPDATE sheet_schedules SET next_run_at = ?, running_until = NULL WHERE id = ?'),
+    schedNext: db.prepare(`UPDATE sheet_schedules SET next_run_at = @next, running_until = NULL,
+      failures_in_row = CASE WHEN @failed THEN failures_in_row + 1 ELSE 0 END WHERE id = @id RETURNING failures_in_row`),
+    schedPause: db.prepare('UPDATE sheet_schedules SET paused_at = ?, paused_reason = ? WHERE id = ?'),
+    schedResume: db.prepare('UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = ? WHERE id = ? AND key_id = ?'),
+    // The run history is bounded: everything older than the SCHEDULE_RUNS_KEPT-th latest run goes.
+    runsPrune: db.prepare(`DELETE FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at <
+      (SELECT started_at FROM sheet_schedule_runs WHERE schedule_id = @id ORDER BY started_at DESC LIMIT 1 OFFSET @keep)`),
     runs: db.prepare('SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?'),
     bindingIssue: db.prepare(`INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES (@id, @key_id, @spreadsheet_id, @token_hash, 'pending', @created_at)
       ON CONFLICT (key_id, spreadsheet_id) DO UPDATE SET token_hash = excluded.token_hash, status = 'pending', verified_at = NULL, checked_at = NULL RETURNING *`),
@@ -62,7 +68,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
   });
   const finishRun = db.transaction((id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, next: string) => {
     q.runFinish.run({ id, started_at: startedAt, ...run });
-    q.schedNext.run(next, id);
+    const r = q.schedNext.get({ next, id, failed: run.status === 'failed' ? 1 : 0 }) as { failures_in_row: number } | undefined;
+    q.runsPrune.run({ id, keep: SCHEDULE_RUNS_KEPT - 1 });
+    return r?.failures_in_row ?? 0;
   });
 
   return {
@@ -95,7 +103,13 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         return leaseSchedule.immediate(now, until);
       },
       async finishRun(id, startedAt, run, next) {
-        finishRun.immediate(id, startedAt, run, next);
+        return finishRun.immediate(id, startedAt, run, next);
+      },
+      async pause(id, reason, at) {
+        q.schedPause.run(at, reason, id);
+      },
+      async resume(id, keyId, next) {
+        return q.schedResume.run(next, id, keyId).changes > 0;
       },
       async runs(id, limit) {
         return q.runs.all(id, limit) as ScheduleRunRecord[];

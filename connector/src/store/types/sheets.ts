@@ -47,10 +47,20 @@ export interface ScheduleRecord {
   sheet_name: string;
   cadence: 'hourly' | 'daily' | 'weekly';
   point_limit: number;
+  /** How each run writes the series (shared/sheets.ts SCHEDULE_OUTPUT_MODES). */
+  output_mode: 'overwrite' | 'append' | 'merge';
   next_run_at: string;
   running_until: string | null;
   created_at: string;
+  /** Failed runs since the last good one (or resume). */
+  failures_in_row: number;
+  /** Set when the schedule paused itself; a paused schedule is never leased until resumed. */
+  paused_at: string | null;
+  paused_reason: string | null;
 }
+
+/** A schedule as created: not running, not paused, no failures. */
+export type NewSchedule = Omit<ScheduleRecord, 'running_until' | 'failures_in_row' | 'paused_at' | 'paused_reason'>;
 
 export interface ScheduleRunRecord {
   started_at: string;
@@ -60,18 +70,32 @@ export interface ScheduleRunRecord {
   error: string | null;
 }
 
+/** How many of a schedule's latest runs the store keeps: finishRun drops older ones. */
+export const SCHEDULE_RUNS_KEPT = 30;
+
 export interface ScheduleStore {
-  create(s: Omit<ScheduleRecord, 'running_until'>): Promise<void>;
+  create(s: NewSchedule): Promise<void>;
   get(id: string): Promise<ScheduleRecord | null>;
   list(keyId: string): Promise<ScheduleRecord[]>;
   delete(id: string, keyId: string): Promise<boolean>;
   /**
-   * Claims one due schedule not already running (a run holds it until `until`), recording the
+   * Claims one due schedule not already running and not paused (a run holds it until `until`), recording the
    * run as started. A schedule is never claimed twice at once.
    */
   leaseDue(now: string, until: string): Promise<ScheduleRecord | null>;
-  /** Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods are not replayed). */
-  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<void>;
+  /**
+   * Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods
+   * are not replayed). Keeps the latest SCHEDULE_RUNS_KEPT runs of the schedule, dropping older ones.
+   * Counts failed runs in a row (a good run resets the count) and returns the count after this run.
+   */
+  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<number>;
+  /** Pauses the schedule, saying why; it is not leased again until resumed. */
+  pause(id: string, reason: string, at: string): Promise<void>;
+  /**
+   * Un-pauses the key's schedule, resets its failure count and sets its next run; false when no
+   * such schedule belongs to `keyId`. Resuming a schedule that is not paused only sets the count and next run.
+   */
+  resume(id: string, keyId: string, nextRunAt: string): Promise<boolean>;
   runs(id: string, limit: number): Promise<ScheduleRunRecord[]>;
 }
 
