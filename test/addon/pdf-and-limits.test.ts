@@ -31,10 +31,10 @@ const TXT = '1AbCdEfGhIjKlMnOpTXT';
 const BIG = '1AbCdEfGhIjKlMnOpBIG';
 const OTHER = '1AbCdEfGhIjKlMnOpOTH';
 const drive = {
-  [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf') },
+  [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf') },
   [TXT]: { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' },
   [BIG]: { bytes: new Uint8Array(15 * 1024 * 1024), name: 'scan.pdf', mimeType: 'application/pdf' },
-  [OTHER]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf'), name: 'not-picked.pdf' },
+  [OTHER]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf'), name: 'not-picked.pdf' },
 };
 const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
 const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: extracting.url, drive, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER, ...opts });
@@ -57,7 +57,7 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     // What Google Picker does when the user picks the file (with setAppId: the project number).
     expect(h.world.drive.grantPick(h.user, PDF, config.appId)).toBe(true);
     const picked = h.fns.pickedPdf(pickId, PDF);
-    expect(picked).toMatchObject({ state: 'picked', fileName: '002.pdf', jobId: expect.any(String) });
+    expect(picked).toMatchObject({ state: 'picked', fileName: '003.pdf', jobId: expect.any(String) });
     expect(h.fns.getPick(pickId)).toEqual(picked);
     expect(h.world.drive.calls).toEqual([`GET /drive/v3/files/${PDF}?fields=id,name,mimeType,size&supportsAllDrives=true`, `GET /drive/v3/files/${PDF}?alt=media&supportsAllDrives=true`]);
 
@@ -68,15 +68,15 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
       v = h.fns.pollPdfExtraction(picked.jobId);
     }
     expect(v).toMatchObject({ status: 'complete', row: 3 });
-    // 002.json is the ground truth of the corpus document.
-    expect(s.row(3).slice(0, 5)).toEqual(['HUK-COBURG-Allgemeine Versicherung AG', 'AS 249 998162', '', '2025-05-01', '2026-04-30']);
+    // 003.json is the ground truth of the corpus document.
+    expect(s.row(3).slice(0, 5)).toEqual(['MATMUT ASSURANCES', 'PO-730265-62', '', '2025-12-01', '2026-11-30']);
     // Every value is at or above the review threshold: written at once, the cover level in a column of its own.
     expect(s.row(1).slice(5)).toEqual(['Insurance type', 'Vehicle registration', 'Cover level']);
-    expect(s.row(3).slice(5)).toEqual(['motor', 'BN-HB 6347', 'comprehensive']);
+    expect(s.row(3).slice(5)).toEqual(['motor', 'HB-929-HH', 'third_party_fire_theft']);
     expect(s.row(2)[0]).toBe('existing');
 
     // A link to the same file works from now on; cancelling a pick says so.
-    expect(h.fns.submitPdfExtraction(`https://drive.google.com/file/d/${PDF}/view?usp=sharing`)).toMatchObject({ fileName: '002.pdf' });
+    expect(h.fns.submitPdfExtraction(`https://drive.google.com/file/d/${PDF}/view?usp=sharing`)).toMatchObject({ fileName: '003.pdf' });
     const second = h.fns.showPdfPicker().pickId;
     h.fns.pickCancelled(second);
     expect(h.fns.getPick(second)).toEqual({ state: 'cancelled' });

@@ -179,7 +179,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it('PDF through Google Picker: the sidebar opens the dialog, the pick grants drive.file, the dialog closes, the sidebar follows the extraction', async () => {
     const PDF = '1AbCdEfGhIjKlMnOp002';
     const h = addon({
-      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/002.pdf') }, '1AbCdEfGhIjKlMnOpOTH': { path: path.join(ROOT, 'test/fixtures/policies/002.pdf'), name: 'other.pdf' }, '1AbCdEfGhIjKlMnOpTXT': { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' } },
+      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf') }, '1AbCdEfGhIjKlMnOpOTH': { path: path.join(ROOT, 'test/fixtures/policies/003.pdf'), name: 'other.pdf' }, '1AbCdEfGhIjKlMnOpTXT': { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' } },
       scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' },
       cloudProjectNumber: '123456789012',
     });
@@ -199,14 +199,14 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     const dialog = await openHtml(h, h.ui.dialogs[0]!.out.getContent(), { width: 760, height: 520 });
     await dialog.waitForSelector('#picker-files a');
     // The PDFS view lists PDFs only.
-    expect(await dialog.locator('#picker-files a').allTextContents()).toEqual(['002.pdf', 'other.pdf']);
+    expect(await dialog.locator('#picker-files a').allTextContents()).toEqual(['003.pdf', 'other.pdf']);
     await dialog.screenshot({ path: path.join(ARTIFACTS, 'picker-dialog.png') });
     await dialog.click(`#picker-files a[data-id="${PDF}"]`);
     await expect.poll(() => dialog.closed()).toBe(true);
     expect(h.world.drive.grants.has(`${h.user} ${PDF}`)).toBe(true);
     expect(h.world.drive.grants.has(`${h.user} 1AbCdEfGhIjKlMnOpOTH`)).toBe(false);
     await expect.poll(() => sidebar.textContent('#pdf-msg'), { timeout: 30_000 }).toMatch(/^Row 2: \d fields? found\.$/);
-    expect(h.ss.active.row(2).slice(0, 3)).toEqual(['AS 249 998162', 'HUK-COBURG-Allgemeine Versicherung AG', '2025-05-01']);
+    expect(h.ss.active.row(2).slice(0, 3)).toEqual(['PO-730265-62', 'MATMUT ASSURANCES', '2025-12-01']);
     await sidebar.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf.png') });
 
     // Cancelling the Picker: the sidebar says so.
