@@ -21,7 +21,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, metadataMirror, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness, type HarnessOptions } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, metadataMirror, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness, type HarnessOptions } from './harness.js';
+import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
@@ -59,17 +60,7 @@ afterAll(async () => {
   await http?.close();
 });
 
-const BRIDGE = `
-window.google = { script: { get run() {
-  const handlers = { ok: () => {}, fail: () => {} };
-  const chain = new Proxy({}, { get(_t, name) {
-    if (name === 'withSuccessHandler') return (f) => ((handlers.ok = f), chain);
-    if (name === 'withFailureHandler') return (f) => ((handlers.fail = f), chain);
-    return (...args) => { window.__gasRun(String(name), JSON.stringify(args)).then((r) => {
-      const v = JSON.parse(r); if (v.ok) handlers.ok(v.value); else handlers.fail(new Error(v.error)); }); };
-  } });
-  return chain;
-} } };
+const BRIDGE = `${GAS_RUN_BRIDGE}
 window.google.script.host = { origin: location.origin, close: () => window.__hostClose() };
 window.confirm = () => true;
 // Every width the progress bar is given, as the page renders it.
@@ -87,14 +78,7 @@ async function openHtml(h: Harness, html: string, size = { width: 320, height: 7
   let closed = false;
   await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
   await page.route('https://apis.google.com/js/api.js**', (r) => r.fulfill({ contentType: 'text/javascript', body: PICKER_STANDIN }));
-  await page.exposeFunction('__gasRun', (name: string, args: string) => {
-    try {
-      return JSON.stringify({ ok: true, value: h.fns[name as EntryPoint](...(JSON.parse(args) as unknown[])) ?? null });
-    } catch (e) {
-      // Errors come from the vm's realm: read the message rather than test instanceof.
-      return JSON.stringify({ ok: false, error: (e as { message?: string })?.message ?? String(e) });
-    }
-  });
+  await exposeGasRun(page, h);
   await page.exposeFunction('__hostClose', () => void (closed = true));
   const drive = h.world.drive;
   await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) => drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined));

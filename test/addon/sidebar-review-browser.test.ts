@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type EntryPoint, type Harness } from './harness.js';
+import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
@@ -32,31 +33,12 @@ afterAll(async () => {
   await http?.close();
 });
 
-/** google.script.run as a proxy over an exposed function that calls the add-on's entry points. */
-const BRIDGE = `
-window.google = { script: { get run() {
-  const handlers = { ok: () => {}, fail: () => {} };
-  const chain = new Proxy({}, { get(_t, name) {
-    if (name === 'withSuccessHandler') return (f) => ((handlers.ok = f), chain);
-    if (name === 'withFailureHandler') return (f) => ((handlers.fail = f), chain);
-    return (...args) => { window.__gasRun(String(name), JSON.stringify(args)).then((r) => {
-      const v = JSON.parse(r); if (v.ok) handlers.ok(v.value); else handlers.fail(new Error(v.error)); }); };
-  } });
-  return chain;
-} } };`;
-
 async function openSidebar(h: Harness): Promise<Page> {
   h.fns.showPdfSidebar();
   const page = await browser.newPage({ viewport: { width: 320, height: 720 } });
   await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
-  await page.exposeFunction('__gasRun', (name: string, args: string) => {
-    try {
-      return JSON.stringify({ ok: true, value: h.fns[name as EntryPoint](...(JSON.parse(args) as unknown[])) ?? null });
-    } catch (e) {
-      return JSON.stringify({ ok: false, error: (e as { message?: string })?.message ?? String(e) });
-    }
-  });
-  await page.setContent(h.ui.sidebars.at(-1)!.getContent().replace('<script>', `<script>${BRIDGE}</script><script>`));
+  await exposeGasRun(page, h);
+  await page.setContent(h.ui.sidebars.at(-1)!.getContent().replace('<script>', `<script>${GAS_RUN_BRIDGE}</script><script>`));
   return page;
 }
 
