@@ -45,7 +45,8 @@ describe('document extraction end to end', () => {
     const job = await pollUntil(srv.url, r.body.poll_url, key, done, 60_000);
     expect(job.status).toBe('complete');
     expect(job.result).toMatchObject({ insurer: 'Northgate Demo Mutual Insurance Society Limited', insurance_type: 'motor' });
-  });
+    // The poll above may wait 60 s: OCR runs at the lowest priority, and both store projects run it at once.
+  }, 90_000);
 
   for (const [name, data, mention] of [
     ['a truncated PDF', corpusPdf('002').subarray(0, 400), 'not a readable PDF'],

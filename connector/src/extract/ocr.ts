@@ -1,5 +1,6 @@
 /** OCR with tesseract.js: a bounded set of workers created once, language data read only from the @tesseract.js-data npm packages. */
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,14 +59,17 @@ export function prepareLangDir(languages: string[], dir: string): string {
     const source = traineddataPath(lang);
     if (!existsSync(source)) throw new Error(`OCR language data missing: ${source} (install @tesseract.js-data/${lang})`);
     const target = path.join(dir, `${lang}.traineddata.gz`);
+    // existsSync follows the link: a link left by an install that has since moved or gone is dangling and
+    // is replaced. The new link is made under a name of this thread's and renamed over the target, so
+    // threads and processes racing here never see a half-made file, and copying never writes through a link.
     if (existsSync(target)) continue;
+    const temp = `${target}.${process.pid}-${threadId}.tmp`;
     try {
-      symlinkSync(source, target);
-    } catch (err) {
-      // Another thread may have linked it first; copying onto that link would truncate the package file.
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      copyFileSync(source, target);
+      symlinkSync(source, temp);
+    } catch {
+      copyFileSync(source, temp);
     }
+    renameSync(temp, target);
   }
   return dir;
 }
