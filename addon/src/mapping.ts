@@ -1,5 +1,5 @@
 /** Finding the policy columns from header words (every language pack's) and the result columns the add-on owns. */
-import { ALL_LANGUAGE_PACKS, type LanguagePack } from '../../shared/packs/index.js';
+import { packAlternation, type LanguagePack } from '../../shared/packs/index.js';
 
 export const FIELDS = ['policy_number', 'country', 'insurance_type', 'provider'] as const;
 export type TField = (typeof FIELDS)[number];
@@ -23,7 +23,7 @@ const fold = (s: string) =>
     .trim();
 
 /** One whole-word pattern over the words every language pack gives for a header kind. */
-const words = (kind: keyof LanguagePack['sheetHeaders']) => new RegExp(`\\b(${[...new Set(ALL_LANGUAGE_PACKS.flatMap((p) => p.sheetHeaders[kind]))].join('|')})\\b`);
+const words = (kind: keyof LanguagePack['sheetHeaders']) => new RegExp(`\\b(${packAlternation((p) => p.sheetHeaders[kind])})\\b`);
 const POLICY = words('policy');
 const NUMBER = words('number');
 const POLICY_NUMBER = words('policyNumber');

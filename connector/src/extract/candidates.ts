@@ -4,7 +4,7 @@
  * sentence, cell to the left, cell above), distractor words nearby, the value's shape, page and position,
  * and whether OCR read it. No choice is made here.
  */
-import { ALL_LANGUAGE_PACKS, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
+import { packAlternation, type LanguagePack, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
 import { nameTokens } from '../insurers/normalise.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { findDates, monthNumber } from './dates.js';
@@ -40,19 +40,18 @@ export interface CandidateContext {
   countries: readonly TCountry[];
 }
 
-const union = (xs: readonly string[]): string => [...new Set(xs)].join('|');
 /** One non-global pattern (for .test) over every pack's words. */
-const words = (pick: (p: (typeof ALL_LANGUAGE_PACKS)[number]) => readonly string[]): RegExp => new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap(pick))})\\b`);
+const words = (pick: (p: LanguagePack) => readonly string[]): RegExp => new RegExp(`\\b(?:${packAlternation(pick)})\\b`);
 const NOT_PERIOD = words((p) => p.notPeriodContext);
 const NOT_INSURER = words((p) => p.notInsurerContext);
 const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 const SECONDARY = words((p) => p.secondaryNumberWords);
 const TITLE_WORDS = words((p) => p.documentTitleWords);
-const PERSON = new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.personTitles))})\\b\\.?\\s`);
+const PERSON = new RegExp(`^(?:${packAlternation((p) => p.personTitles)})\\b\\.?\\s`);
 /** A name that ends in a legal form ("... AG", "... Limited", "... a. G.") is a company's legal name, not a brand. */
-const LEGAL_FORM_END = new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.legalForms).map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`);
-const COPULAS = new RegExp(`^[\\s:;.,|\\-–—=]*(?:(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+)?(?:(?:the|die|der|la|le|l')\\s*)?[\\s:;|]*`, 'i');
-const CONNECTOR = new RegExp(`^\\s*(?:inclus\\s*)?(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.periodConnectors))}|-|–|—)\\s*(?:(?:the|le|den)\\s+)?$`);
+const LEGAL_FORM_END = new RegExp(`\\b(?:${packAlternation((p) => p.legalForms.map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`);
+const COPULAS = new RegExp(`^[\\s:;.,|\\-–—=]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?(?:(?:the|die|der|la|le|l')\\s*)?[\\s:;|]*`, 'i');
+const CONNECTOR = new RegExp(`^\\s*(?:inclus\\s*)?(?:${packAlternation((p) => p.periodConnectors)}|-|–|—)\\s*(?:(?:the|le|den)\\s+)?$`);
 
 interface LabelHit {
   kind: LabelKind;
@@ -381,7 +380,7 @@ const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
 
 const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
 const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`);
-const LEADING_COPULA = new RegExp(`^(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+`, 'i');
+const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
 const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
 

@@ -1,7 +1,7 @@
 /** Coverage details (spec 4.4): motor cover level, travel trip type and area, health plan, read with the language packs' coverage wording. */
 import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, TRIP_TYPES, type TCoverageField, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../../../shared/coverage-terms.js';
 import type { TDocumentCoverage } from '../../../shared/job.js';
-import { ALL_LANGUAGE_PACKS, type CoverageVocabulary, type TInsuranceType } from '../../../shared/packs/index.js';
+import { packAlternation, type CoverageVocabulary, type TInsuranceType } from '../../../shared/packs/index.js';
 import type { Line } from './lines.js';
 import { fold } from './text.js';
 
@@ -42,8 +42,7 @@ interface Hit<V extends string> {
   order: number;
 }
 
-const join = (xs: readonly string[]) => [...new Set(xs)].join('|');
-const merged = (pick: (v: CoverageVocabulary) => readonly string[]) => join(ALL_LANGUAGE_PACKS.flatMap((p) => pick(p.coverage)));
+const merged = (pick: (v: CoverageVocabulary) => readonly string[]) => packAlternation((p) => pick(p.coverage));
 /** A whole-word pattern over every pack's fragments for one key. */
 const wordsRe = (pick: (v: CoverageVocabulary) => readonly string[], flags = 'g') => new RegExp(`(?<![\\w-])(?:${merged(pick)})(?![\\w])`, flags);
 
@@ -57,7 +56,7 @@ const LABELS = Object.fromEntries((['motor_cover', 'trip_type', 'region', 'healt
 const NEGATED = new RegExp(`^[\\s:;.,()\\-–—=]*(?:${merged((c) => c.negations)})(?![\\w])`);
 const ELSEWHERE = wordsRe((c) => c.elsewhere, '');
 /** What may stand between a label and its value: punctuation and each pack's copulas ("is", "lautet", "est"). */
-const FILLER = new RegExp(`^[\\s:;.,|\\-–—=/]*(?:(?:${join(ALL_LANGUAGE_PACKS.flatMap((p) => p.copulas))})\\s+)?[\\s:;|]*`);
+const FILLER = new RegExp(`^[\\s:;.,|\\-–—=/]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?[\\s:;|]*`);
 
 function foldCell(line: number, cell: number, x: number, text: string): FoldedCell {
   let folded = '';

@@ -3,7 +3,7 @@
  * is only returned when it was found (no field is guaranteed), each with a 0..1 confidence.
  */
 import type { TExtractedFields } from '../../../shared/job.js';
-import { ALL_LANGUAGE_PACKS, COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, type TCountry, type TInsuranceType, type TLanguage } from '../../../shared/packs/index.js';
+import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, packAlternation, type TCountry, type TInsuranceType, type TLanguage } from '../../../shared/packs/index.js';
 import { documentView, type FieldCandidate, type RankedField } from './candidates.js';
 import type { Line } from './lines.js';
 import { findPlates, normalisePlate } from './plates.js';
@@ -54,11 +54,10 @@ export function guessLanguage(text: string): Language | null {
  * Wording per insurance type, every pack's words merged (a word two packs share counts once). Strong
  * phrases weigh four times ("Auslandsreise-Krankenversicherung" is travel cover, whatever "Kranken" says).
  */
-const union = (xs: readonly string[]) => [...new Set(xs)].join('|');
 const TYPE_WORDS: Array<[TInsuranceType, RegExp, number]> = INSURANCE_TYPES.flatMap((type): Array<[TInsuranceType, RegExp, number]> => {
-  const strong = ALL_LANGUAGE_PACKS.flatMap((p) => ('strong' in p.typeWords[type] ? (p.typeWords[type].strong ?? []) : []));
-  const words: Array<[TInsuranceType, RegExp, number]> = [[type, new RegExp(`\\b(?:${union(ALL_LANGUAGE_PACKS.flatMap((p) => p.typeWords[type].words))})\\b`, 'g'), 1]];
-  return strong.length ? [[type, new RegExp(`(?:${union(strong)})`, 'g'), 4], ...words] : words;
+  const strong = packAlternation((p) => ('strong' in p.typeWords[type] ? (p.typeWords[type].strong ?? []) : []));
+  const words: Array<[TInsuranceType, RegExp, number]> = [[type, new RegExp(`\\b(?:${packAlternation((p) => p.typeWords[type].words)})\\b`, 'g'), 1]];
+  return strong ? [[type, new RegExp(`(?:${strong})`, 'g'), 4], ...words] : words;
 });
 
 /** Insurance type from wording; the title lines at the top count three times. */

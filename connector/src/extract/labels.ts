@@ -1,5 +1,5 @@
 /** Label vocabularies (every language pack's), merged for the candidate generator (candidates.ts). */
-import { ALL_LANGUAGE_PACKS, LABEL_KINDS, type TLabelKind } from '../../../shared/packs/index.js';
+import { ALL_LANGUAGE_PACKS, LABEL_KINDS, packAlternation, type TLabelKind } from '../../../shared/packs/index.js';
 
 export type LabelKind = TLabelKind;
 
@@ -11,4 +11,4 @@ export type LabelKind = TLabelKind;
 export const LABELS: Record<LabelKind, RegExp[]> = Object.fromEntries(LABEL_KINDS.map((k) => [k, ALL_LANGUAGE_PACKS.flatMap((p) => p.labels[k])])) as Record<LabelKind, RegExp[]>;
 
 /** Words around a number that say it is not the policy number (customer ids, phone, company register...), from every pack. */
-export const NOT_POLICY_CONTEXT = new RegExp(`\\b(?:${[...new Set(ALL_LANGUAGE_PACKS.flatMap((p) => p.notPolicyContext))].join('|')})\\b`);
+export const NOT_POLICY_CONTEXT = new RegExp(`\\b(?:${packAlternation((p) => p.notPolicyContext)})\\b`);

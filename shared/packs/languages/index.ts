@@ -16,3 +16,8 @@ export const LANGUAGES = Object.keys(LANGUAGE_PACKS) as [TLanguage, ...TLanguage
 
 /** Every pack, in registry order, typed by the common interface. */
 export const ALL_LANGUAGE_PACKS: readonly LanguagePack[] = LANGUAGES.map((l) => LANGUAGE_PACKS[l]);
+
+/** One vocabulary of every pack as a regular-expression alternation ("a|b|c"), in registry order, each entry once. */
+export function packAlternation(pick: (pack: LanguagePack) => readonly string[]): string {
+  return [...new Set(ALL_LANGUAGE_PACKS.flatMap(pick))].join('|');
+}
