@@ -1,5 +1,6 @@
 /** Sheet write-back targets, scheduled dataset refreshes (issue 7) and spreadsheet bindings (issue 17). */
 import { z } from 'zod';
+import { OUTPUT_MODES } from './series-modes.js';
 
 const column = z.string().regex(/^[A-Z]{1,3}$/, 'a column letter such as A or AB');
 const spreadsheetId = z.string().regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet id (from the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit)');
@@ -53,7 +54,7 @@ export const SCHEDULE_CADENCES = ['hourly', 'daily', 'weekly'] as const;
  * dated after the latest date already in column A, below the data. merge: on the date in column A,
  * a changed value is updated in its row, dates not there yet are added below (sorted).
  */
-export const SCHEDULE_OUTPUT_MODES = ['overwrite', 'append', 'merge'] as const;
+export const SCHEDULE_OUTPUT_MODES = OUTPUT_MODES;
 export const ZScheduleOutputModeSchema = z.enum(SCHEDULE_OUTPUT_MODES).meta({
   id: 'ScheduleOutputMode',
   description: 'overwrite (default): latest points from row 2. append: only points after the latest date in column A. merge: update rows whose date exists, add the rest. Only columns A:B are written.',

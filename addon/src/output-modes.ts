@@ -2,11 +2,12 @@
  * Output modes for dataset imports and refreshes (issue 22, item 1): overwrite, append new points
  * only, or merge on the date column (update the dates that exist, add the rest). Every mode reads
  * and writes columns A:B only (date, value), so columns the user added beside the data keep their
- * contents in every mode, and rows keep their places in append and merge.
+ * contents in every mode, and rows keep their places in append and merge. Where each point goes is
+ * shared/series-modes.ts's placePoints, the rule the connector's schedules use too.
  */
+import { OUTPUT_MODES, placePoints, type SeriesPoint, type TOutputMode } from '../../shared/series-modes.js';
 
-export const OUTPUT_MODES = ['overwrite', 'append', 'merge'] as const;
-export type TOutputMode = (typeof OUTPUT_MODES)[number];
+export type { TOutputMode };
 
 export function outputMode(raw: unknown): TOutputMode {
   if (raw === undefined || raw === null || raw === '') return 'overwrite';
@@ -14,10 +15,7 @@ export function outputMode(raw: unknown): TOutputMode {
   return raw as TOutputMode;
 }
 
-export interface Point {
-  date: string;
-  value: number;
-}
+export type Point = SeriesPoint;
 
 export interface WriteOutcome {
   /** Data rows in A:B after the write (the chart's range). */
@@ -55,27 +53,22 @@ export function writeSeriesByMode(sheet: GoogleAppsScript.Spreadsheet.Sheet, hea
     if (cleared) sheet.getRange(2 + points.length, 1, cleared, 2).setValues(Array.from({ length: cleared }, () => ['', '']));
     return { dataRows: points.length, added: points.length, updated: 0, cleared };
   }
-  const rowOf = new Map(old.map((r, i) => [dateKey(r[0]), i]));
+  const dates = old.map((r) => dateKey(r[0]));
   if (mode === 'append') {
-    const latest = old.map((r) => dateKey(r[0])).reduce((a, b) => (b > a ? b : a), '');
-    const fresh = points.filter((p) => p.date > latest && !rowOf.has(p.date));
+    const { fresh } = placePoints(dates, points, 'append');
     if (fresh.length) sheet.getRange(2 + old.length, 1, fresh.length, 2).setValues(fresh.map((p) => [p.date, p.value]));
     return { dataRows: old.length + fresh.length, added: fresh.length, updated: 0, cleared: 0 };
   }
-  // merge: the value column of existing rows in one write, new dates after them in another.
+  // merge: the value column of existing rows in one write (only if a value changed), new dates after them in another.
+  const { fresh, matches } = placePoints(dates, points, 'merge');
   const values = old.map((r) => [r[1]]);
   let updated = 0;
-  const fresh: Point[] = [];
-  for (const p of points) {
-    const i = rowOf.get(p.date);
-    if (i === undefined) fresh.push(p);
-    else if (values[i]![0] !== p.value) {
-      values[i] = [p.value];
-      updated++;
-    }
+  for (const m of matches) {
+    if (values[m.row]![0] === m.value) continue;
+    values[m.row] = [m.value];
+    updated++;
   }
   if (updated) sheet.getRange(2, 2, values.length, 1).setValues(values);
-  fresh.sort((a, b) => (a.date < b.date ? -1 : 1));
   if (fresh.length) sheet.getRange(2 + old.length, 1, fresh.length, 2).setValues(fresh.map((p) => [p.date, p.value]));
   return { dataRows: old.length + fresh.length, added: fresh.length, updated, cleared: 0 };
 }

@@ -3,16 +3,13 @@
  * dates already in column A: append adds only points after the latest date there, merge updates the
  * value of dates that are there and adds the rest below (sorted). Only A:B cells are ever named, so
  * columns beside the data keep their contents and, in append and merge, every row keeps its place.
- * Same rules as the add-on's imports (addon/src/output-modes.ts).
+ * Where each point goes is shared/series-modes.ts's placePoints, as for the add-on's imports.
  */
-import type { TScheduleOutputMode } from '../../../shared/sheets.js';
+import { placePoints, type SeriesPoint, type TOutputMode } from '../../../shared/series-modes.js';
 import { a1 } from './a1.js';
 import type { CellValue } from './api.js';
 
-export interface Point {
-  date: string;
-  value: number;
-}
+export type Point = SeriesPoint;
 
 export interface SeriesPlan {
   /** Clear A:B first (overwrite only). */
@@ -27,7 +24,7 @@ export interface SeriesPlan {
  * overwrite, which needs no read. Merge writes the value of every date it finds (a null, left as it
  * is, for the rows whose date the series does not have).
  */
-export function planSeriesWrite(sheet: string, header: [string, string], points: Point[], mode: TScheduleOutputMode, columnA: string[] | null): SeriesPlan {
+export function planSeriesWrite(sheet: string, header: [string, string], points: Point[], mode: TOutputMode, columnA: string[] | null): SeriesPlan {
   const old = (columnA ?? []).slice(1).map((v) => v.trim());
   while (old.length && old[old.length - 1] === '') old.pop();
   const head = { range: a1(sheet, 'A1:B1'), values: [header as CellValue[]] };
@@ -35,29 +32,13 @@ export function planSeriesWrite(sheet: string, header: [string, string], points:
   if (mode === 'overwrite' || old.length === 0) {
     return { clear: mode === 'overwrite', ranges: [head, ...(points.length ? [block(2, points)] : [])], added: points.length, updated: 0 };
   }
-  const rowOf = new Map<string, number>();
-  old.forEach((d, i) => {
-    if (d && !rowOf.has(d)) rowOf.set(d, i);
-  });
-  if (mode === 'append') {
-    const latest = old.reduce((a, b) => (b > a ? b : a), '');
-    const fresh = points.filter((p) => p.date > latest && !rowOf.has(p.date));
-    return { clear: false, ranges: [head, ...(fresh.length ? [block(2 + old.length, fresh)] : [])], added: fresh.length, updated: 0 };
-  }
-  const values: CellValue[][] = old.map(() => [null]);
-  let updated = 0;
-  const fresh: Point[] = [];
-  for (const p of points) {
-    const i = rowOf.get(p.date);
-    if (i === undefined) fresh.push(p);
-    else {
-      values[i] = [p.value];
-      updated++;
-    }
-  }
-  fresh.sort((a, b) => (a.date < b.date ? -1 : 1));
+  const { fresh, matches } = placePoints(old, points, mode);
   const ranges = [head];
-  if (updated) ranges.push({ range: a1(sheet, `B2:B${1 + old.length}`), values });
+  if (matches.length) {
+    const values: CellValue[][] = old.map(() => [null]);
+    for (const m of matches) values[m.row] = [m.value];
+    ranges.push({ range: a1(sheet, `B2:B${1 + old.length}`), values });
+  }
   if (fresh.length) ranges.push(block(2 + old.length, fresh));
-  return { clear: false, ranges, added: fresh.length, updated };
+  return { clear: false, ranges, added: fresh.length, updated: matches.length };
 }
