@@ -32,7 +32,7 @@ const LABEL_PRIOR = { lab_own_adj: 4, lab_own_left: 3.5, lab_own_above: 3, lab_o
 const DATE_PRIOR = { ...LABEL_PRIOR, bias: -3, lab_alt_adj: 2.5, lab_alt_left: 2, lab_alt_above: 2, lab_alt_sent: 2, lab_alt_wrap: 2, lab_alt_left_far: 0.3, pair_own: 2.5, pair_other: -2.5, year_span: 1.5, rank: 0.5, distract_near: -3, distract_line: -1, distract_above: -1, uncertain: -1, repeat: 0.3, page2: -0.3 };
 const PRIOR: Record<RankedField, Record<string, number>> = {
   policy_number: { ...LABEL_PRIOR, bias: -3, lab_secondary: -1.5, secondary_prefix: -2, plausible: 1.5, repaired: -0.5, distract_near: -3, distract_line: -1, distract_above: -0.5, phoneish: -2.5, money: -2.5, postcode_iban: -2, repeat: 0.8, page2: -0.3, bottom: -0.5, digits: 0.5 },
-  insurer: { ...LABEL_PRIOR, bias: -3, truncated: -2, from_label: 2.5, lab_own_adj: 1, lab_own_sent: 1, lab_own_left: 1, lab_own_above: 1, org_word: 1.5, register_exact: 2, register_close: 1.5, lowercase: -4, legal_form: 1.5, person: -4, has_label: -4, extends_other: 1.5, title_word: -3, extended_by: -1.5, digits: -2, top: 1, bottom: 0.5, distract_near: -1.5, distract_line: -0.5, repeat: 1 },
+  insurer: { ...LABEL_PRIOR, bias: -3, truncated: -2, from_label: 2.5, lab_own_adj: 1, lab_own_sent: 1, lab_own_left: 1, lab_own_above: 1, org_word: 1.5, register_exact: 2, register_close: 1.5, lowercase: -4, legal_form: 1.5, person: -4, department: -3, has_label: -4, brand_of_legal: -1.5, extends_other: 1.5, title_word: -3, extended_by: -1.5, digits: -2, top: 1, bottom: 0.5, distract_near: -1.5, distract_line: -0.5, repeat: 1 },
   start_date: DATE_PRIOR,
   end_date: DATE_PRIOR,
   vehicle_registration: { ...LABEL_PRIOR, bias: -2, country_match: 1, motor: 1.5, other_type: -3, uncertain: -1, distract_near: -1, repeat: 0.5 },

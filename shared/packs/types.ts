@@ -128,6 +128,8 @@ export interface LanguagePack<F extends string = string> {
   notInsurerContext: readonly string[];
   /** Words of document titles ("schedule", "attestation"), folded: a title holding "Insurance" is not an insurer's name. */
   documentTitleWords: readonly string[];
+  /** Words that open the name of a department or team that signs for the insurer ("service", "abteilung"), folded: such a name is not the carrier. */
+  departmentWords: readonly string[];
   /** Titles before a person's name ("mr", "frau", "mme"), folded: such a name is a policyholder, not an insurer. */
   personTitles: readonly string[];
   /** Legal-form words and phrases of company names ("limited", "aktiengesellschaft"), dropped when matching names. */

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findDates, monthNumber } from '../../connector/src/extract/dates.js';
-import { extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields.js';
+import { countryByVote, documentCandidates, extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields.js';
 import { findPlates } from '../../connector/src/extract/plates.js';
+import { SHIPPED_MODEL } from '../../connector/src/extract/ranker.js';
 import { readPolicyNumber } from '../../connector/src/extract/policy-number.js';
 import { ZExtractedFieldsSchema } from '../../shared/job.js';
 import { lines, shippedMatcher } from './helpers.js';
@@ -166,5 +167,90 @@ describe('type, language, missing fields', () => {
 
   it('returns nothing but an empty confidence record for unrelated text', () => {
     expect(extract('Hello world').fields).toEqual({ confidence: {} });
+  });
+});
+
+describe('rules learned from documents by other authors', () => {
+  const ocrLines = (...texts: string[]) => lines(...texts).map((l) => ({ ...l, ocr: true }));
+  const extractOcr = (...texts: string[]) => extractFieldsFromLines({ lines: ocrLines(...texts) }, matcher);
+
+  it('decides the country by vote: a foreign register hit does not outvote the language and the plate', () => {
+    expect(countryByVote(['FR', undefined, 'UK', 'UK'])).toBe('UK');
+    expect(countryByVote(['DE', undefined, undefined, 'UK'])).toBe('DE');
+    expect(countryByVote([undefined, undefined, undefined, 'FR'])).toBe('FR');
+    expect(countryByVote([undefined, undefined, undefined, undefined])).toBeUndefined();
+  });
+
+  it('reads a British plate on an English certificate whose insurer a French register also lists', () => {
+    const f = extractOcr(
+      'Aviva   CERTIFICATE OF MOTOR INSURANCE',
+      'Policy Number   MTR/3210764/74',
+      '1. Registration mark of vehicle   FC16 NBV',
+      '2. Name of policyholder   Mr Harry Campbell',
+      'For and on behalf of Aviva Insurance Limited',
+      'Aviva Insurance Limited. Registered in Scotland No. SC838729.',
+    );
+    expect(f.fields.vehicle_registration).toBe('FC16 NBV');
+  });
+
+  it('keeps a capital article that is part of the name, drops a lower-case one of the sentence', () => {
+    const f = extract('CARTE DE TIERS PAYANT   La Mutuelle Générale', 'N° adhérent   73752988', 'Organisme   La Mutuelle Générale');
+    expect(f.fields.insurer).toBe('La Mutuelle Générale');
+    const g = extract('Versicherungsbestätigung', 'Der Vertrag besteht bei der Allianz Versicherungs-AG.', 'Versicherungsnummer: AS-123456789');
+    expect(g.fields.insurer).toBe('Allianz Versicherungs-AG');
+  });
+
+  it('takes the reading of a name the register knows when OCR misread it elsewhere on the page', () => {
+    const f = extractOcr(
+      'Kfz-Versicherungsschein',
+      'Versicherungsnummer   AS-4711-0815',
+      'Allianz Versicherungs-AG',
+      'Allanz Versicherungs-AG - Vorsitzender des Aufsichtsrats: S. Lorenz - Sitz der Gesellschaft: München',
+    );
+    expect(f.fields.insurer).toBe('Allianz Versicherungs-AG');
+    const names = documentCandidates({ lines: ocrLines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG - Sitz der Gesellschaft: München') }, matcher).candidates.insurer.map((c) => c.value);
+    expect(names).toContain('Allianz Versicherungs-AG');
+    expect(names).not.toContain('Allanz Versicherungs-AG');
+    // Two names the register knows equally well stay apart, and a text layer is never rewritten.
+    const typed = documentCandidates({ lines: lines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG') }, matcher).candidates.insurer.map((c) => c.value);
+    expect(typed).toContain('Allanz Versicherungs-AG');
+  });
+
+  it('pairs a period broken after its first date, across stray OCR marks', () => {
+    const f = extractOcr(
+      "ATTESTATION D'ASSURANCE",
+      'bénéficiaire du contrat n° 18 336 745 souscrit auprès de Europ Assistance, pour la période du 04/03/2026   …',
+      'au 22/03/2026 inclus, dans le cadre d’un voyage',
+      'Fait à Paris, le 13/01/2026',
+    );
+    expect(f.fields.start_date).toBe('2026-03-04');
+    expect(f.fields.end_date).toBe('2026-03-22');
+  });
+
+  it('does not take a department that signs for the insurer for the insurer', () => {
+    const f = extract(
+      "ATTESTATION D'ASSURANCE",
+      'Europ Assistance, entreprise régie par le Code des assurances, atteste que :',
+      'Mme Camille DURAND est bénéficiaire du contrat n° 18336745 souscrit auprès de Europ Assistance',
+      "Pour l'assureur, le Service Assistance",
+    );
+    expect(f.fields.insurer).toBe('Europ Assistance');
+    const service = documentCandidates({ lines: lines("Pour l'assureur, le Service Assistance") }, matcher).candidates.insurer.find((c) => c.value === 'Service Assistance');
+    expect(service?.features.department).toBe(1);
+    expect(SHIPPED_MODEL.fields.insurer.weights.department).toBeLessThan(-1);
+  });
+
+  it('names the carrier by its legal name when its brand is printed too', () => {
+    const f = extractOcr(
+      'ADAC - Hansastraße 19 - 80686 München',
+      'Versicherungsbestätigung | Certificate of Insurance',
+      'Versicherungsnummer / Policy no.   190/2588167/68',
+      'Mit freundlichen Grüßen',
+      'ADAC Versicherung AG',
+    );
+    expect(f.fields.insurer).toBe('ADAC Versicherung AG');
+    const brand = documentCandidates({ lines: ocrLines('ADAC - Hansastraße 19', 'ADAC Versicherung AG') }, matcher).candidates.insurer.find((c) => c.value === 'ADAC');
+    expect(brand?.features.brand_of_legal).toBe(1);
+    expect(SHIPPED_MODEL.fields.insurer.weights.brand_of_legal).toBeLessThan(-0.5);
   });
 });

@@ -5,6 +5,7 @@
  * and whether OCR read it. No choice is made here.
  */
 import { packAlternation, type LanguagePack, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
+import { distance } from 'fastest-levenshtein';
 import { nameTokens } from '../insurers/normalise.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { findDates, monthNumber } from './dates.js';
@@ -47,6 +48,7 @@ const NOT_INSURER = words((p) => p.notInsurerContext);
 const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 const SECONDARY = words((p) => p.secondaryNumberWords);
 const TITLE_WORDS = words((p) => p.documentTitleWords);
+const DEPARTMENT = new RegExp(`^(?:${packAlternation((p) => p.departmentWords)})\\b`);
 const PERSON = new RegExp(`^(?:${packAlternation((p) => p.personTitles)})\\b\\.?\\s`);
 /** A name that ends in a legal form ("... AG", "... Limited", "... a. G.") is a company's legal name, not a brand. */
 const LEGAL_FORM_END = new RegExp(`\\b(?:${packAlternation((p) => p.legalForms.map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`);
@@ -331,6 +333,23 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
       pairSecond.add(b);
     }
   }
+  // A period broken after its first date ("... pour la période du 04/03/2026" / "au 22/03/2026 inclus"): the last
+  // date of a line and the first of the next, with only a connector between them. OCR leaves stray marks ("…", "|")
+  // at a line's end, which are dropped on OCR lines only.
+  for (let k = 0; k + 1 < occs.length; k++) {
+    const a = occs[k]!;
+    const b = occs[k + 1]!;
+    if (b.span.line !== a.span.line + 1 || pairFirst.has(a) || pairSecond.has(b) || a.iso >= b.iso) continue;
+    const lineA = doc.lines[a.span.line]!;
+    const lineB = doc.lines[b.span.line]!;
+    if (a.span.end > lineA.text.length) continue;
+    let between = fold(`${lineA.text.slice(a.span.end)} ${lineB.text.slice(0, b.span.start)}`);
+    if (lineA.ocr || lineB.ocr) between = between.replace(/[^\p{L}\d\s\-–—]/gu, ' ');
+    if (CONNECTOR.test(between)) {
+      pairFirst.add(a);
+      pairSecond.add(b);
+    }
+  }
   const isos = new Set(occs.map((o) => o.iso));
   const sorted = [...isos].sort();
   const out: FieldCandidate[] = [];
@@ -388,7 +407,9 @@ const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((r
 function nameFrom(raw: string): string {
   let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
   t = t.split(NAME_END)[0] ?? '';
-  t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/i, '');
+  // A lower-case article is the sentence's ("bei der Allianz"); a capital one may be the name's own ("La Mutuelle
+  // Générale", "The Royal London ..."), and the legal name is what is printed.
+  t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/, '');
   return t.replace(/[.:;,]+$/, '').trim();
 }
 
@@ -429,6 +450,8 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     if (/\d/.test(name)) f.digits = 1;
     if (legalForm) f.legal_form = 1;
     if (PERSON.test(folded)) f.person = 1;
+    // "Pour l'assureur, le Service Assistance": a department signs for the carrier; it is not the carrier.
+    if (DEPARTMENT.test(folded)) f.department = 1;
     if (TITLE_WORDS.test(folded)) f.title_word = 1;
     // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
     if (NAME_IS_LABEL.some((re) => re.test(folded))) f.has_label = 1;
@@ -476,6 +499,7 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
       }
     });
   });
+  sameNameReadTwice(out, doc);
   // Repeats: how many lines mention the name (a brand and its legal name both recur in the footer).
   const plain = doc.folded.map((l) => l.replace(/[^a-z0-9 ]/g, ''));
   const counts = new Map<string, number>();
@@ -495,8 +519,43 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     // The tail of a longer name ("Association Limited" of "... Provident Association Limited"): a line broken inside a name.
     if (keys.some((k) => k !== c.key && k.endsWith(` ${c.key}`))) c.features.truncated = 1;
     if (extendedBy) c.features.extended_by = 1;
+    // A brand whose legal name is printed too: the README of the outside documents and real forms agree that the
+    // carrier is named by its legal name, so the brand alone is a weaker answer than the name it starts.
+    if (out.some((o) => o.key !== c.key && o.features.legal_form && o.key.startsWith(`${c.key} `))) c.features.brand_of_legal = 1;
   }
   return out;
+}
+
+/** Register evidence of a candidate: 1 for an exact (or alias) hit, the similarity for a close one, else 0. */
+const registerScore = (c: FieldCandidate): number => c.features.register_exact ?? c.features.register_close ?? 0;
+
+/**
+ * OCR reads one name differently in two places ("Allianz Versicherungs-AG" in the signature, "Allanz
+ * Versicherungs-AG" in the footer). An OCR reading a letter or two away from another reading of the page that
+ * the register knows better (or that a text layer printed) is that name, misread: it takes the better reading's
+ * value and register evidence. Readings the register knows equally well are left apart (two real companies).
+ */
+function sameNameReadTwice(out: FieldCandidate[], doc: Doc): void {
+  for (const c of out) {
+    if (!doc.lines[c.line]?.ocr || c.key.length < 6) continue;
+    const words = c.key.split(' ').length;
+    let better: FieldCandidate | undefined;
+    for (const o of out) {
+      if (o.key === c.key || o.key.split(' ').length !== words) continue;
+      const gain = registerScore(o) - registerScore(c) + (doc.lines[o.line]?.ocr ? 0 : 0.5);
+      if (gain <= 0 || (better && registerScore(o) <= registerScore(better))) continue;
+      const d = distance(o.key, c.key);
+      if (d > 0 && d <= Math.min(2, Math.floor(c.key.length / 8))) better = o;
+    }
+    if (!better) continue;
+    c.value = better.value;
+    c.key = better.key;
+    delete c.features.register_exact;
+    delete c.features.register_close;
+    if (better.features.register_exact) c.features.register_exact = better.features.register_exact;
+    if (better.features.register_close) c.features.register_close = better.features.register_close;
+    if (better.registerCountry) c.registerCountry = better.registerCountry;
+  }
 }
 
 /** Every candidate for every ranked field. The plate, once chosen, is kept out of the policy number's candidates by the caller. */

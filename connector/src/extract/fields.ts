@@ -89,6 +89,19 @@ export interface DocumentCandidates {
 }
 
 /**
+ * The document's country from its signals, in order of trust: the insurer's register country, a currency only one
+ * country uses, a labelled plate read as printed, the language. Each signal is one vote and the first signal breaks
+ * a tie. Registers list foreign insurers too (the French one has "Aviva Insurance UK Limited"), so a register hit
+ * alone must not outvote an English document with a British plate.
+ */
+export function countryByVote(signals: ReadonlyArray<TCountry | undefined>): TCountry | undefined {
+  const votes = new Map<TCountry, number>();
+  for (const s of signals) if (s) votes.set(s, (votes.get(s) ?? 0) + 1);
+  const most = Math.max(0, ...votes.values());
+  return signals.find((s): s is TCountry => s !== undefined && votes.get(s) === most);
+}
+
+/**
  * Generates the candidates of every field in the order the fields depend on one another: the insurer
  * (its register country is the document's country), the plate (never also the policy number), dates,
  * then policy numbers, whose plausibility depends on the country and type.
@@ -104,11 +117,10 @@ export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, 
   const base = { lines, matcher, countries, ...(type ? { type: type.type } : {}) };
   const insurers = view.insurer(base);
   const insurer = rank(model, 'insurer', insurers)[0];
-  // Country: the insurer's register country, else a currency only one country uses, else a plate read as printed, else the language.
   const byCurrency = COUNTRIES.find((c) => COUNTRY_PROFILES[c].currencySymbols.some((sym: string) => allText.includes(sym)));
   const strictPlate = view.plates(base).find((c) => !c.features.uncertain && Object.keys(c.features).some((k) => k.startsWith('lab_own')));
   const plateCountry = strictPlate ? COUNTRIES.find((c) => findPlates(strictPlate.value, [c]).length > 0) : undefined;
-  const country = insurer?.candidate.registerCountry ?? byCurrency ?? plateCountry ?? languageCountry;
+  const country = countryByVote([insurer?.candidate.registerCountry, byCurrency, plateCountry, languageCountry]);
   const ctx = { ...base, ...(country ? { country, countries: [country] } : {}) };
   const plates = view.plates(ctx);
   const plate = rank(model, 'vehicle_registration', plates)[0];

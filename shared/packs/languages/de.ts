@@ -32,6 +32,7 @@ export const de = {
   insurerWords: ['versicherung\\w*', 'versicherungs\\w*', 'krankenversicherung\\w*', 'assekuranz', 'a\\.\\s?g\\.?'],
   notInsurerContext: ['vermittler', 'makler', 'vermittelt', 'bafin', 'aufsicht', 'registergericht', 'amtsgericht', 'vorstand', 'vorsitzende\\w*', 'aufsichtsrat\\w*', 'niederlassung der'],
   documentTitleWords: ['versicherungsschein', 'bestatigung', 'nachtrag', 'police', 'bescheinigung', 'nachweis', 'bedingungen', 'karte'],
+  departmentWords: ['abteilung', 'kundenservice', 'kundendienst', 'service-team', 'serviceteam', 'team', 'leistungsabteilung', 'vertragsabteilung'],
   personTitles: ['herr', 'frau', 'herrn', 'dr'],
   legalForms: [
     'ag', 'se', 'gmbh', 'kg', 'kgaa', 'vvag', 'vag', 'ev', 'aktiengesellschaft', 'gesellschaft', 'ges', 'actien',

@@ -30,6 +30,7 @@ export const en = {
   insurerWords: ['insurance', 'assurance', 'underwriting', 'underwriters', 'mutual', 'healthcare', 'indemnity', "lloyd's"],
   notInsurerContext: ['trading name', 'trading style', 'regulated by', 'authorised by', 'authorized by', 'broker', 'intermediary', 'administered by', 'arranged by', 'financial conduct authority', 'prudential regulation authority', 'registered office', 'registered in'],
   documentTitleWords: ['certificate', 'schedule', 'confirmation', 'summary', 'statement', 'wording', 'booklet', 'card', 'details', 'cover'],
+  departmentWords: ['department', 'dept', 'team', 'customer services', 'customer service', 'claims department', 'underwriting department'],
   personTitles: ['mr', 'mrs', 'ms', 'miss', 'dr', 'sir'],
   legalForms: ['ltd', 'limited', 'plc', 'llp', 'lp', 'inc', 'incorporated', 'corp', 'co', 'company', 'dac', 'public limited company', 'designated activity company'],
   stopWords: ['the', 'of', 'and'],

@@ -30,6 +30,7 @@ export const fr = {
   insurerWords: ['assurance\\w*', 'mutuelle\\w*', 'assistance', 'iard', 'prevoyance', 'mutuel\\w*'],
   notInsurerContext: ['courtier', 'intermediaire', 'distribue par', 'gere par', 'gestionnaire', 'acpr', 'autorite de controle', 'orias', 'rcs', 'capital de', 'siege social', 'tiers payant', 'regie par'],
   documentTitleWords: ['attestation', 'carte', 'certificat', 'memo', 'avis', 'conditions', 'garanties', 'contrat'],
+  departmentWords: ['service', 'services', 'direction', 'departement', 'pole', 'equipe', 'cellule'],
   personTitles: ['m', 'mme', 'mlle', 'monsieur', 'madame'],
   legalForms: ['sa', 'sas', 'sasu', 'sarl', 'sam', 'mutuelle', 'compagnie', 'societe anonyme'],
   stopWords: ['la', 'le', 'les', 'l', 'de', 'du', 'des', 'd', 'et'],
