@@ -134,6 +134,8 @@ export interface LanguagePack<F extends string = string> {
   personTitles: readonly string[];
   /** Legal-form words and phrases of company names ("limited", "aktiengesellschaft"), dropped when matching names. */
   legalForms: readonly string[];
+  /** Words that many insurers' names share ("insurance", "versicherung", "france"): a name made only of these identifies no one. */
+  genericNameWords: readonly string[];
   /** Articles and prepositions in company names that carry no identity. */
   stopWords: readonly string[];
   /** Coverage details: cover levels, trip types, travel areas, plan labels. */

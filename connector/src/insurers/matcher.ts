@@ -3,6 +3,7 @@ import { distance } from 'fastest-levenshtein';
 import type { TCountry } from '../../../shared/policy.js';
 import type { TInsurer } from '../../../shared/verification.js';
 import type { InsurerRecord } from '../store/types.js';
+import { LANGUAGE_PACKS, LANGUAGES } from '../../../shared/packs/index.js';
 import { nameTokens } from './normalise.js';
 
 /** A register row found for a provider name, how it was found and how closely it matched (0..1). */
@@ -24,14 +25,11 @@ const MIN_SIGNIFICANT_CHARS = 3;
 /**
  * Words every insurer shares. A provider made only of these ("Versicherung AG") would otherwise
  * "contain" in half the register, so token containment needs at least one word outside this list.
- * Written in key form (see normalise.ts).
+ * The language packs list their own; the register (EIOPA) also holds insurers of languages without a pack,
+ * whose commonest such words are added here. Written in key form (see normalise.ts).
  */
 const GENERIC_TOKENS = new Set(
-  [
-    'insurance', 'insurer', 'assurance', 'versicherung', 'versicherer', 'assicurazioni', 'seguro', 'verzekeringen',
-    'allgemeine', 'direkt', 'direct', 'general', 'iard', 'ird', 'mutual', 'europe', 'deutschland', 'france', 'uk',
-    'international', 'global', 'group', 'motor', 'auto', 'autoversicherung', 'sachversicherung',
-  ].flatMap((w) => nameTokens(w)),
+  [...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].genericNameWords), 'assicurazioni', 'seguro', 'verzekeringen'].flatMap((w) => nameTokens(w)),
 );
 
 /** One searchable name of a record: its official name or one of its aliases. */
