@@ -2,6 +2,14 @@
 import { z } from 'zod';
 import { OUTPUT_MODES } from './series-modes.js';
 
+/**
+ * Scheduled refreshes behave alike on both sides (the add-on's own triggers and the connector's schedules): each
+ * keeps this many runs of history, and pauses itself after this many failed runs in a row (the connector's
+ * COVERCHECK_SCHEDULE_PAUSE_AFTER can change its default).
+ */
+export const SCHEDULE_RUNS_KEPT = 30;
+export const SCHEDULE_PAUSE_AFTER_FAILURES = 3;
+
 const column = z.string().regex(/^[A-Z]{1,3}$/, 'a column letter such as A or AB');
 const spreadsheetId = z.string().regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet id (from the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit)');
 

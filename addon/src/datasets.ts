@@ -16,6 +16,7 @@ import { api, type Conn } from './connector.js';
 import { outputMode, writeSeriesByMode, type TOutputMode } from './output-modes.js';
 import { forgetRuns, recordRun, runHistory, type RunRecord } from './run-history.js';
 import { userConn } from './settings.js';
+import { SCHEDULE_PAUSE_AFTER_FAILURES } from '../../shared/sheets.js';
 import { createConnectorSchedule, type ConnectorScheduleView } from './sheets.js';
 
 export const SCHEDULES = ['hourly', 'daily', 'weekly'] as const;
@@ -27,7 +28,7 @@ const triggerErrorProp = (docId: string) => `covercheck.triggerError.${docId}`;
 /** The function the hourly trigger calls (a top-level entry point). */
 export const REFRESH_HANDLER = 'refreshScheduledImports';
 /** Failed refreshes in a row after which a schedule pauses itself (issue 22, item 3). */
-export const PAUSE_AFTER_FAILURES = 3;
+export const PAUSE_AFTER_FAILURES = SCHEDULE_PAUSE_AFTER_FAILURES;
 
 const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 };
 /** Trigger times are "slightly randomized" (Installable triggers guide): a schedule this close to due runs now rather than an hour late. */

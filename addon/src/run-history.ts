@@ -5,7 +5,9 @@
  * runs dropped), so 30 runs of every schedule stay far inside the store's 500 KB.
  */
 
-export const RUNS_KEPT = 30;
+import { SCHEDULE_RUNS_KEPT } from '../../shared/sheets.js';
+
+export const RUNS_KEPT = SCHEDULE_RUNS_KEPT;
 /** Below the 9 KB a property value may hold, with room for the key. */
 const MAX_VALUE_BYTES = 8 * 1024;
 const MAX_ERROR_CHARS = 160;

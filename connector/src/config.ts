@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { COUNTRIES, countryFromInput } from '../../shared/packs/index.js';
+import { SCHEDULE_PAUSE_AFTER_FAILURES } from '../../shared/sheets.js';
 
 /** The budget one document may spend in the extractor; extract/limits.ts checks it. */
 export interface ExtractLimits {
@@ -122,7 +123,7 @@ const EnvSchema = z.object({
   COVERCHECK_SHEETS_WINDOW_MS: int(100, 3_600_000).default(60_000),
   COVERCHECK_SHEETS_RETRY_MS: int(10, 3_600_000).default(5_000),
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
-  COVERCHECK_SCHEDULE_PAUSE_AFTER: int(1, 100).default(3),
+  COVERCHECK_SCHEDULE_PAUSE_AFTER: int(1, 100).default(SCHEDULE_PAUSE_AFTER_FAILURES),
   COVERCHECK_SHEETS_BINDING_RECHECK_MS: int(0, 86_400_000).default(600_000),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),

@@ -71,7 +71,7 @@ export interface ScheduleRunRecord {
 }
 
 /** How many of a schedule's latest runs the store keeps: finishRun drops older ones. */
-export const SCHEDULE_RUNS_KEPT = 30;
+export { SCHEDULE_RUNS_KEPT } from '../../../../shared/sheets.js';
 
 export interface ScheduleStore {
   create(s: NewSchedule): Promise<void>;
