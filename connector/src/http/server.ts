@@ -65,17 +65,16 @@ const LINGER_MS = 10_000;
  * Requests node's HTTP parser refuses before the app sees them (a malformed request line or header,
  * conflicting Content-Length and Transfer-Encoding, headers over 16 KB, a request timeout) get the
  * contract's error body instead of node's bare status line. As node's own default does: nothing on
- * a socket that is gone or whose response has begun (node docs, 'clientError').
+ * a socket that is gone.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (answered.has(socket)) return;
-  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   answered.add(socket);
-  writeRefusal(
+  refuseAfterAnswers(
     socket,
     err.code === 'HPE_HEADER_OVERFLOW'
       ? errorBody('headers_too_large', 'The request line and headers are too large.')
@@ -83,6 +82,31 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
         ? errorBody('request_timeout', 'The request did not arrive in time.')
         : errorBody('invalid_request', `Malformed HTTP request${err.code?.startsWith('HPE_') ? ` (${err.code})` : ''}.`),
   );
+}
+
+/**
+ * The refusal goes out after the answers to the requests that arrived whole before the refused
+ * bytes. Those bytes can follow a whole request on the same connection: a body sent without
+ * Content-Length or Transfer-Encoding is, for HTTP/1.1, the next request, and a malformed one (the
+ * fuzz's HEAD with a 14 MB multipart body, seed 17). Node's default, which this once copied, is to
+ * destroy the socket when that request's answer has begun: with the client's body still unread the
+ * kernel then resets the connection, and the client lost the answer it had been sent (ECONNRESET,
+ * 0 bytes). Writing the refusal at once when the answer had not begun put it in that request's
+ * place. A request whose own bytes were refused (a bad chunk, a timeout) is never whole, so its
+ * refusal is its answer; one whose answer has begun cannot get it, and its connection is dropped.
+ */
+function refuseAfterAnswers(socket: Duplex, refusal: TErrorBody): void {
+  const current = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (current?.req.complete) {
+    // Meanwhile what the client sends is read (node's parser goes on reporting it, ignored above).
+    current.once('finish', () => refuseAfterAnswers(socket, refusal));
+    return;
+  }
+  if (current?.headersSent || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  writeRefusal(socket, refusal);
 }
 
 /**
