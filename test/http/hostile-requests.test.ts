@@ -155,9 +155,10 @@ describe('item 3: client errors answered 500 before', () => {
     await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['Bad Header', 'x']], body }, 400, 'invalid_request');
     await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['X-Big', 'a'.repeat(20_000)]], body }, 431, 'headers_too_large');
   });
-  describe('a large body sent without Content-Length (node reads it as a malformed next request) while the request before it is answered', () => {
+  describe('a large body the server answers before reading: the answer, then a graceful close, never a reset', () => {
     // What the fuzz's case 340 of seed 17 sent (HEAD /documents/extract, a 14 MB multipart body, no
-    // framing): node's parser refuses the body's bytes while the request in front of them is answered.
+    // framing): for HTTP/1.1 an unframed body is the next request, so node's parser refuses its bytes
+    // while the request in front of them is answered.
     const unframed = Buffer.concat([Buffer.from("--'()+_,-./:=?\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF-1.7\n"), Buffer.alloc(16 * 1024 * 1024, 0x20)]);
     const withoutLength = (method: string, path: string, headers: [string, string][] = []): RawRequest => ({ method, path, headers, body: unframed, contentLength: false });
 
@@ -196,6 +197,16 @@ describe('item 3: client errors answered 500 before', () => {
     it('a route that answers later (auth looks the key up) gets its own answer first, not the refusal of the bytes after it', async () => {
       const res = await expectAnswered(withoutLength('GET', '/api/v1/account', [auth()]), 200);
       expect(ZAccountSchema.parse(JSON.parse(res.text)).mode).toBe('test');
+    });
+    it('a client that asks to close (Connection: close) still gets the answer, then a graceful close', async () => {
+      const res = await expectAnswered(withoutLength('GET', '/api/v1/nowhere', [['Connection', 'close']]), 404);
+      expect(res.headers.connection).toBe('close');
+      expect(ZErrorBodySchema.parse(JSON.parse(res.text))).toMatchObject({ error: 'not_found', code: 404 });
+    });
+    it('a framed body refused before it is read, on a closing connection (401 on a 16 MB upload without a key), is read off, not reset', async () => {
+      const upload = multipartBody('b', [{ name: 'file', filename: 'big.pdf', type: 'application/pdf', data: unframed }]);
+      const res = await expectAnswered({ method: 'POST', path: '/api/v1/documents/extract', headers: [['Content-Type', 'multipart/form-data; boundary=b'], ['Connection', 'close']], body: upload }, 401);
+      expect(ZErrorBodySchema.parse(JSON.parse(res.text))).toMatchObject({ error: 'unauthorized', code: 401 });
     });
   });
   it('CONNECT and an unknown Expect get the contract, not a dropped connection or an empty 417', async () => {

@@ -48,6 +48,13 @@ export function createHttpServer(app: Express): http.Server {
       )
     : http.createServer(app);
   server.on('clientError', answerClientError);
+  // Node ends a connection whose last answer went out (Connection: close, HTTP/1.0) with the socket's
+  // destroySoon(), which destroys it as soon as the answer is written: with a body the route refused
+  // without reading still arriving, the kernel resets the connection and the client, still sending,
+  // gets ECONNRESET or EPIPE and may lose the answer. Such a close lingers instead, as a refusal's does.
+  server.on('connection', (socket: Duplex & { destroySoon?: () => void }) => {
+    socket.destroySoon = () => lingeringClose(socket);
+  });
   // RFC 9110 10.1.1: a server MAY answer an Expect it does not know with 417; node does, with an
   // empty body. Ignoring the expectation is allowed too, and keeps every answer the app's.
   server.on('checkExpectation', app);
@@ -56,7 +63,10 @@ export function createHttpServer(app: Express): http.Server {
   return server;
 }
 
-/** Sockets already answered by answerClientError: node reports every further chunk of an unparseable request again. */
+/**
+ * Sockets answered by answerClientError or closing (lingeringClose): node reports every further chunk
+ * of an unparseable request again, and data after a Connection: close request as an error too.
+ */
 const answered = new WeakSet<Duplex>();
 /** How long a refused client may go on sending before its connection is dropped. */
 const LINGER_MS = 10_000;
@@ -102,25 +112,36 @@ function refuseAfterAnswers(socket: Duplex, refusal: TErrorBody): void {
     current.once('finish', () => refuseAfterAnswers(socket, refusal));
     return;
   }
-  if (current?.headersSent || !socket.writable) {
+  if (!socket.writable) {
+    // Closing already: the answer in front was the connection's last (the client asked to close).
+    lingeringClose(socket);
+    return;
+  }
+  if (current?.headersSent) {
     socket.destroy();
     return;
   }
   writeRefusal(socket, refusal);
 }
 
-/**
- * An error response written straight to the socket (there is no response object), then a
- * lingering close (RFC 9112 9.6): the write side is closed and what the client still sends is
- * read and dropped, for at most LINGER_MS. Closing at once on unread bytes, as node's default
- * does, makes the kernel reset the connection, which can discard the answer before the client
- * has read it (a client still sending a large body never sees why it was refused).
- */
+/** An error response written straight to the socket (there is no response object), then a lingering close. */
 function writeRefusal(socket: Duplex, refusal: TErrorBody): void {
   const body = JSON.stringify(refusal);
-  socket.end(
+  socket.write(
     `HTTP/1.1 ${refusal.code} ${http.STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+  lingeringClose(socket);
+}
+
+/**
+ * A lingering close (RFC 9112 9.6): the write side is closed and what the client still sends is read
+ * and dropped, for at most LINGER_MS; the socket goes when the client closes its side. Closing at once
+ * on unread bytes, as node does, makes the kernel reset the connection, which can discard the answer
+ * before the client has read it (a client still sending a large body never sees why it was refused).
+ */
+function lingeringClose(socket: Duplex): void {
+  answered.add(socket);
+  if (socket.writable) socket.end();
   socket.resume();
   (socket as Duplex & { setTimeout?: (ms: number, cb: () => void) => void }).setTimeout?.(LINGER_MS, () => socket.destroy());
 }
