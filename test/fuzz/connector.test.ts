@@ -16,14 +16,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASYNC_BODY_LIMIT } from '../../connector/src/routes/jobs.js';
 import { sendRaw, type RawRequest } from '../helpers/raw-http.js';
-import { buildRequest, caseArbitrary, describeRequest, laterCaseArbitrary, ROUTES, type Case, type Env } from './cases.js';
+import { buildRequest, caseArbitrary, describeRequest, ROUTES, type Case, type Env } from './cases.js';
 import { problemWith } from './check.js';
 import { buildHostilePdfs } from './hostile-pdfs.js';
 import type { Stall, StallReport } from './stall-monitor.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 17);
-/** Cases for the routes added after the main run's sequence was settled. */
-const LATER_RUNS = 200;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
 const PATH = process.env.FUZZ_PATH;
 const JSON_LIMIT = 64 * 1024; // COVERCHECK_JSON_LIMIT_KB's default, which server-child.ts keeps
@@ -130,7 +128,7 @@ describe('fuzz: every route, malformed and adversarial requests', () => {
 
   it(`${PATH ? `replays case ${PATH} of seed ${SEED}` : `${RUNS} requests (seed ${SEED})`}: contract answers only, no crash, no stall`, async () => {
     const statuses = new Map<number, number>();
-    const checkCase = async (c: Case): Promise<void> => {
+    const property = fc.asyncProperty(caseArbitrary, async (c: Case) => {
       if (exited) throw new Error(`the server process had already exited (${exited})`);
       const form = c.body?.t === 'form' && c.body.csrf !== 'none' ? await portalForm() : undefined;
       const built = buildRequest(c, form ? { ...env, portalForm: form } : env);
@@ -151,12 +149,9 @@ describe('fuzz: every route, malformed and adversarial requests', () => {
       const fresh = stalls.slice(stallsBefore);
       if (fresh.length) throw new Error(`${stallText(fresh[0]!)}; requests in flight then:\n${inFlightDuring(fresh[0]!)}`);
       if (outcome.ok) statuses.set(outcome.response.status, (statuses.get(outcome.response.status) ?? 0) + 1);
-    };
-    const property = fc.asyncProperty(caseArbitrary, checkCase);
+    });
     try {
       await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true, ...(PATH ? { path: PATH } : {}) });
-      // Routes added later get a run of their own (cases.ts, LATER_ROUTES), so seed 17's main cases stay put.
-      if (!PATH) await fc.assert(fc.asyncProperty(laterCaseArbitrary, checkCase), { seed: SEED, numRuns: LATER_RUNS, endOnFailure: true });
     } catch (err) {
       // fast-check names the seed and path in its message and keeps our error as the cause.
       const message = (err as Error).message;

@@ -4,7 +4,8 @@
  * One request per connection, read until the response is whole, then the socket is closed. The
  * connection is left persistent (no Connection: close), as real clients leave it: a server that
  * answers before it has read the whole body then reads off the rest, where with Connection: close
- * node closes the socket on unread bytes and the reset can swallow its own answer.
+ * node's default closes the socket on unread bytes and the reset can swallow its own answer (the
+ * connector's server lingers instead, connector/src/http/server.ts).
  */
 import net from 'node:net';
 

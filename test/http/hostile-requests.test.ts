@@ -3,11 +3,13 @@
  * connector, stalled it or were answered 500, now refused with a 4xx in the contract's error body;
  * secrets kept out of the request log; a second Authorization header refused.
  */
+import net from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZAccountSchema } from '../../shared/account.js';
 import { ZErrorBodySchema } from '../../shared/errors.js';
 import { createLogger } from '../../connector/src/logger.js';
-import { multipartBody, sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
+import { encodeRequest, multipartBody, parseResponse, sendRaw, type RawRequest, type RawResponse } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -152,6 +154,60 @@ describe('item 3: client errors answered 500 before', () => {
     const body = Buffer.alloc(8 * 1024 * 1024, 0x20);
     await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['Bad Header', 'x']], body }, 400, 'invalid_request');
     await expectRefused({ method: 'POST', path: '/api/v1/verify', headers: [auth(), json, ['X-Big', 'a'.repeat(20_000)]], body }, 431, 'headers_too_large');
+  });
+  describe('a large body the server answers before reading: the answer, then a graceful close, never a reset', () => {
+    // What the fuzz's case 340 of seed 17 sent (HEAD /documents/extract, a 14 MB multipart body, no
+    // framing): for HTTP/1.1 an unframed body is the next request, so node's parser refuses its bytes
+    // while the request in front of them is answered.
+    const unframed = Buffer.concat([Buffer.from("--'()+_,-./:=?\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n%PDF-1.7\n"), Buffer.alloc(16 * 1024 * 1024, 0x20)]);
+    const withoutLength = (method: string, path: string, headers: [string, string][] = []): RawRequest => ({ method, path, headers, body: unframed, contentLength: false });
+
+    /**
+     * Sends it all and waits for the connection to end, keeping any socket error: a server that
+     * closes on unread bytes resets the connection, which fails the client's write (and, by timing,
+     * may discard the answer before it is read: the fuzz saw 0 bytes).
+     */
+    function exchange(req: RawRequest): Promise<{ response: RawResponse | null; error: string | null }> {
+      const url = new URL(srv.url);
+      return new Promise((resolve) => {
+        const chunks: Buffer[] = [];
+        let error: string | null = null;
+        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(encodeRequest(url.host, req)));
+        socket.on('data', (c: Buffer) => chunks.push(c));
+        socket.on('error', (err: NodeJS.ErrnoException) => (error ??= err.code ?? err.message));
+        socket.on('close', () => resolve({ response: parseResponse(Buffer.concat(chunks), req.method), error }));
+      });
+    }
+    async function expectAnswered(req: RawRequest, status: number): Promise<RawResponse> {
+      const { response, error } = await exchange(req);
+      expect(error, 'the connection was reset').toBeNull();
+      expect(response?.status, response?.text).toBe(status);
+      expect((await send({ method: 'GET', path: '/healthz', headers: [] })).status).toBe(200);
+      return response!;
+    }
+
+    it('a route answered at once gets its 404 and a graceful close, not a reset', async () => {
+      const res = await expectAnswered(withoutLength('GET', '/api/v1/nowhere'), 404);
+      expect(ZErrorBodySchema.parse(JSON.parse(res.text))).toMatchObject({ error: 'not_found', code: 404 });
+    });
+    it('the fuzz case: HEAD /api/v1/documents/extract?%E0%A4%A with the multipart body unframed -> 404', async () => {
+      const res = await expectAnswered(withoutLength('HEAD', '/api/v1/documents/extract?%E0%A4%A', [auth(), ['Content-Type', "multipart/form-data; boundary='()+_,-./:=?"]]), 404);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    });
+    it('a route that answers later (auth looks the key up) gets its own answer first, not the refusal of the bytes after it', async () => {
+      const res = await expectAnswered(withoutLength('GET', '/api/v1/account', [auth()]), 200);
+      expect(ZAccountSchema.parse(JSON.parse(res.text)).mode).toBe('test');
+    });
+    it('a client that asks to close (Connection: close) still gets the answer, then a graceful close', async () => {
+      const res = await expectAnswered(withoutLength('GET', '/api/v1/nowhere', [['Connection', 'close']]), 404);
+      expect(res.headers.connection).toBe('close');
+      expect(ZErrorBodySchema.parse(JSON.parse(res.text))).toMatchObject({ error: 'not_found', code: 404 });
+    });
+    it('a framed body refused before it is read, on a closing connection (401 on a 16 MB upload without a key), is read off, not reset', async () => {
+      const upload = multipartBody('b', [{ name: 'file', filename: 'big.pdf', type: 'application/pdf', data: unframed }]);
+      const res = await expectAnswered({ method: 'POST', path: '/api/v1/documents/extract', headers: [['Content-Type', 'multipart/form-data; boundary=b'], ['Connection', 'close']], body: upload }, 401);
+      expect(ZErrorBodySchema.parse(JSON.parse(res.text))).toMatchObject({ error: 'unauthorized', code: 401 });
+    });
   });
   it('CONNECT and an unknown Expect get the contract, not a dropped connection or an empty 417', async () => {
     await expectRefused({ method: 'CONNECT', path: 'example.com:443', headers: [auth()] }, 400, 'invalid_request');

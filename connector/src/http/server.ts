@@ -48,6 +48,13 @@ export function createHttpServer(app: Express): http.Server {
       )
     : http.createServer(app);
   server.on('clientError', answerClientError);
+  // Node ends a connection whose last answer went out (Connection: close, HTTP/1.0) with the socket's
+  // destroySoon(), which destroys it as soon as the answer is written: with a body the route refused
+  // without reading still arriving, the kernel resets the connection and the client, still sending,
+  // gets ECONNRESET or EPIPE and may lose the answer. Such a close lingers instead, as a refusal's does.
+  server.on('connection', (socket: Duplex & { destroySoon?: () => void }) => {
+    socket.destroySoon = () => lingeringClose(socket);
+  });
   // RFC 9110 10.1.1: a server MAY answer an Expect it does not know with 417; node does, with an
   // empty body. Ignoring the expectation is allowed too, and keeps every answer the app's.
   server.on('checkExpectation', app);
@@ -56,7 +63,10 @@ export function createHttpServer(app: Express): http.Server {
   return server;
 }
 
-/** Sockets already answered by answerClientError: node reports every further chunk of an unparseable request again. */
+/**
+ * Sockets answered by answerClientError or closing (lingeringClose): node reports every further chunk
+ * of an unparseable request again, and data after a Connection: close request as an error too.
+ */
 const answered = new WeakSet<Duplex>();
 /** How long a refused client may go on sending before its connection is dropped. */
 const LINGER_MS = 10_000;
@@ -65,17 +75,16 @@ const LINGER_MS = 10_000;
  * Requests node's HTTP parser refuses before the app sees them (a malformed request line or header,
  * conflicting Content-Length and Transfer-Encoding, headers over 16 KB, a request timeout) get the
  * contract's error body instead of node's bare status line. As node's own default does: nothing on
- * a socket that is gone or whose response has begun (node docs, 'clientError').
+ * a socket that is gone.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (answered.has(socket)) return;
-  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (err.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   answered.add(socket);
-  writeRefusal(
+  refuseAfterAnswers(
     socket,
     err.code === 'HPE_HEADER_OVERFLOW'
       ? errorBody('headers_too_large', 'The request line and headers are too large.')
@@ -86,17 +95,53 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /**
- * An error response written straight to the socket (there is no response object), then a
- * lingering close (RFC 9112 9.6): the write side is closed and what the client still sends is
- * read and dropped, for at most LINGER_MS. Closing at once on unread bytes, as node's default
- * does, makes the kernel reset the connection, which can discard the answer before the client
- * has read it (a client still sending a large body never sees why it was refused).
+ * The refusal goes out after the answers to the requests that arrived whole before the refused
+ * bytes. Those bytes can follow a whole request on the same connection: a body sent without
+ * Content-Length or Transfer-Encoding is, for HTTP/1.1, the next request, and a malformed one (the
+ * fuzz's HEAD with a 14 MB multipart body, seed 17). Node's default, which this once copied, is to
+ * destroy the socket when that request's answer has begun: with the client's body still unread the
+ * kernel then resets the connection, and the client lost the answer it had been sent (ECONNRESET,
+ * 0 bytes). Writing the refusal at once when the answer had not begun put it in that request's
+ * place. A request whose own bytes were refused (a bad chunk, a timeout) is never whole, so its
+ * refusal is its answer; one whose answer has begun cannot get it, and its connection is dropped.
  */
+function refuseAfterAnswers(socket: Duplex, refusal: TErrorBody): void {
+  const current = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (current?.req.complete) {
+    // Meanwhile what the client sends is read (node's parser goes on reporting it, ignored above).
+    current.once('finish', () => refuseAfterAnswers(socket, refusal));
+    return;
+  }
+  if (!socket.writable) {
+    // Closing already: the answer in front was the connection's last (the client asked to close).
+    lingeringClose(socket);
+    return;
+  }
+  if (current?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  writeRefusal(socket, refusal);
+}
+
+/** An error response written straight to the socket (there is no response object), then a lingering close. */
 function writeRefusal(socket: Duplex, refusal: TErrorBody): void {
   const body = JSON.stringify(refusal);
-  socket.end(
+  socket.write(
     `HTTP/1.1 ${refusal.code} ${http.STATUS_CODES[refusal.code]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+  lingeringClose(socket);
+}
+
+/**
+ * A lingering close (RFC 9112 9.6): the write side is closed and what the client still sends is read
+ * and dropped, for at most LINGER_MS; the socket goes when the client closes its side. Closing at once
+ * on unread bytes, as node does, makes the kernel reset the connection, which can discard the answer
+ * before the client has read it (a client still sending a large body never sees why it was refused).
+ */
+function lingeringClose(socket: Duplex): void {
+  answered.add(socket);
+  if (socket.writable) socket.end();
   socket.resume();
   (socket as Duplex & { setTimeout?: (ms: number, cb: () => void) => void }).setTimeout?.(LINGER_MS, () => socket.destroy());
 }
