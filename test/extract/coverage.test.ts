@@ -5,7 +5,7 @@ import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
 import type { Ocr } from '../../connector/src/extract/ocr.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { ZExtractedFieldsSchema, ZDocumentCoverageSchema } from '../../shared/job.js';
-import { scoreCoverage } from '../../scripts/eval-coverage.js';
+import { scoreCoverage } from '../../scripts/extract-eval/coverage-score.js';
 import { corpusPdf, corpusTruth, lines, shippedMatcher } from './helpers.js';
 
 let matcher: InsurerMatcher;
