@@ -133,6 +133,7 @@ describe('findCoverage: health plan', () => {
       ['Premier Health'],
       ['Komfort Plus'],
       ['Santé Équilibre'],
+      ['Private Medical Insurance — Comprehensive'],
     ])('%s: the whole line as printed, below the review confidence', (plan) => {
       expect(findCoverage({ lines: head(plan), type: 'health' })?.health_plan).toEqual({ value: plan, confidence: 0.75 });
     });
@@ -147,6 +148,7 @@ describe('findCoverage: health plan', () => {
 
     it.each([
       ['a company\'s name', 'Premier Insurance Company Limited'],
+      ['a company\'s name without a legal form', 'Premier Insurance'],
       ['a sentence', 'Thank you for choosing our premier service.'],
       ['a line without a plan word', 'Private medical insurance'],
       ['a line shared with another cell', 'Premier Health   Membership number'],

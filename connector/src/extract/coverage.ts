@@ -55,9 +55,20 @@ const REGIONS = valuePatterns(TRAVEL_REGIONS, (c) => c.regions);
 const LABELS = Object.fromEntries((['motor_cover', 'trip_type', 'region', 'health_plan'] as const).map((f) => [f, wordsRe((c) => c.labels[f], '')])) as Record<TCoverageField, RegExp>;
 const NEGATED = new RegExp(`^[\\s:;.,()\\-–—=]*(?:${merged((c) => c.negations)})(?![\\w])`);
 const ELSEWHERE = wordsRe((c) => c.elsewhere, '');
-const PLAN_WORDS = wordsRe((c) => c.healthPlanWords, '');
-/** A company's name ("Premier Insurance Limited") is the insurer's line, not a plan's. */
-const COMPANY = new RegExp(`\\b(?:${packAlternation((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)])})\\b`);
+const PLAN_WORDS = wordsRe((c) => c.healthPlanWords);
+const INSURER_WORDS = new RegExp(`\\b(?:${packAlternation((p) => p.insurerWords)})\\b`, 'g');
+const LEGAL_FORM = new RegExp(`\\b(?:${packAlternation((p) => p.legalForms.filter((f) => f.length >= 2))})\\b`);
+
+/**
+ * A company's name is the insurer's line, not a plan's: it has a legal form ("Premier Insurance Company
+ * Limited") or ends in an insurer word after its plan word ("Premier Insurance", "Standard Life Healthcare"),
+ * where a product line puts the plan last ("Private Medical Insurance — Comprehensive").
+ */
+function companyName(folded: string): boolean {
+  if (LEGAL_FORM.test(folded)) return true;
+  const lastPlan = [...folded.matchAll(PLAN_WORDS)].at(-1)?.index ?? -1;
+  return [...folded.matchAll(INSURER_WORDS)].some((m) => m.index > lastPlan);
+}
 /** What may stand between a label and its value: punctuation and each pack's copulas ("is", "lautet", "est"). */
 const FILLER = new RegExp(`^[\\s:;.,|\\-–—=/]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?[\\s:;|]*`);
 
@@ -209,7 +220,7 @@ const TITLE_PLAN_CONFIDENCE = 0.75;
 function titlePlan(cells: FoldedCell[][]): { value: string; confidence: number } | null {
   for (const row of cells.slice(0, TITLE_LINES)) {
     const c = row[0];
-    if (row.length !== 1 || !c || !PLAN_WORDS.test(c.folded) || COMPANY.test(c.folded) || /[.!?]$/.test(c.folded.trim())) continue;
+    if (row.length !== 1 || !c || !c.folded.match(PLAN_WORDS) || companyName(c.folded) || /[.!?]$/.test(c.folded.trim())) continue;
     const name = planName(c.text);
     if (name) return { value: name, confidence: TITLE_PLAN_CONFIDENCE };
   }
