@@ -1,109 +1,66 @@
 /**
  * Measures the coverage details of extraction (issue 20 item 5) on the project's corpus and on
  * ../shared/data/documents: per detail, text and scan, readings right, missed, wrong and invented, and
- * how many of those at confidence >= 0.9 are right. `scoreCoverage` is the comparison, for eval-extract.ts.
+ * the calibration table (the bands of eval-extract.ts) over every reading returned, per corpus.
  *
- *   npm run eval:coverage -- [--verbose] [--own-only|--outside-only] [--outside=DIR]
+ *   npm run eval:coverage -- [--corpus=own|shared] [--cache] [--verbose]
  *
- * The outside documents' ground truth has no coverage; test/fixtures/outside-coverage.json holds what
- * their text layers print, read by hand (documents not listed there are not scored).
+ * --cache reads each document's lines from .cache/extract-lines/ (shared with eval:extract) so rule
+ * changes are measured without OCR. The outside documents' ground truth has no coverage;
+ * test/fixtures/outside-coverage.json holds what they print, read by hand (documents not listed there are
+ * not scored).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { COVERAGE_FIELDS, type TCoverageField } from '../shared/coverage-terms.js';
-import type { TDocumentCoverage } from '../shared/job.js';
-import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
-import { createOcr } from '../connector/src/extract/ocr.js';
-import { extractFields } from '../connector/src/extract/pipeline.js';
-import { fold } from '../connector/src/extract/text.js';
+import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
+import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
+import { fieldsFromLines } from '../connector/src/extract/pipeline.js';
+import { COVERAGE_FIELDS } from '../shared/coverage-terms.js';
+import { calibrationLines } from './extract-eval/calibration.js';
+import { documentLines, loadCorpus, type CorpusName } from './extract-eval/corpora.js';
+import { coverageRows, coverageTruth, type CoverageRow } from './extract-eval/coverage-score.js';
 
-/** Expected coverage: the normalised value of each detail the document states (the plan name as printed). */
-export type CoverageTruth = Partial<Record<TCoverageField, string>>;
-export type CoverageOutcome = 'right' | 'wrong' | 'missed' | 'invented' | 'absent';
+const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
+const verbose = process.argv.includes('--verbose');
+const useCache = process.argv.includes('--cache');
+const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
 
-const squash = (s: string): string => fold(s).replace(/[^a-z0-9]/g, '');
+const matcher = matcherFromRows(await loadShippedRegisterRows(new URL('../connector/data/register/', import.meta.url).pathname));
+let ocr: Ocr | null = null;
+const getOcr = async (): Promise<Ocr> => (ocr ??= await createOcr({ workers: 1, languages: OCR_LANGUAGES }));
 
-/** Per detail: right, wrong (another value), missed (stated, not found), invented (found, not stated), absent (neither). */
-export function scoreCoverage(truth: CoverageTruth, found: TDocumentCoverage | undefined): Record<TCoverageField, { outcome: CoverageOutcome; confidence?: number }> {
-  return Object.fromEntries(
-    COVERAGE_FIELDS.map((f) => {
-      const want = truth[f];
-      const got = found?.[f];
-      const outcome: CoverageOutcome = want === undefined ? (got ? 'invented' : 'absent') : !got ? 'missed' : squash(got.value) === squash(want) ? 'right' : 'wrong';
-      return [f, got ? { outcome, confidence: got.confidence } : { outcome }];
-    }),
-  ) as Record<TCoverageField, { outcome: CoverageOutcome; confidence?: number }>;
-}
-
-interface Doc {
-  id: string;
-  pdf: string;
-  scanned: boolean;
-  truth: CoverageTruth;
-}
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OWN = path.join(ROOT, 'test/fixtures/policies');
-/** ../shared/data/documents beside the repository (one level further up from a git worktree), or --outside=DIR. */
-const OUTSIDE =
-  process.argv.find((a) => a.startsWith('--outside='))?.slice(10) ??
-  [path.resolve(ROOT, '../shared/data/documents'), path.resolve(ROOT, '../../shared/data/documents')].find((d) => existsSync(path.join(d, 'manifest.json'))) ??
-  path.resolve(ROOT, '../shared/data/documents');
-const OUTSIDE_LABELS = path.join(ROOT, 'test/fixtures/outside-coverage.json');
-
-function ownDocs(): Doc[] {
-  return readdirSync(OWN)
-    .filter((f) => /^\d{3}\.json$/.test(f))
-    .sort()
-    .map((f) => {
-      const t = JSON.parse(readFileSync(path.join(OWN, f), 'utf8')) as { kind: string; coverage?: CoverageTruth };
-      return { id: f.slice(0, 3), pdf: path.join(OWN, f.replace('.json', '.pdf')), scanned: t.kind === 'scanned', truth: t.coverage ?? {} };
-    });
-}
-
-function outsideDocs(): Doc[] {
-  if (!existsSync(path.join(OUTSIDE, 'manifest.json'))) return [];
-  const manifest = JSON.parse(readFileSync(path.join(OUTSIDE, 'manifest.json'), 'utf8')) as Array<{ name: string; scanned: boolean }>;
-  const labels = JSON.parse(readFileSync(OUTSIDE_LABELS, 'utf8')) as { documents: Record<string, CoverageTruth> };
-  return manifest.filter((m) => labels.documents[m.name]).map((m) => ({ id: m.name, pdf: path.join(OUTSIDE, `${m.name}.pdf`), scanned: m.scanned, truth: labels.documents[m.name]! }));
-}
-
-async function main(): Promise<void> {
-  const verbose = process.argv.includes('--verbose');
-  const corpora: Array<[string, Doc[]]> = [];
-  if (!process.argv.includes('--outside-only')) corpora.push(['own corpus (test/fixtures/policies)', ownDocs()]);
-  if (!process.argv.includes('--own-only')) corpora.push(['../shared/data/documents', outsideDocs()]);
-  const matcher = matcherFromRows(await loadShippedRegisterRows(path.join(ROOT, 'connector/data/register/')));
-  const ocr = await createOcr({ workers: 1 });
-  try {
-    for (const [name, docs] of corpora) {
-      const tally = new Map<string, Record<CoverageOutcome, number> & { sure: number; sureRight: number }>();
-      for (const doc of docs) {
-        const r = await extractFields(readFileSync(doc.pdf), { ocr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
-        const score = scoreCoverage(doc.truth, r.fields.coverage);
-        for (const f of COVERAGE_FIELDS) {
-          const key = `${f} ${doc.scanned ? 'scan' : 'text'}`;
-          const t = tally.get(key) ?? { right: 0, wrong: 0, missed: 0, invented: 0, absent: 0, sure: 0, sureRight: 0 };
-          const s = score[f];
-          t[s.outcome]++;
-          if ((s.confidence ?? 0) >= 0.9) (t.sure++, s.outcome === 'right' && t.sureRight++);
-          tally.set(key, t);
-          if (verbose && s.outcome !== 'right' && s.outcome !== 'absent') console.log(`${doc.id} ${f}: ${s.outcome}, want ${doc.truth[f] ?? '(none)'}, got ${JSON.stringify(r.fields.coverage?.[f] ?? null)}`);
-        }
-      }
-      console.log(`\n${name}: ${docs.length} documents`);
-      console.log('detail              stated  right  wrong  missed  invented   at conf>=0.9: right/all');
-      for (const [key, t] of [...tally].sort()) {
-        const stated = t.right + t.wrong + t.missed;
-        if (stated + t.invented === 0) continue;
-        console.log(`${key.padEnd(20)}${String(stated).padStart(6)}${String(t.right).padStart(7)}${String(t.wrong).padStart(7)}${String(t.missed).padStart(8)}${String(t.invented).padStart(10)}   ${t.sureRight}/${t.sure}`);
+try {
+  for (const name of corpora) {
+    const rows: CoverageRow[] = [];
+    const docs = loadCorpus(name);
+    let scored = 0;
+    for (const doc of docs) {
+      const truth = coverageTruth(doc);
+      if (!truth) continue;
+      scored++;
+      const { fields } = fieldsFromLines(await documentLines(doc, getOcr, useCache), matcher);
+      const mine = coverageRows(doc, truth, fields.coverage);
+      rows.push(...mine);
+      if (verbose) for (const r of mine) if (!r.ok) console.log(`${doc.id} ${doc.scanned ? 'scan' : 'text'} ${r.field}: ${r.outcome}, want ${r.want ?? '(none)'}, got ${JSON.stringify(fields.coverage?.[r.field] ?? null)}`);
+    }
+    if (!docs.length) {
+      console.log(`\n(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
+      continue;
+    }
+    console.log(`\n=== corpus ${name}: ${scored} documents scored ===`);
+    console.log('detail              stated  right  wrong  missed  invented   at conf>=0.9: right/all');
+    for (const f of COVERAGE_FIELDS) {
+      for (const scanned of [false, true]) {
+        const xs = rows.filter((r) => r.field === f && r.doc.scanned === scanned);
+        const n = (o: string): number => xs.filter((r) => r.outcome === o).length;
+        const stated = n('right') + n('wrong') + n('missed');
+        if (stated + n('invented') === 0) continue;
+        const sure = xs.filter((r) => (r.confidence ?? 0) >= 0.9);
+        console.log(`${`${f} ${scanned ? 'scan' : 'text'}`.padEnd(20)}${String(stated).padStart(6)}${String(n('right')).padStart(7)}${String(n('wrong')).padStart(7)}${String(n('missed')).padStart(8)}${String(n('invented')).padStart(10)}   ${sure.filter((r) => r.ok).length}/${sure.length}`);
       }
     }
-  } finally {
-    await ocr.terminate();
+    // Only readings returned have a confidence, so the table counts those: right, or wrong / invented.
+    console.log(['', 'coverage readings by confidence:', ...calibrationLines(rows, rows.filter((r) => !r.doc.scanned), rows.filter((r) => r.doc.scanned))].join('\n'));
   }
+} finally {
+  if (ocr) await (ocr as Ocr).terminate();
 }
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

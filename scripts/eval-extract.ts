@@ -15,6 +15,7 @@ import { matcherFromRows, loadShippedRegisterRows } from '../connector/src/extra
 import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
 import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
 import { EXTRACTED_FIELDS, sameField, type Field } from './extract-eval/compare.js';
+import { calibration, calibrationLines } from './extract-eval/calibration.js';
 import { documentLines, loadCorpus, type CorpusDoc, type CorpusName } from './extract-eval/corpora.js';
 
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
@@ -25,8 +26,6 @@ const only = arg('only');
 const jsonOut = arg('json');
 const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
 
-/** Confidence bands of the calibration table: [low, high). */
-export const BANDS: Array<[number, number]> = [[0, 0.5], [0.5, 0.7], [0.7, 0.9], [0.9, 0.97], [0.97, 1.01]];
 
 interface Outcome {
   doc: CorpusDoc;
@@ -90,18 +89,6 @@ const kinds = [false, true];
 const row = (label: string, xs: Outcome[]): string => `${label.padEnd(24)} ${kinds.map((s) => pct(xs.filter((o) => o.doc.scanned === s)).padEnd(16)).join(' ')} ${pct(xs)}`;
 const header = (label: string): string => `${label.padEnd(24)} ${'text'.padEnd(16)} ${'scan'.padEnd(16)} all`;
 
-/** Calibration: of the fields returned with a confidence in each band, how many were right. */
-function calibration(xs: Outcome[]): Array<{ band: string; n: number; right: number; accuracy: number | null }> {
-  const present = xs.filter((o) => o.confidence !== undefined);
-  const bands = BANDS.map(([lo, hi]) => {
-    const inBand = present.filter((o) => o.confidence! >= lo && o.confidence! < hi);
-    const r = rate(inBand);
-    return { band: hi > 1 ? `>=${lo}` : `${lo}-${hi}`, n: r.total, right: r.right, accuracy: r.pct };
-  });
-  const high = rate(present.filter((o) => o.confidence! >= 0.9));
-  return [...bands, { band: '>=0.9 (target 98%)', n: high.total, right: high.right, accuracy: high.pct }];
-}
-
 const report: Record<string, unknown> = {};
 for (const name of corpora) {
   const xs = outcomes.filter((o) => o.doc.corpus === name);
@@ -119,12 +106,9 @@ for (const name of corpora) {
   console.log(`\n${header('layout / family')}`);
   const groups = [...new Set(xs.map((o) => o.doc.group))].sort();
   for (const g of groups) console.log(row(g, xs.filter((o) => o.doc.group === g)));
-  console.log('\nconfidence band       returned   right   accuracy    (text | scan)');
-  const cal = calibration(xs);
-  const calText = calibration(xs.filter((o) => !o.doc.scanned));
-  const calScan = calibration(xs.filter((o) => o.doc.scanned));
-  const acc = (a: number | null): string => (a === null ? '    -  ' : `${a.toFixed(1).padStart(6)}%`);
-  cal.forEach((b, i) => console.log(`${b.band.padEnd(20)} ${String(b.n).padStart(8)} ${String(b.right).padStart(7)}   ${acc(b.accuracy)}    (${acc(calText[i]!.accuracy)} | ${acc(calScan[i]!.accuracy)})`));
+  const calText = xs.filter((o) => !o.doc.scanned);
+  const calScan = xs.filter((o) => o.doc.scanned);
+  console.log(['', ...calibrationLines(xs, calText, calScan)].join('\n'));
   const byField = Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, { text: rate(xs.filter((o) => o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.field === f && o.doc.scanned)) }]));
   const byCountry = Object.fromEntries(
     countries.map((c) => [
@@ -142,7 +126,7 @@ for (const name of corpora) {
     fields: byField,
     countries: byCountry,
     groups: Object.fromEntries(groups.map((g) => [g, { text: rate(xs.filter((o) => o.doc.group === g && !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.group === g && o.doc.scanned)) }])),
-    calibration: { all: cal, text: calText, scan: calScan },
+    calibration: { all: calibration(xs), text: calibration(calText), scan: calibration(calScan) },
     misses: xs.filter((o) => !o.ok).map((o) => ({ id: o.doc.id, scanned: o.doc.scanned, field: o.field, expected: o.expected ?? null, actual: o.actual ?? null, confidence: o.confidence ?? null })),
   };
 }

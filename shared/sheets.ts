@@ -1,5 +1,6 @@
 /** Sheet write-back targets, scheduled dataset refreshes (issue 7) and spreadsheet bindings (issue 17). */
 import { z } from 'zod';
+import { COVERAGE_FIELDS } from './coverage-terms.js';
 import { OUTPUT_MODES } from './series-modes.js';
 
 /**
@@ -31,7 +32,7 @@ export const ZSheetTargetSchema = z
       .refine((m) => Object.keys(m).length > 0, 'map at least one field to a column')
       .meta({
         description:
-          'Field -> column letter. Verification: status, confidence_score, insurer, flags, checked_at. Extraction: policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration.',
+          'Field -> column letter. Verification: status, confidence_score, insurer, flags, checked_at. Extraction: policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration; the coverage details motor_cover, trip_type, region (normalised values) and health_plan (as printed); needs_review (the values read below confidence 0.9, by label, for a person to check).',
       }),
   })
   .strict()
@@ -39,7 +40,12 @@ export const ZSheetTargetSchema = z
 export type TSheetTarget = z.output<typeof ZSheetTargetSchema>;
 
 export const VERIFICATION_COLUMNS = ['status', 'confidence_score', 'insurer', 'flags', 'checked_at'] as const;
-export const EXTRACTION_COLUMNS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
+/**
+ * Extraction writes the fields, each coverage detail under its own name (the contract's `coverage` keys,
+ * which no field shares), and `needs_review`: the connector writes unattended, so instead of holding
+ * low-confidence values back it names them in that column (shared/review.ts, the add-on's rule).
+ */
+export const EXTRACTION_COLUMNS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration', ...COVERAGE_FIELDS, 'needs_review'] as const;
 
 export const ZSheetWritebackSchema = z
   .object({

@@ -5,10 +5,11 @@
  * that file; a pasted link works for files picked before.
  */
 import type { TExtractedFields, TJob } from '../../shared/job.js';
-import { REVIEW_KEYS, REVIEW_LABELS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
+import { REVIEW_KEYS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
 import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { api } from './connector.js';
 import { fileBlob, fileMeta } from './drive.js';
+import { placeValues } from './extracted-columns.js';
 import { userConn } from './settings.js';
 
 const PICK_TTL_SECONDS = 30 * 60;
@@ -22,22 +23,6 @@ export function fileIdFrom(input: string): string {
   if (!m) throw new Error('Paste a Drive file URL (https://drive.google.com/file/d/…) or a file ID.');
   return m[1]!;
 }
-
-/** Header words per extracted field (EN/DE/FR), matched on the folded header. */
-const FIELD_HEADERS: Record<TReviewKey, RegExp> = {
-  policy_number: /(policy|police|versicherungsschein|vsnr|vertrag|contrat).*(number|no|nr|nummer|numero)|^(vsnr|policy|police)$/,
-  insurer: /insurer|provider|versicherer|gesellschaft|assureur|compagnie/,
-  insurance_type: /type|typ\b|\bart\b|sparte|genre|produit/,
-  start_date: /start|begin|from|von|debut|effet|inception/,
-  end_date: /\bend\b|expir|until|bis|fin\b|ablauf|echeance/,
-  vehicle_registration: /registration|reg\b|plate|kennzeichen|immatriculation/,
-  'coverage.motor_cover': /cover level|level of cover|deckung|umfang|formule|garantie/,
-  'coverage.trip_type': /\btrip\b|reiseart|vertragsart/,
-  'coverage.region': /\barea\b|region|territor|geltungsbereich|\bzone\b/,
-  'coverage.health_plan': /\bplan\b|tarif|niveau/,
-};
-
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
 
 /**
  * Uploads the file and returns the extraction job id. The size is checked against the connector's
@@ -136,23 +121,11 @@ export function pollPdfExtraction(jobId: string): ExtractionView {
 export function appendExtractedRow(values: Partial<Record<TReviewKey, string>>): { status: 'complete'; row: number; message: string } {
   const sheet = SpreadsheetApp.getActiveSheet();
   const lastCol = sheet.getLastColumn();
-  const headers = lastCol > 0 ? sheet.getRange(1, 1, 1, lastCol).getValues()[0]!.map((v) => fold(String(v ?? ''))) : [];
-  const row: (string | number)[] = headers.map(() => '');
-  const newHeaders: string[] = [];
-  for (const f of REVIEW_KEYS) {
-    const value = values[f];
-    let col = headers.findIndex((h) => h && FIELD_HEADERS[f].test(h));
-    if (col < 0) {
-      if (value === undefined) continue;
-      col = headers.length + newHeaders.length;
-      newHeaders.push(REVIEW_LABELS[f]);
-    }
-    row[col] = value ?? '';
-  }
+  const headers = lastCol > 0 ? sheet.getRange(1, 1, 1, lastCol).getValues()[0]!.map((v) => String(v ?? '')) : [];
+  const { row, newHeaders } = placeValues(headers, values);
   if (newHeaders.length) sheet.getRange(1, headers.length + 1, 1, newHeaders.length).setValues([newHeaders]);
   const at = Math.max(2, sheet.getLastRow() + 1);
-  const full = Array.from({ length: headers.length + newHeaders.length }, (_, i) => row[i] ?? '');
-  sheet.getRange(at, 1, 1, full.length).setValues([full]);
+  sheet.getRange(at, 1, 1, row.length).setValues([row]);
   const found = REVIEW_KEYS.filter((f) => values[f] !== undefined).length;
   return { status: 'complete', row: at, message: `Row ${at}: ${found} field${found === 1 ? '' : 's'} found.` };
 }

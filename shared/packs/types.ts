@@ -84,6 +84,12 @@ export interface CoverageVocabulary {
   negations: readonly string[];
   /** Words near cover wording that say it is about something else (another vehicle the holder may drive). */
   elsewhere: readonly string[];
+  /**
+   * Words that name a health plan's level when a certificate prints the plan without a label, as its
+   * title or under it ("Bupa By You — Comprehensive", "Personal Health — Core", "Komfort Plus"):
+   * read only from a short line of its own near the top, at a lower confidence than a label's value.
+   */
+  healthPlanWords: readonly string[];
 }
 
 

@@ -5,7 +5,7 @@ import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
 import type { Ocr } from '../../connector/src/extract/ocr.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { ZExtractedFieldsSchema, ZDocumentCoverageSchema } from '../../shared/job.js';
-import { scoreCoverage } from '../../scripts/eval-coverage.js';
+import { scoreCoverage } from '../../scripts/extract-eval/coverage-score.js';
 import { corpusPdf, corpusTruth, lines, shippedMatcher } from './helpers.js';
 
 let matcher: InsurerMatcher;
@@ -122,5 +122,44 @@ describe('findCoverage: health plan', () => {
 
   it('a label inside a sentence is not a plan ("Tarife und Monatsbeiträge")', () => {
     expect(findCoverage({ lines: lines('Versicherte Personen, Tarife und Monatsbeiträge'), type: 'health' })).toBeUndefined();
+  });
+
+  describe('a plan printed without a label, as a certificate\'s title or the line under it', () => {
+    const head = (plan: string, ...more: string[]) => lines('Membership certificate', plan, 'Mrs Jane Doe   Membership number   13452408-69', '12 High Street   Start date   01/01/2026', ...more);
+
+    it.each([
+      ['Bupa By You — Comprehensive'],
+      ['Personal Health — Core'],
+      ['Premier Health'],
+      ['Komfort Plus'],
+      ['Santé Équilibre'],
+      ['Private Medical Insurance — Comprehensive'],
+    ])('%s: the whole line as printed, below the review confidence', (plan) => {
+      expect(findCoverage({ lines: head(plan), type: 'health' })?.health_plan).toEqual({ value: plan, confidence: 0.75 });
+    });
+
+    it('a labelled plan wins over a title line', () => {
+      expect(findCoverage({ lines: head('Personal Health — Core', 'Your plan: Treatment and Care'), type: 'health' })?.health_plan).toEqual({ value: 'Treatment and Care', confidence: 0.92 });
+    });
+
+    it('OCR lowers it as it lowers the other readings', () => {
+      expect(findCoverage({ lines: head('Premier Health'), type: 'health', ocrConfidence: 0.5 })?.health_plan?.confidence).toBe(0.6);
+    });
+
+    it.each([
+      ['a company\'s name', 'Premier Insurance Company Limited'],
+      ['a company\'s name without a legal form', 'Premier Insurance'],
+      ['a sentence', 'Thank you for choosing our premier service.'],
+      ['a line without a plan word', 'Private medical insurance'],
+      ['a line shared with another cell', 'Premier Health   Membership number'],
+    ])('not %s', (_, line) => {
+      expect(findCoverage({ lines: head(line), type: 'health' })).toBeUndefined();
+    });
+
+    it('not far down the page, nor on other insurance types', () => {
+      const deep = lines(...Array.from({ length: 8 }, (_, i) => `Line ${i}   x`), 'Personal Health — Core');
+      expect(findCoverage({ lines: deep, type: 'health' })).toBeUndefined();
+      expect(findCoverage({ lines: head('Personal Health — Core'), type: 'motor' })).toBeUndefined();
+    });
   });
 });

@@ -121,6 +121,20 @@ describe('submitExtraction', () => {
   it('a sheet_target that is not JSON is invalid_request', async () => {
     expect((await refusal(submitExtraction(pdf, undefined, key, deps(), '{nope'))).publicMessage).toBe('sheet_target must be a JSON object (as text in the multipart field).');
   });
+
+  it('a sheet_target may map the coverage details and needs_review; the coverage object itself, and coverage on a verification, are refused', async () => {
+    const bound = deps({ sheetBindings: { require: async () => {} } });
+    const target = (columns: Record<string, string>) => JSON.stringify({ spreadsheet_id: 'sheet-submit-test-0001', sheet_name: 'Policies', key_column: 'A', columns });
+    const columns = { insurer: 'B', motor_cover: 'C', trip_type: 'D', region: 'E', health_plan: 'F', needs_review: 'G' };
+    const { job_id } = await submitExtraction(pdf, undefined, key, bound, target(columns));
+    expect(JSON.parse((await store.jobs.get(job_id))!.sheet_target!)).toMatchObject({ columns });
+    const err = await refusal(submitExtraction(pdf, undefined, key, bound, target({ coverage: 'C' })));
+    expect(err.publicMessage).toBe(
+      'sheet_target.columns: unknown field coverage; use policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration, motor_cover, trip_type, region, health_plan, needs_review.',
+    );
+    const onVerification = await refusal(submitAsyncVerification({ ...policy, sheet_target: JSON.parse(target({ status: 'B', motor_cover: 'C' })) }, key, bound));
+    expect(onVerification.publicMessage).toMatch(/^sheet_target\.columns: unknown field motor_cover;/);
+  });
 });
 
 describe('submitBatch', () => {

@@ -8,9 +8,10 @@ import { readServiceAccount, serviceAccountAuth } from '../../connector/src/shee
 import { NO_LONGER_BOUND, SheetBindings } from '../../connector/src/sheets/bindings.js';
 import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
 import { WritebackProcessor } from '../../connector/src/sheets/processor.js';
-import { newWriteback } from '../../connector/src/sheets/writeback.js';
+import { jobWriteback, newWriteback } from '../../connector/src/sheets/writeback.js';
 import { openStore } from '../../connector/src/store/index.js';
-import type { Store } from '../../connector/src/store/types.js';
+import type { JobRecord, Store } from '../../connector/src/store/types.js';
+import type { TExtractedFields } from '../../shared/job.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
@@ -104,6 +105,36 @@ describe('sheet write-back', () => {
     for (const row of grid.slice(1)) expect(row[2], row[0]).toBe('verified');
     expect(grid.slice(1).map((r) => r[1])).toEqual(body.map((r) => r[1]));
     expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written', written: 48, missing: [number(7), number(31)] });
+  });
+
+  it('extraction: fields and coverage details into their mapped columns, only those read; low-confidence values named in needs_review', async () => {
+    google.sheet(SID, 'Policies 2026', [['Policy', 'Insurer', 'Cover level', 'Trip', 'Plan', 'Check'], ['UKM-1000-0001', 'old insurer', 'third_party', 'keep me', '', 'Insurer']]);
+    const t: TSheetTarget = { spreadsheet_id: SID, sheet_name: 'Policies 2026', key_column: 'A', header_rows: 1, columns: { insurer: 'B', motor_cover: 'C', trip_type: 'D', health_plan: 'E', needs_review: 'F' } };
+    const job = (id: string) => ({ id, key_id: keyId, kind: 'extraction', sheet_target: JSON.stringify(t) }) as JobRecord;
+    const motor: TExtractedFields = {
+      policy_number: 'UKM-1000-0001',
+      insurer: 'Aviva Insurance Limited',
+      confidence: { policy_number: 0.98, insurer: 0.95 },
+      coverage: { motor_cover: { value: 'comprehensive', printed: 'Comprehensive', confidence: 0.95 } },
+    };
+    const health: TExtractedFields = {
+      policy_number: 'BUPA-555',
+      insurer: 'Bupa Insurance Limited',
+      confidence: { policy_number: 0.97, insurer: 0.82 },
+      coverage: { health_plan: { value: 'Bupa By You — Comprehensive', confidence: 0.75 } },
+    };
+    const at = new Date().toISOString();
+    for (const [id, fields] of [['job-motor', motor], ['job-health', health]] as const) await insert(jobWriteback(job(id), { result: fields }, at)!);
+    const { proc, limiter, bindings } = processor();
+    await bindDirect(bindings, google, keyId, SID);
+    await proc.tick();
+    await limiter.stop();
+    const grid = google.grid(SID, 'Policies 2026');
+    // The row that held the number: its trip cell is left alone (no trip read), the old "check" mark cleared.
+    expect(grid[1]).toEqual(['UKM-1000-0001', 'Aviva Insurance Limited', 'comprehensive', 'keep me', '', '']);
+    // A number not in the sheet appends a row; the plan as printed, and both values below 0.9 named for a person.
+    expect(grid[2]).toEqual(['BUPA-555', 'Bupa Insurance Limited', '', '', 'Bupa By You — Comprehensive', 'Insurer, Plan']);
+    expect(await store.writebacks.forSubject('job-health')).toMatchObject({ status: 'written', written: 1, missing: [] });
   });
 
   it('429 with Retry-After, then success: retried after the wait, written once', async () => {

@@ -55,6 +55,20 @@ const REGIONS = valuePatterns(TRAVEL_REGIONS, (c) => c.regions);
 const LABELS = Object.fromEntries((['motor_cover', 'trip_type', 'region', 'health_plan'] as const).map((f) => [f, wordsRe((c) => c.labels[f], '')])) as Record<TCoverageField, RegExp>;
 const NEGATED = new RegExp(`^[\\s:;.,()\\-–—=]*(?:${merged((c) => c.negations)})(?![\\w])`);
 const ELSEWHERE = wordsRe((c) => c.elsewhere, '');
+const PLAN_WORDS = wordsRe((c) => c.healthPlanWords);
+const INSURER_WORDS = new RegExp(`\\b(?:${packAlternation((p) => p.insurerWords)})\\b`, 'g');
+const LEGAL_FORM = new RegExp(`\\b(?:${packAlternation((p) => p.legalForms.filter((f) => f.length >= 2))})\\b`);
+
+/**
+ * A company's name is the insurer's line, not a plan's: it has a legal form ("Premier Insurance Company
+ * Limited") or ends in an insurer word after its plan word ("Premier Insurance", "Standard Life Healthcare"),
+ * where a product line puts the plan last ("Private Medical Insurance — Comprehensive").
+ */
+function companyName(folded: string): boolean {
+  if (LEGAL_FORM.test(folded)) return true;
+  const lastPlan = [...folded.matchAll(PLAN_WORDS)].at(-1)?.index ?? -1;
+  return [...folded.matchAll(INSURER_WORDS)].some((m) => m.index > lastPlan);
+}
 /** What may stand between a label and its value: punctuation and each pack's copulas ("is", "lautet", "est"). */
 const FILLER = new RegExp(`^[\\s:;.,|\\-–—=/]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?[\\s:;|]*`);
 
@@ -193,6 +207,26 @@ function healthPlan(cells: FoldedCell[][]): { value: string; confidence: number 
   return null;
 }
 
+/** Lines from the top within which a title and its subtitle are printed (the title rule of `hits` too). */
+const TITLE_LINES = 8;
+/** Unlabelled, a plan word in a title may still be a slogan's: below REVIEW_CONFIDENCE, so a person checks it. */
+const TITLE_PLAN_CONFIDENCE = 0.75;
+
+/**
+ * A plan printed without a label, as a certificate's title or the line under it ("Membership certificate"
+ * over "Bupa By You — Comprehensive"): a short line of its own near the top that holds one of the packs'
+ * plan words, taken whole as printed. Not a sentence, not another label's line, not a company's name.
+ */
+function titlePlan(cells: FoldedCell[][]): { value: string; confidence: number } | null {
+  for (const row of cells.slice(0, TITLE_LINES)) {
+    const c = row[0];
+    if (row.length !== 1 || !c || !c.folded.match(PLAN_WORDS) || companyName(c.folded) || /[.!?]$/.test(c.folded.trim())) continue;
+    const name = planName(c.text);
+    if (name) return { value: name, confidence: TITLE_PLAN_CONFIDENCE };
+  }
+  return null;
+}
+
 const DAY = 86_400_000;
 const round = (x: number): number => Math.round(Math.max(0, Math.min(1, x)) * 100) / 100;
 
@@ -227,7 +261,7 @@ export function findCoverage(input: CoverageInput): TDocumentCoverage | undefine
     if (region) out.region = reading(region);
   }
   if (input.type === 'health') {
-    const plan = healthPlan(cells);
+    const plan = healthPlan(cells) ?? titlePlan(cells);
     if (plan) out.health_plan = { value: plan.value, confidence: round(plan.confidence * ocrFactor) };
   }
   return Object.keys(out).length ? out : undefined;

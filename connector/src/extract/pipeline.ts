@@ -55,11 +55,20 @@ export interface ExtractResult {
  */
 export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options: ExtractOptions): Promise<ExtractResult> {
   const read = await readDocumentLines(pdf, deps.ocr, options);
+  const { fields, language } = fieldsFromLines(read, deps.matcher);
+  return { fields, pages: read.pages, ocrPages: read.ocrPages, ...(language ? { language } : {}) };
+}
+
+/**
+ * The fields and coverage details of a document's lines: what extractFields does after reading. Its own
+ * function so the evals can score cached lines (scripts/extract-eval/corpora.ts) exactly as an upload is read.
+ */
+export function fieldsFromLines(read: Pick<DocumentLines, 'lines' | 'ocrConfidence'>, matcher: InsurerMatcher): { fields: TExtractedFields; language?: Language } {
   const { lines, ocrConfidence } = read;
-  const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, deps.matcher);
+  const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, matcher);
   const coverage = findCoverage({ lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence });
   if (coverage) fields.coverage = coverage;
-  return { fields, pages: read.pages, ocrPages: read.ocrPages, ...(language ? { language } : {}) };
+  return { fields, ...(language ? { language } : {}) };
 }
 
 /** The text of every page: the text layer, or OCR where a page has (almost) none. Throws ExtractError as extractFields does. */

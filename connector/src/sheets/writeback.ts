@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import type { TSheetTarget } from '../../../shared/sheets.js';
 import type { TExtractedFields } from '../../../shared/job.js';
+import { reviewItems } from '../../../shared/review.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
 import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
@@ -30,9 +31,21 @@ export function verificationCells(target: TSheetTarget, result: TVerificationRes
   return mapCells(target, values);
 }
 
+/**
+ * An extraction's cells: each field and coverage detail read (a detail under its own name, with its
+ * normalised value; the plan as printed), only those with a value, and `needs_review`, the labels of the
+ * values below REVIEW_CONFIDENCE. The add-on asks a person before writing those; the connector has no one
+ * to ask, and leaving them out would leave no trace of what was read, so it writes them and names them
+ * (empty when none, which also clears the mark of an earlier extraction into the same row).
+ */
 export function extractionCells(target: TSheetTarget, fields: TExtractedFields): Record<string, string | number> {
-  const { confidence: _c, ...values } = fields;
-  return mapCells(target, values as Record<string, string>);
+  const items = reviewItems(fields);
+  const values: Record<string, string> = Object.fromEntries(items.map((i) => [i.key.replace(/^coverage\./, ''), i.value]));
+  values.needs_review = items
+    .filter((i) => i.needsReview)
+    .map((i) => i.label)
+    .join(', ');
+  return mapCells(target, values);
 }
 
 function mapCells(target: TSheetTarget, values: Record<string, string | number | undefined>): Record<string, string | number> {

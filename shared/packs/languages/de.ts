@@ -65,6 +65,8 @@ export const de = {
     },
     negations: ['nicht versichert', 'nicht vereinbart', 'nicht enthalten', 'entfallt', 'ohne', 'nein'],
     elsewhere: ['andere\\w* fahrzeug\\w*', 'fremde\\w* fahrzeug\\w*'],
+    // Tariff levels of private Krankenversicherung products (Komfort, Kompakt, Premium, Exklusiv ...).
+    healthPlanWords: ['komfort', 'kompakt', 'premium', 'basis', 'classic', 'exklusiv', 'optimal', 'plus', 'top', 'vital', 'bestschutz'],
   },
   sheetHeaders: {
     // "Polizze" is Austrian usage; "polizza" is kept from the Italian-speaking South Tyrol.

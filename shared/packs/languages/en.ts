@@ -59,6 +59,11 @@ export const en = {
     },
     negations: ['not included', 'not covered', 'not selected', 'excluded', 'no cover', 'none'],
     elsewhere: ['other (?:vehicle|car)', 'not belonging to', 'any (?:private )?(?:motor )?car', 'third part(?:y|ies) to make'],
+    // Level words UK private medical insurers name their plans with (Bupa, AXA Health, Aviva, Vitality, WPA, Freedom).
+    healthPlanWords: [
+      'comprehensive', 'core', 'essentials?', 'standard', 'premier', 'premium', 'plus', 'classic', 'select', 'elite', 'complete',
+      'advanced', 'enhanced', 'extra', 'foundation', 'gold', 'silver', 'bronze', 'platinum', 'guided option', 'treatment and care',
+    ],
   },
   sheetHeaders: {
     policy: ['policy', 'policies', 'certificate'],

@@ -59,6 +59,8 @@ export const fr = {
     },
     negations: ['non souscrit\\w*', 'non garanti\\w*', 'non inclus\\w*', 'exclu\\w*', 'sans', 'non'],
     elsewhere: ['autre\\w* vehicule\\w*', 'vehicule\\w* pret\\w*'],
+    // Formula levels of complémentaires santé (Essentiel, Confort, Équilibre, Sérénité, Optimum ...), folded.
+    healthPlanWords: ['essentiel\\w*', 'confort', 'equilibre', 'serenite', 'optimum', 'optimal\\w*', 'premium', 'integral\\w*', 'renforce\\w*', 'initial\\w*'],
   },
   sheetHeaders: {
     policy: ['police', 'contrat'],
