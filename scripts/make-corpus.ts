@@ -655,7 +655,9 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
     rows.push(pair('Your premium this year', `£${int(300, 990)}.${digits(2)}`), pair("Last year's premium", `£${int(300, 990)}.${digits(2)}`), gap(10));
     rows.push(line('If you do nothing, your policy will renew automatically on the date shown above.'), gap(10));
-    rows.push(line('Yours sincerely,'), line(pick(['Customer Services Team', 'The Renewals Team', 'Customer Service Department'])), gap(24));
+    rows.push(line('Yours sincerely,'), line(pick(['Customer Services Team', 'The Renewals Team', 'Customer Service Department'])));
+    if (rand() < 0.4) rows.push(line(`for and on behalf of ${c.legal}`));
+    rows.push(gap(24));
     const reg = `Registered in England and Wales No. ${digits(8)}`;
     rows.push(...small([
       `${c.brand} is a trading name of ${c.legal}. Registered office: ${c.seat}.`,
@@ -707,7 +709,9 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     if (rand() < 0.5) rows.push(line(`Der Versicherungsschutz besteht vom ${p.start}, 0:00 Uhr,`), line(`bis zum ${p.end}, 24:00 Uhr.`));
     else rows.push(pair('Beginn', `${p.start}, 0:00 Uhr`), pair('Ablauf', `${p.end}, 24:00 Uhr`));
     rows.push(pair('Jahresbeitrag', `${int(300, 990)},${digits(2)} €`), gap(12));
-    rows.push(line('Mit freundlichen Grüßen'), line(pick(['Ihre Abteilung Kraftfahrt', 'Abteilung Kraftfahrtversicherung', 'Ihr Kundenservice Kfz-Versicherung'])), gap(24));
+    rows.push(line('Mit freundlichen Grüßen'));
+    if (rand() < 0.4) rows.push(line(c.legal));
+    rows.push(line(pick(['Ihre Abteilung Kraftfahrt', 'Abteilung Kraftfahrtversicherung', 'Ihr Kundenservice Kfz-Versicherung'])), gap(24));
     rows.push(...small([
       `${c.legal} · Sitz der Gesellschaft: ${c.seat} · Registergericht: Amtsgericht ${c.seat} HRB ${digits(5)}`,
       `Vorsitzender des Aufsichtsrats: Dr. Karl Brenner · Vorstand: Petra Hahn (Vorsitzende), Uwe Lorenz`,
@@ -724,6 +728,9 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const p = c.spec.printed;
     const rows: Row[] = [...letterhead(c, 'Versicherungsbestätigung / Confirmation of insurance')];
     rows.push({ runs: [run(60, pick(['Versicherungsbestätigung / Certificate of Insurance', 'Bestätigung über den Versicherungsschutz / Confirmation of cover']), { bold: true, size: 13 })] }, gap(8));
+    const travel = c.spec.type === 'travel';
+    const product = travel ? pick(['Reisekrankenversicherung / Travel medical insurance', 'Reiseversicherung / Travel insurance']) : pick(['Krankenversicherung / Health insurance', 'Private Krankenversicherung / Private health insurance']);
+    rows.push(pair('Produkt / Product', product, 300));
     rows.push(pair('Versicherungsnummer / Policy number', p.policy, 300), pair('Versicherte Person / Insured person', c.holder.replace(/^(Herr|Frau) /, ''), 300));
     rows.push(pair('Geburtsdatum / Date of birth', c.fmt(new Date(Date.UTC(int(1960, 2005), int(0, 11), int(1, 28)))), 300));
     rows.push(pair('Versicherungsbeginn / Start of cover', p.start, 300), pair('Versicherungsende / End of cover', p.end, 300));
@@ -731,7 +738,7 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     rows.push(pair('Versicherungssumme / Sum insured', `${pick(['30.000', '50.000', '100.000'])} EUR`, 300), gap(10));
     rows.push(line(`Wir bestätigen, dass für die genannte Person Versicherungsschutz bei der ${c.brand} besteht.`));
     rows.push(line(`We confirm that the person named above is insured with ${c.brand}.`), gap(10));
-    rows.push(line('Mit freundlichen Grüßen / Kind regards'), line(pick(['Ihr Service-Team / Your service team', 'Kundenservice Reiseversicherung', 'Abteilung Krankenversicherung / Health insurance department'])), gap(24));
+    rows.push(line('Mit freundlichen Grüßen / Kind regards'), line(pick(travel ? ['Ihr Service-Team / Your service team', 'Kundenservice Reiseversicherung', 'Abteilung Reiseversicherung / Travel insurance department'] : ['Ihr Service-Team / Your service team', 'Kundenservice Krankenversicherung', 'Abteilung Krankenversicherung / Health insurance department'])), gap(24));
     rows.push(...small([
       `${c.legal} · Sitz der Gesellschaft / Registered office: ${c.seat}`,
       `Registergericht / Register court: Amtsgericht ${c.seat} HRB ${digits(5)} · USt-IdNr. DE${digits(9)}`,
@@ -751,8 +758,13 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const rows: Row[] = [...letterhead(c, `Service clients : 09 ${digits(2)} ${digits(2)} ${digits(2)} ${digits(2)}`)];
     rows.push(line(c.holder, 330), line(c.address, 330), gap(10), line(`Le ${c.fmt(randomDate())}`, 330), gap(8));
     rows.push({ runs: [run(60, pick(["ATTESTATION D'ASSURANCE", "Attestation d'assurance", 'Attestation de garantie']), { bold: true, size: 13 })] }, gap(8));
-    rows.push(line(`${c.brand} atteste que ${c.holder} est titulaire du contrat ${what}`));
-    rows.push(line(`n° ${p.policy}${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+    if (rand() < 0.5) {
+      rows.push(line(`${c.brand} atteste que ${c.holder} est titulaire du contrat ${what}`));
+      rows.push(line(`n° ${p.policy}${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+    } else {
+      rows.push(line(`${c.brand} atteste que ${c.holder} a souscrit le contrat n° ${p.policy}`));
+      rows.push(line(`(assurance ${ { travel: 'voyage', health: 'santé', motor: 'automobile' }[c.spec.type] })${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+    }
     rows.push(line(`au ${p.end} inclus, sous réserve du paiement des cotisations.`));
     rows.push(line(c.spec.coverage.printed.sentence), gap(8));
     rows.push(line('La présente attestation est délivrée pour servir et valoir ce que de droit.'), gap(8));
@@ -773,6 +785,7 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const rows: Row[] = [...letterhead(c, `Espace client : www.${c.brand.toLowerCase()}.example`)];
     rows.push(line(c.holder, 330), line(c.address, 330), gap(10));
     rows.push({ runs: [run(60, "AVIS D'ÉCHÉANCE", { bold: true, size: 13 })] }, gap(8));
+    rows.push(pair('Contrat', c.spec.type === 'motor' ? pick(['Assurance automobile', 'Auto Formule']) : pick(['Complémentaire santé', 'Santé individuelle'])));
     rows.push(pair('N° de contrat', p.policy), pair('N° client', `${digits(3)} ${digits(5)}`));
     if (p.plate) rows.push(pair('Immatriculation', p.plate));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
