@@ -253,4 +253,11 @@ describe('rules learned from documents by other authors', () => {
     expect(brand?.features.brand_of_legal).toBe(1);
     expect(SHIPPED_MODEL.fields.insurer.weights.brand_of_legal).toBeLessThan(-0.5);
   });
+
+  it.each([
+    [['Kestrel Demo', 'Your car insurance renewal', 'Policy number   KDM12345678', 'Kestrel Demo is a trading name of Kestrel Demo General Insurance Limited. Registered office: 2 Mill Road, Norwich.'], 'Kestrel Demo General Insurance Limited'],
+    [['MAAF', "AVIS D'ÉCHÉANCE", 'N° de contrat   AU 1234 1234567', 'MAAF est une marque de MAAF ASSURANCES SA, entreprise régie par le Code des assurances.'], 'MAAF ASSURANCES SA'],
+  ])('a brand that is a trading name (une marque) of a company: the company carries the risk (%#)', (text, insurer) => {
+    expect(extract(...text).fields.insurer).toBe(insurer);
+  });
 });
