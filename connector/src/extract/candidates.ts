@@ -132,6 +132,21 @@ class Doc {
         }
       }
     }
+    // A label broken across lines ("... titulaire du contrat d'assurance voyage" / "n° 230949515 ..."): the previous
+    // line's last words joined to this line's start; a match that ends in this line is a label at its start.
+    if (i > 0 && (this.lines[i - 1]!.page ?? 1) === (line.page ?? 1)) {
+      const tail = `${this.folded[i - 1]!.split(/\s+/).slice(-4).join(' ')} `;
+      const joined = tail + this.folded[i]!;
+      for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
+        for (const re of GLOBAL_LABELS[kind]) {
+          for (const m of joined.matchAll(re)) {
+            const end = m.index + m[0].length - tail.length;
+            if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
+            out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
+          }
+        }
+      }
+    }
     return out.sort((a, b) => a.start - b.start);
   }
 
