@@ -412,8 +412,11 @@ function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
 /** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
 const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
 
-const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
-const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`);
+// OCR reads a footer's "·" as a dash glued to the word before ("Versicherung AG- Sitz der Gesellschaft"): a dash
+// followed by a space and a capital is a separator too (a hyphenated name has no space; "Kranken- und" no capital).
+const GLUED_DASH = '(?<=\\S)[-–—]\\s+(?=[A-ZÄÖÜÉ])';
+const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
+const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|${SENTENCE_END}`);
 const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
 const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
@@ -473,7 +476,10 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     if (best && best.score >= 0.97) f.register_exact = 1;
     else if (best && best.score >= 0.85) f.register_close = best.score;
     // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
-    const value = best && best.score >= 0.97 && best.score < 1 ? best.name : name;
+    // OCR's punctuation is not the print's ("Generali-Deutschland" for "Generali Deutschland"): an OCR'd name whose
+    // words are a register name's exactly takes the register's spelling.
+    const ocrSpelling = !!best && doc.lines[span.line]?.ocr === true && best.name !== name && nameTokens(best.name).join(' ') === key;
+    const value = best && ((best.score >= 0.97 && best.score < 1) || ocrSpelling) ? best.name : name;
     out.push({ field: 'insurer', value, key: nameTokens(value).join(' '), line: span.line, features: f, ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}) });
   };
   doc.lines.forEach((line, i) => {
