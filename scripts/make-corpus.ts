@@ -538,6 +538,270 @@ function compose(spec: Spec): Row[] {
   return rows;
 }
 
+// ---- Families shaped like real forms (documents 067 onwards) -----------------------------------
+//
+// Each family below follows a public description of a real kind of document, not any insurer's layout
+// and not the outside documents (../shared/data/documents). They bring what the first 66 documents
+// never show: a brand in the letterhead with the carrier's legal name only in the signature or the
+// footer beside its register notes, a department signing for the insurer, periods broken across lines,
+// bilingual German/English certificates, and one more kind of document per country. They draw from a
+// stream of their own (FAMILY_SEED), so the first 66 documents stay byte-identical.
+
+type Family = 'uk_motor_renewal' | 'uk_travel_schedule' | 'de_kfz_evb' | 'de_bilingual_cert' | 'fr_attestation' | 'fr_avis_echeance';
+const FAMILY_SEED = 20261124;
+const PER_FAMILY = 8;
+
+/** [brand as the letterhead prints it, legal name of the carrier, types, registered seat]. The legal name is the ground truth. */
+const BRANDED: Record<Country, Array<[string, string, Kind[], string]>> = {
+  UK: [
+    ['Kestrel Demo', 'Kestrel Demo General Insurance Limited', ['motor', 'travel'], 'Kestrel House, 2 Mill Road, Norwich NR1 3QP'],
+    ['Seaview Demo', 'Seaview Demo Insurance Company Limited', ['motor', 'travel', 'health'], '40 Esplanade, Brighton BN2 1TW'],
+    ['Northgate Demo', 'Northgate Demo Mutual Insurance Society Limited', ['motor', 'health'], 'Northgate, Chester CH1 2HT'],
+    ['Pennine Demo Travel', 'Pennine Demo Travel Insurance Ltd', ['travel'], '9 Wool Exchange, Bradford BD1 1LA'],
+  ],
+  DE: [
+    ['Gothaer', 'Gothaer Allgemeine Versicherung AG', ['motor', 'travel', 'health'], 'Köln'],
+    ['Debeka', 'Debeka Allgemeine Versicherung AG', ['motor', 'health'], 'Koblenz'],
+    ['Provinzial', 'Provinzial Versicherung AG', ['motor', 'health'], 'Münster'],
+    ['Generali', 'Generali Deutschland Versicherung AG', ['motor', 'travel', 'health'], 'München'],
+    ['ADAC', 'ADAC Autoversicherung AG', ['motor'], 'München'],
+  ],
+  FR: [
+    ['MAAF', 'MAAF ASSURANCES SA', ['motor', 'travel', 'health'], 'Chaban de Chauray, 79180 Chauray'],
+    ['AXA', 'AXA France IARD SA', ['motor', 'travel', 'health'], '313 Terrasses de l’Arche, 92727 Nanterre'],
+    ['Allianz', 'Allianz IARD SA', ['motor', 'travel', 'health'], '1 cours Michelet, 92800 Puteaux'],
+    ['Generali', 'Generali IARD SA', ['motor', 'travel'], '2 rue Pillet-Will, 75009 Paris'],
+  ],
+};
+
+interface FamilyDoc {
+  spec: Spec;
+  family: Family;
+  rows: Row[];
+}
+
+/** A document of `family`, numbered `n` (1-based across the whole corpus), its `k`th of the family. */
+function familyDoc(family: Family, n: number, k: number): FamilyDoc {
+  const country: Country = family.startsWith('uk') ? 'UK' : family.startsWith('de') ? 'DE' : 'FR';
+  const lang: Lang = country === 'UK' ? 'en' : country === 'DE' ? 'de' : 'fr';
+  const typesOf: Record<Family, Kind[]> = {
+    uk_motor_renewal: ['motor'],
+    uk_travel_schedule: ['travel', 'travel', 'health'],
+    de_kfz_evb: ['motor'],
+    de_bilingual_cert: ['travel', 'health'],
+    fr_attestation: ['travel', 'health', 'motor'],
+    fr_avis_echeance: ['motor', 'health'],
+  };
+  const type = typesOf[family][k % typesOf[family].length] as Kind;
+  // A third scanned, as in the first 66: the family's 2nd, 5th and 8th.
+  const kind: Spec['kind'] = k % 3 === 1 ? 'scanned' : 'text';
+  const [brand, legal, , seat] = pick(BRANDED[country].filter(([, , ks]) => ks.includes(type)));
+  const policy = policyNumber(country, type);
+  const start = new Date(Date.UTC(int(2025, 2026), int(0, 11), pick([1, 1, int(2, 28)])));
+  const short = type === 'travel' && rand() < 0.6;
+  const end = short ? new Date(start.getTime() + int(6, 27) * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear() + 1, start.getUTCMonth(), start.getUTCDate() - 1));
+  const fmt = dateStyle(lang);
+  const truth: Truth = { policy_number: policy, insurer: legal, insurance_type: type, start_date: iso(start), end_date: iso(end) };
+  const printed: Spec['printed'] = { insurer: legal, policy, start: fmt(start), end: fmt(end) };
+  if (type === 'motor') {
+    const [p, canonical] = plate(country);
+    truth.vehicle_registration = canonical;
+    printed.plate = p;
+  }
+  const coverage = buildCoverage(n - 1, lang, type, truth.start_date, truth.end_date);
+  const spec: Spec = { id: String(n).padStart(3, '0'), country, language: lang, type, layout: 'certificate', kind, truth, printed, coverage };
+  const ctx: FamilyContext = { spec, brand, legal, seat, fmt, holder: pick(HOLDERS[lang]), address: pick(ADDRESSES[country]) };
+  const rows = FAMILY_LAYOUTS[family](ctx);
+  return { spec, family, rows };
+}
+
+interface FamilyContext {
+  spec: Spec;
+  brand: string;
+  legal: string;
+  seat: string;
+  fmt: (d: Date) => string;
+  holder: string;
+  address: string;
+}
+
+const run = (x: number, t: string, o: { bold?: boolean; size?: number } = {}): Row['runs'][number] => ({ x, text: t, ...o });
+const line = (t: string, x = 60, size?: number): Row => ({ runs: [run(x, t, size ? { size } : {})] });
+const pair = (k: string, v: string, at = 250): Row => ({ runs: [run(60, k), run(at, v)] });
+const gap = (g: number): Row => ({ runs: [], gap: g });
+const small = (ts: string[]): Row[] => ts.map((t) => line(t, 60, 7.5));
+const randomDate = (): Date => new Date(Date.UTC(2025, int(0, 11), int(1, 28)));
+
+/** The letterhead: the brand alone, big, with a service address and phone line. */
+function letterhead(c: FamilyContext, tagline: string): Row[] {
+  return [{ runs: [run(60, c.brand, { bold: true, size: 18 }), run(380, tagline, { size: 8 })] }, gap(20)];
+}
+
+const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
+  /**
+   * UK motor renewal notice with its schedule. Source: FCA Handbook ICOBS 6A.2 (renewal disclosures: the
+   * new premium beside last year's, introduced by PS21/5, General insurance pricing practices), and the
+   * usual schedule wording "Period of insurance: from 00:01 hours on ... to midnight on ..." of UK motor
+   * policies. The brand is a trading name; the carrier's legal name is in the footer's regulatory notes.
+   */
+  uk_motor_renewal: (c) => {
+    const p = c.spec.printed;
+    const rows: Row[] = [...letterhead(c, `Customer Services 0${digits(3)} ${digits(3)} ${digits(4)}`)];
+    rows.push(line(c.holder), line(c.address), gap(10), line(`Date: ${c.fmt(randomDate())}`, 380));
+    rows.push({ runs: [run(60, pick(['Your car insurance renewal', 'Motor Insurance Renewal Schedule', 'Your renewal notice and schedule']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(pair('Policy number', p.policy), pair('Quote reference', `Q${digits(9)}`));
+    rows.push(pair('Period of insurance', `00:01 hours on ${p.start}`), pair('', `to midnight on ${p.end}`));
+    rows.push(pair(pick(['Vehicle registration', 'Registration mark', 'Registration']), p.plate!), pair('Vehicle', pick(VEHICLES)));
+    for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
+    rows.push(pair('Your premium this year', `£${int(300, 990)}.${digits(2)}`), pair("Last year's premium", `£${int(300, 990)}.${digits(2)}`), gap(10));
+    rows.push(line('If you do nothing, your policy will renew automatically on the date shown above.'), gap(10));
+    rows.push(line('Yours sincerely,'), line(pick(['Customer Services Team', 'The Renewals Team', 'Customer Service Department'])));
+    if (rand() < 0.4) rows.push(line(`for and on behalf of ${c.legal}`));
+    rows.push(gap(24));
+    const reg = `Registered in England and Wales No. ${digits(8)}`;
+    rows.push(...small([
+      `${c.brand} is a trading name of ${c.legal}. Registered office: ${c.seat}.`,
+      `${reg}. Authorised by the Prudential Regulation Authority and regulated by the Financial Conduct`,
+      `Authority and the Prudential Regulation Authority (Firm Reference Number ${digits(6)}).`,
+    ]));
+    return rows;
+  },
+  /**
+   * UK travel (and health) policy schedule. Source: the Insurance Product Information Document's headings
+   * (Commission Implementing Regulation (EU) 2017/1469, kept in UK law: "When and how long does the cover
+   * last?") and typical schedules that print the period on two lines, "From ..." / "To ... (both dates
+   * inclusive)". Signed by a team; the legal name is given once, in "underwritten by" in the footer.
+   */
+  uk_travel_schedule: (c) => {
+    const p = c.spec.printed;
+    const health = c.spec.type === 'health';
+    const rows: Row[] = [...letterhead(c, health ? 'Health cover' : 'Travel insurance')];
+    rows.push({ runs: [run(60, health ? 'Your Membership Schedule' : 'Your Policy Schedule', { bold: true, size: 13 })] }, gap(8));
+    rows.push(pair(health ? 'Membership number' : 'Policy number', p.policy), pair('Lead insured', c.holder), pair('Address', c.address));
+    rows.push(pair('Date of birth', c.fmt(new Date(Date.UTC(int(1950, 2000), int(0, 11), int(1, 28))))));
+    if (rand() < 0.5) rows.push(pair(health ? 'Period of cover' : 'Period of insurance', `From ${p.start}`), pair('', `To ${p.end} (both dates inclusive)`));
+    else rows.push(line(`${health ? 'Period of cover' : 'Period of insurance'}: from ${p.start}`), line(`to ${p.end}, both dates inclusive.`));
+    for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
+    rows.push(pair('Total premium (incl. IPT)', `£${int(20, 400)}.${digits(2)}`), gap(12));
+    rows.push(line('Please read this schedule together with your policy wording and keep it safe.'), gap(8));
+    rows.push(line('Kind regards,'), line(pick(['Customer Services Team', 'Claims Department', 'Customer Service Team'])), gap(24));
+    rows.push(...small([
+      `${c.brand} policies are underwritten by ${c.legal}, registered office ${c.seat},`,
+      `registered in England No. ${digits(8)}. Authorised and regulated by the Financial Conduct Authority.`,
+    ]));
+    return rows;
+  },
+  /**
+   * German Kfz-Versicherungsschein with its elektronische Versicherungsbestätigung (eVB). Source: § 23
+   * Fahrzeug-Zulassungsverordnung (the eVB number, seven characters, that the registration office asks for)
+   * and the Pflichtangaben of a Versicherungsschein (VVG § 3, VVG-InfoV § 1: name and seat of the insurer,
+   * Registergericht and number). The letterhead is the brand; "Ihre Abteilung Kraftfahrt" signs.
+   */
+  de_kfz_evb: (c) => {
+    const p = c.spec.printed;
+    const rows: Row[] = [...letterhead(c, `Servicetelefon 0800 ${digits(3)} ${digits(4)}`)];
+    rows.push(line(c.holder), line(c.address), gap(10), line(`Datum: ${c.fmt(randomDate())}`, 380));
+    rows.push({ runs: [run(60, pick(['Versicherungsschein Kraftfahrtversicherung', 'Ihre Kfz-Versicherung: Versicherungsbestätigung', 'Nachtrag zum Versicherungsschein Kfz']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(pair('Versicherungsschein-Nr.', p.policy), pair('eVB-Nummer', `${letters(2)}${letters(1)}${digits(4)}`));
+    rows.push(pair('Amtl. Kennzeichen', p.plate!), pair('Fahrzeug', pick(VEHICLES)));
+    for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
+    rows.push(gap(6));
+    if (rand() < 0.5) rows.push(line(`Der Versicherungsschutz besteht vom ${p.start}, 0:00 Uhr,`), line(`bis zum ${p.end}, 24:00 Uhr.`));
+    else rows.push(pair('Beginn', `${p.start}, 0:00 Uhr`), pair('Ablauf', `${p.end}, 24:00 Uhr`));
+    rows.push(pair('Jahresbeitrag', `${int(300, 990)},${digits(2)} €`), gap(12));
+    rows.push(line('Mit freundlichen Grüßen'));
+    if (rand() < 0.4) rows.push(line(c.legal));
+    rows.push(line(pick(['Ihre Abteilung Kraftfahrt', 'Abteilung Kraftfahrtversicherung', 'Ihr Kundenservice Kfz-Versicherung'])), gap(24));
+    rows.push(...small([
+      `${c.legal} · Sitz der Gesellschaft: ${c.seat} · Registergericht: Amtsgericht ${c.seat} HRB ${digits(5)}`,
+      `Vorsitzender des Aufsichtsrats: Dr. Karl Brenner · Vorstand: Petra Hahn (Vorsitzende), Uwe Lorenz`,
+    ]));
+    return rows;
+  },
+  /**
+   * German/English certificate of travel or health insurance, as asked of visitors and students. Source:
+   * Visa Code (Regulation (EC) No 810/2009) Art. 15 (travel medical insurance for the whole stay, valid in
+   * every Schengen state, at least EUR 30,000) and § 2 Abs. 3 AufenthG (adequate health insurance cover),
+   * for which insurers issue bilingual "Versicherungsbestätigung / Confirmation of insurance".
+   */
+  de_bilingual_cert: (c) => {
+    const p = c.spec.printed;
+    const rows: Row[] = [...letterhead(c, 'Versicherungsbestätigung / Confirmation of insurance')];
+    rows.push({ runs: [run(60, pick(['Versicherungsbestätigung / Certificate of Insurance', 'Bestätigung über den Versicherungsschutz / Confirmation of cover']), { bold: true, size: 13 })] }, gap(8));
+    const travel = c.spec.type === 'travel';
+    const product = travel ? pick(['Reisekrankenversicherung / Travel medical insurance', 'Reiseversicherung / Travel insurance']) : pick(['Krankenversicherung / Health insurance', 'Private Krankenversicherung / Private health insurance']);
+    rows.push(pair('Produkt / Product', product, 300));
+    rows.push(pair('Versicherungsnummer / Policy number', p.policy, 300), pair('Versicherte Person / Insured person', c.holder.replace(/^(Herr|Frau) /, ''), 300));
+    rows.push(pair('Geburtsdatum / Date of birth', c.fmt(new Date(Date.UTC(int(1960, 2005), int(0, 11), int(1, 28)))), 300));
+    rows.push(pair('Versicherungsbeginn / Start of cover', p.start, 300), pair('Versicherungsende / End of cover', p.end, 300));
+    for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v, 300));
+    rows.push(pair('Versicherungssumme / Sum insured', `${pick(['30.000', '50.000', '100.000'])} EUR`, 300), gap(10));
+    rows.push(line(`Wir bestätigen, dass für die genannte Person Versicherungsschutz bei der ${c.brand} besteht.`));
+    rows.push(line(`We confirm that the person named above is insured with ${c.brand}.`), gap(10));
+    rows.push(line('Mit freundlichen Grüßen / Kind regards'), line(pick(travel ? ['Ihr Service-Team / Your service team', 'Kundenservice Reiseversicherung', 'Abteilung Reiseversicherung / Travel insurance department'] : ['Ihr Service-Team / Your service team', 'Kundenservice Krankenversicherung', 'Abteilung Krankenversicherung / Health insurance department'])), gap(24));
+    rows.push(...small([
+      `${c.legal} · Sitz der Gesellschaft / Registered office: ${c.seat}`,
+      `Registergericht / Register court: Amtsgericht ${c.seat} HRB ${digits(5)} · USt-IdNr. DE${digits(9)}`,
+    ]));
+    return rows;
+  },
+  /**
+   * French "attestation d'assurance" letter for travel, health or a car. Source: Code des assurances
+   * art. L112-2 and R112-3 (information on the insurer: its name, legal form, seat, and the mention
+   * "entreprise régie par le Code des assurances"), and the attestations insurers issue for a visa
+   * ("attestation d'assurance voyage", same Visa Code art. 15) or an employer. The body names the brand;
+   * "Pour l'assureur, le Service ..." signs; the legal name is in the footer.
+   */
+  fr_attestation: (c) => {
+    const p = c.spec.printed;
+    const what = { travel: "d'assurance voyage", health: 'de complémentaire santé', motor: "d'assurance automobile" }[c.spec.type];
+    const rows: Row[] = [...letterhead(c, `Service clients : 09 ${digits(2)} ${digits(2)} ${digits(2)} ${digits(2)}`)];
+    rows.push(line(c.holder, 330), line(c.address, 330), gap(10), line(`Le ${c.fmt(randomDate())}`, 330), gap(8));
+    rows.push({ runs: [run(60, pick(["ATTESTATION D'ASSURANCE", "Attestation d'assurance", 'Attestation de garantie']), { bold: true, size: 13 })] }, gap(8));
+    if (rand() < 0.5) {
+      rows.push(line(`${c.brand} atteste que ${c.holder} est titulaire du contrat ${what}`));
+      rows.push(line(`n° ${p.policy}${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+    } else {
+      rows.push(line(`${c.brand} atteste que ${c.holder} a souscrit le contrat n° ${p.policy}`));
+      rows.push(line(`(assurance ${ { travel: 'voyage', health: 'santé', motor: 'automobile' }[c.spec.type] })${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+    }
+    rows.push(line(`au ${p.end} inclus, sous réserve du paiement des cotisations.`));
+    rows.push(line(c.spec.coverage.printed.sentence), gap(8));
+    rows.push(line('La présente attestation est délivrée pour servir et valoir ce que de droit.'), gap(8));
+    rows.push(line(pick(["Pour l'assureur, le Service Sinistres", "Pour l'assureur, le Service Assistance", "Pour l'assureur, le Service Clients", 'Le Service Relation Clients'])), gap(24));
+    rows.push(...small([
+      `${c.legal} - Société anonyme au capital de ${int(100, 900)} ${digits(3)} ${digits(3)} euros - RCS ${pick(['Nanterre', 'Niort', 'Paris'])} ${digits(3)} ${digits(3)} ${digits(3)}`,
+      `Siège social : ${c.seat} - Entreprise régie par le Code des assurances`,
+    ]));
+    return rows;
+  },
+  /**
+   * French "avis d'échéance": the yearly premium notice for a car or health contract. Source: Code des
+   * assurances art. L113-15-1 (loi Chatel: the notice states the deadline to give notice of non-renewal)
+   * and art. L113-3 (the payment date), so it prints the new period, a payment date and a deadline.
+   */
+  fr_avis_echeance: (c) => {
+    const p = c.spec.printed;
+    const rows: Row[] = [...letterhead(c, `Espace client : www.${c.brand.toLowerCase()}.example`)];
+    rows.push(line(c.holder, 330), line(c.address, 330), gap(10));
+    rows.push({ runs: [run(60, "AVIS D'ÉCHÉANCE", { bold: true, size: 13 })] }, gap(8));
+    rows.push(pair('Contrat', c.spec.type === 'motor' ? pick(['Assurance automobile', 'Auto Formule']) : pick(['Complémentaire santé', 'Santé individuelle'])));
+    rows.push(pair('N° de contrat', p.policy), pair('N° client', `${digits(3)} ${digits(5)}`));
+    if (p.plate) rows.push(pair('Immatriculation', p.plate));
+    for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
+    rows.push(pair('Période', `du ${p.start}`), pair('', `au ${p.end}`));
+    rows.push(pair('Cotisation TTC', `${int(300, 990)},${digits(2)} €`), pair('À régler avant le', c.fmt(randomDate())), gap(10));
+    rows.push(line(`Vous pouvez résilier votre contrat jusqu'au ${c.fmt(randomDate())} (art. L113-15-1 du Code des assurances).`), gap(10));
+    rows.push(line(pick(['Votre conseiller, le Service Gestion des contrats', "Pour l'assureur, le Service Clients", 'Le Service Cotisations'])), gap(24));
+    rows.push(...small([
+      `${c.brand} est une marque de ${c.legal}, entreprise régie par le Code des assurances.`,
+      `Siège social : ${c.seat} - RCS ${digits(3)} ${digits(3)} ${digits(3)}`,
+    ]));
+    return rows;
+  },
+};
+const FAMILIES = Object.keys(FAMILY_LAYOUTS) as Family[];
+
 async function textPdf(rows: Row[]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   // Fixed metadata so two runs produce byte-identical files.
@@ -697,7 +961,23 @@ async function main(): Promise<void> {
     writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
     for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout, ...(style ? [degradation(style)] : [])]) tally[k] = (tally[k] ?? 0) + 1;
   }
-  console.log(`${COUNT} documents, ${(bytes / 1024 / 1024).toFixed(2)} MB in ${OUT_DIR}`);
+  // The families draw from their own stream; their scans continue the scan cycle.
+  rand = prng(FAMILY_SEED);
+  let n = COUNT;
+  for (const family of FAMILIES) {
+    for (let k = 0; k < PER_FAMILY; k++) {
+      const { spec, rows } = familyDoc(family, ++n, k);
+      const text = await textPdf(rows);
+      const style = spec.kind === 'scanned' ? scanStyle(scans++) : undefined;
+      const pdf = style ? await scannedPdf(text, style, FAMILY_SEED + n) : text;
+      bytes += pdf.length;
+      writeFileSync(path.join(OUT_DIR, `${spec.id}.pdf`), pdf);
+      const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, ...(style ? { degradation: degradation(style) } : {}), language: spec.language, layout: family, family, country: spec.country, printed: spec.printed };
+      writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
+      for (const t of [spec.kind, spec.country, spec.type, family, ...(style ? [degradation(style)] : [])]) tally[t] = (tally[t] ?? 0) + 1;
+    }
+  }
+  console.log(`${n} documents, ${(bytes / 1024 / 1024).toFixed(2)} MB in ${OUT_DIR}`);
   console.log(tally);
 }
 

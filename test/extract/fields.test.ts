@@ -253,4 +253,32 @@ describe('rules learned from documents by other authors', () => {
     expect(brand?.features.brand_of_legal).toBe(1);
     expect(SHIPPED_MODEL.fields.insurer.weights.brand_of_legal).toBeLessThan(-0.5);
   });
+
+  it.each([
+    ["MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage", 'n° 230949515 pour la période du 04/03/2026', 'au 22/03/2026 inclus.'],
+    ["MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage n° 230949515", 'pour la période du 04/03/2026 au 22/03/2026 inclus.'],
+  ])('a policy label broken across lines, or with words inside it ("contrat d\'assurance voyage n°"): %s', (...text) => {
+    const f = extract(...text);
+    expect(f.fields.policy_number).toBe('230949515');
+    expect(f.fields.start_date).toBe('2026-03-04');
+    expect(f.fields.end_date).toBe('2026-03-22');
+  });
+
+  it('an OCR footer whose "·" was read as a dash glued to the legal form still yields the legal name, in the register\'s spelling', () => {
+    const f = extractOcr(
+      'Generali',
+      'Versicherungsbestätigung / Certificate of Insurance',
+      'Versicherungsnummer / Policy number   044 512 201',
+      'We confirm that the person named above is insured with Generali.',
+      'Generali-Deutschland Versicherung AG- Sitz der Gesellschaft/ Registered office: München',
+    );
+    expect(f.fields.insurer).toBe('Generali Deutschland Versicherung AG');
+  });
+
+  it.each([
+    [['Kestrel Demo', 'Your car insurance renewal', 'Policy number   KDM12345678', 'Kestrel Demo is a trading name of Kestrel Demo General Insurance Limited. Registered office: 2 Mill Road, Norwich.'], 'Kestrel Demo General Insurance Limited'],
+    [['MAAF', "AVIS D'ÉCHÉANCE", 'N° de contrat   AU 1234 1234567', 'MAAF est une marque de MAAF ASSURANCES SA, entreprise régie par le Code des assurances.'], 'MAAF ASSURANCES SA'],
+  ])('a brand that is a trading name (une marque) of a company: the company carries the risk (%#)', (text, insurer) => {
+    expect(extract(...text).fields.insurer).toBe(insurer);
+  });
 });

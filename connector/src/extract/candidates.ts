@@ -132,6 +132,21 @@ class Doc {
         }
       }
     }
+    // A label broken across lines ("... titulaire du contrat d'assurance voyage" / "n° 230949515 ..."): the previous
+    // line's last words joined to this line's start; a match that ends in this line is a label at its start.
+    if (i > 0 && (this.lines[i - 1]!.page ?? 1) === (line.page ?? 1)) {
+      const tail = `${this.folded[i - 1]!.split(/\s+/).slice(-4).join(' ')} `;
+      const joined = tail + this.folded[i]!;
+      for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
+        for (const re of GLOBAL_LABELS[kind]) {
+          for (const m of joined.matchAll(re)) {
+            const end = m.index + m[0].length - tail.length;
+            if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
+            out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
+          }
+        }
+      }
+    }
     return out.sort((a, b) => a.start - b.start);
   }
 
@@ -397,8 +412,11 @@ function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
 /** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
 const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
 
-const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
-const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`);
+// OCR reads a footer's "·" as a dash glued to the word before ("Versicherung AG- Sitz der Gesellschaft"): a dash
+// followed by a space and a capital is a separator too (a hyphenated name has no space; "Kranken- und" no capital).
+const GLUED_DASH = '(?<=\\S)[-–—]\\s+(?=[A-ZÄÖÜÉ])';
+const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
+const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|${SENTENCE_END}`);
 const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
 const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
@@ -458,7 +476,10 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
     if (best && best.score >= 0.97) f.register_exact = 1;
     else if (best && best.score >= 0.85) f.register_close = best.score;
     // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
-    const value = best && best.score >= 0.97 && best.score < 1 ? best.name : name;
+    // OCR's punctuation is not the print's ("Generali-Deutschland" for "Generali Deutschland"): an OCR'd name whose
+    // words are a register name's exactly takes the register's spelling.
+    const ocrSpelling = !!best && doc.lines[span.line]?.ocr === true && best.name !== name && nameTokens(best.name).join(' ') === key;
+    const value = best && ((best.score >= 0.97 && best.score < 1) || ocrSpelling) ? best.name : name;
     out.push({ field: 'insurer', value, key: nameTokens(value).join(' '), line: span.line, features: f, ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}) });
   };
   doc.lines.forEach((line, i) => {

@@ -18,7 +18,7 @@ export const de = {
   },
   labels: {
     policy: [/(?:versicherungsschein|versicherungs|vertrags|polic[ee]n?|mitglieds)\s*-?\s*(?:nummer|nr\b\.?)/],
-    insurer: [/\b(?:ihr\s+)?versicherer\b(?:\s+ist(?:\s+die)?)?/, /\b(?:risikotrager|versicherungstrager|versichert bei(?: der)?|besteht bei der|bei der)\b/],
+    insurer: [/\b(?:ihr\s+)?versicherer\b(?:\s+ist(?:\s+die)?)?/, /\b(?:risikotrager|versicherungstrager|versichert bei(?: der)?|besteht bei der|bei der|eine marke der)\b/],
     start: [/\b(?:versicherungsbeginn|vertragsbeginn|beginn|g\w{3,5} ab)\b/],
     end: [/\b(?:versicherungsende|vertragsende|ablauf|ablaufdatum|vertragsablauf|endet am|g\w{3,5} bis)\b/],
     period: [/\b(?:versicherungsdauer|laufzeit|vertragsdauer|versicherungszeitraum|versicherungsschutz besteht)\b/],

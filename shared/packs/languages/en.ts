@@ -16,7 +16,8 @@ export const en = {
   },
   labels: {
     policy: [/\b(?:policy|certificate|membership|member|contract|agreement)\s*(?:number|no\b\.?|n[o°º*]\.?|ref(?:erence)?\b\.?|#)/],
-    insurer: [/\b(?:insurer|insurers|insurance company|underwritten by|insured by|underwriter|on behalf of)\b/],
+    // "Acme Car is a trading name of Acme Insurance Limited": the legal name after the cue is the carrier.
+    insurer: [/\b(?:insurer|insurers|insurance company|underwritten by|insured by|underwriter|on behalf of|trading (?:name|style) of)\b/],
     start: [/\b(?:start date|cover start|membership start|joined|effective date|effective from|cover starts|date of commencement|commencement date|inception date|valid from)\b/],
     end: [/\b(?:end date|expiry date|cover ends|date of expiry|expiry|expires|valid until|valid to|renewal date|renewal|date of renewal|cover end|end of cover)\b/],
     period: [/\b(?:period of (?:cover|insurance)|cover period|insurance period|cover runs|period)\b/],

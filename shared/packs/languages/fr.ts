@@ -15,8 +15,8 @@ export const fr = {
     health: { words: ['sante', 'mutuelle', 'complementaire', 'hospitalisation', 'soins'] },
   },
   labels: {
-    policy: [/\b(?:numero|n\s?[°º*o]\.?)\s*(?:de\s+|d')?\s*(?:police|contrat|adherent|d'adherent|souscription)/, /\bcontrat\s*n\s?[°º*®o]/],
-    insurer: [/\b(?:votre\s+)?(?:assureur|compagnie d'assurance|compagnie|societe d'assurance|organisme assureur|organisme complementaire|organisme|entreprise d'assurance|porteur du risque)\b/, /\bsouscrit aupres de\b/, /\baupres de\b/],
+    policy: [/\b(?:numero|n\s?[°º*o]\.?)\s*(?:de\s+|d')?\s*(?:police|contrat|adherent|d'adherent|souscription)/, /\bcontrat\s*n\s?[°º*®o]/, /\bcontrat(?:\s+(?:d'assurances?|de|d'|[a-z]+)){1,3}\s+n\s?[°º*]/],
+    insurer: [/\b(?:votre\s+)?(?:assureur|compagnie d'assurance|compagnie|societe d'assurance|organisme assureur|organisme complementaire|organisme|entreprise d'assurance|porteur du risque)\b/, /\bsouscrit aupres de\b/, /\baupres de\b/, /\bune marque de\b/],
     start: [/\b(?:date d'effet|date de debut|prise d'effet|debut|a compter du|debut de garantie|effet)\b/],
     end: [/\b(?:date d'echeance|echeance|date de fin|date d'expiration|expiration|fin de garantie|fin de validite|fin de contrat|fin d'effet|jusqu'au)\b/],
     period: [/\b(?:periode de (?:validite|garantie)|periode|valables?|validite)\b/],
