@@ -1,6 +1,6 @@
 /** Finds dates written in the local forms of every language pack and returns them as YYYY-MM-DD. */
 import { ALL_LANGUAGE_PACKS } from '../../../shared/packs/index.js';
-import { editDistance, fold, toDigits } from './text.js';
+import { editDistanceWithin, fold, toDigits } from './text.js';
 
 /** A date found in a string: ISO value and where it was. */
 export interface FoundDate {
@@ -35,7 +35,7 @@ export function monthNumber(word: string): { month: number; certainty: number } 
   let ambiguous = false;
   for (const [name, m] of MONTH_NAMES) {
     if (Math.abs(name.length - w.length) > allowed) continue;
-    const d = editDistance(w, name);
+    const d = editDistanceWithin(w, name, allowed);
     if (d > allowed) continue;
     if (d < bestD) {
       bestD = d;
