@@ -11,16 +11,23 @@
  * under .cache/bench-against/), run on the same documents in the same process, interleaved document by document:
  * the ratio is then this code's time over that revision's, the direct measure of a change.
  *
- *   npm run bench -- fields            (or: tsx bench/fields.ts [--rounds=N] [--dump=file.json] [--against=REV])
+ * With --pages (and --against) it times whole text pages instead: pdf.js, the text layer and field parsing, each
+ * revision's own extractFields on the text PDFs of both corpora.
+ *
+ *   npm run bench -- fields            (or: tsx bench/fields.ts [--rounds=N] [--dump=file.json] [--against=REV [--pages]])
  *
  * --dump writes every document's fields, confidences and coverage, for checking that an optimisation changes no result.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
 import { findCoverage } from '../connector/src/extract/coverage.js';
+import { extractFields } from '../connector/src/extract/pipeline.js';
 import { extractFieldsFromLines } from '../connector/src/extract/fields.js';
 import type { Line } from '../connector/src/extract/lines.js';
 import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
@@ -36,7 +43,7 @@ interface Doc {
   ocrConfidence?: number;
 }
 
-const CURRENT: Parser = { extractFieldsFromLines, findCoverage };
+const CURRENT: Parser = { extractFieldsFromLines, findCoverage, extractFields };
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** The extractor at a git revision: its connector/ and shared/ written under .cache/bench-against/<commit>/ and imported. */
@@ -49,18 +56,21 @@ async function parserAt(rev: string): Promise<Parser> {
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
   const fields = (await import(path.join(dir, 'connector/src/extract/fields.ts'))) as Parser;
-  const coverage = (await import(path.join(dir, 'connector/src/extract/coverage.ts'))) as Parser;
-  return { extractFieldsFromLines: fields.extractFieldsFromLines, findCoverage: coverage.findCoverage };
+  const pipeline = (await import(path.join(dir, 'connector/src/extract/pipeline.ts'))) as Parser;
+  const coverageFile = path.join(dir, 'connector/src/extract/coverage.ts');
+  const coverage = existsSync(coverageFile) ? ((await import(coverageFile)) as Parser) : null;
+  return { extractFieldsFromLines: fields.extractFieldsFromLines, extractFields: pipeline.extractFields, ...(coverage?.findCoverage ? { findCoverage: coverage.findCoverage } : {}) };
 }
 
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
 
-type Parser = { extractFieldsFromLines: typeof extractFieldsFromLines; findCoverage: typeof findCoverage };
+type Parser = { extractFieldsFromLines: typeof extractFieldsFromLines; findCoverage?: typeof findCoverage; extractFields: typeof extractFields };
 
 /** What pipeline.ts does after reading a document: the ranked fields, then coverage from them. */
 function parse(doc: Doc, matcher: ReturnType<typeof matcherFromRows>, { extractFieldsFromLines, findCoverage }: Parser = CURRENT) {
   const { fields } = extractFieldsFromLines({ lines: doc.lines, ...(doc.ocrConfidence !== undefined ? { ocrConfidence: doc.ocrConfidence } : {}) }, matcher);
-  const coverage = findCoverage({ lines: doc.lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence: doc.ocrConfidence });
+  // Revisions before coverage details had none to find.
+  const coverage = findCoverage?.({ lines: doc.lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence: doc.ocrConfidence });
   return coverage ? { ...fields, coverage } : fields;
 }
 
@@ -82,6 +92,11 @@ function baseline(docs: Doc[]): number {
 
 /** Baseline passes per document: about as long as parsing it, so the two share the same moments of load. */
 const BASE_REPEAT = 20;
+
+// A full collection before each round, so no round pays for the garbage of the one before (collecting before
+// every document would be fairer still, but takes longer than the parsing on a loaded machine).
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -115,19 +130,33 @@ export async function benchFields(opts: { rounds?: number; dump?: string; agains
   // see the same load from other processes; a round sums them over every document.
   const per = { base: [] as number[], text: [] as number[], scan: [] as number[], ratio: [] as number[] };
   for (let r = 0; r < rounds; r++) {
+    gc();
     let base = 0;
     let tText = 0;
     let tScan = 0;
     for (const d of docs) {
-      const t0 = performance.now();
-      if (against) parse(d, matcher, against);
-      else for (let k = 0; k < BASE_REPEAT; k++) baseline([d]);
-      const t1 = performance.now();
-      parse(d, matcher);
-      const t2 = performance.now();
-      base += t1 - t0;
-      if (d.scanned) tScan += t2 - t1;
-      else tText += t2 - t1;
+      // Which of the two runs first alternates by round: the second one finds the document's strings in cache.
+      const runBase = (): number => {
+        const t = performance.now();
+        if (against) parse(d, matcher, against);
+        else for (let k = 0; k < BASE_REPEAT; k++) baseline([d]);
+        return performance.now() - t;
+      };
+      const runOwn = (): number => {
+        const t = performance.now();
+        parse(d, matcher);
+        return performance.now() - t;
+      };
+      let own: number;
+      if (r % 2 === 0) {
+        base += runBase();
+        own = runOwn();
+      } else {
+        own = runOwn();
+        base += runBase();
+      }
+      if (d.scanned) tScan += own;
+      else tText += own;
     }
     per.base.push(base);
     per.text.push(tText / text.length);
@@ -142,10 +171,54 @@ export async function benchFields(opts: { rounds?: number; dump?: string; agains
   return out;
 }
 
+/** Text pages as pipeline.ts reads them (pdf.js, text layer, then field parsing), own code against a revision's, interleaved. */
+export async function benchTextPages(against: string, rounds = 5): Promise<Record<string, number>> {
+  const old = await parserAt(against);
+  const matcher = matcherFromRows(await loadShippedRegisterRows(REGISTER));
+  const noOcr: Ocr = {
+    recognize: () => Promise.reject(new Error('a text document needed OCR')),
+    terminate: () => Promise.resolve(),
+  };
+  const pdfs = (['own', 'shared'] as CorpusName[]).flatMap((c) => loadCorpus(c).filter((d) => !d.scanned)).map((d) => readFileSync(d.pdfPath));
+  const run = async (p: Parser, pdf: Buffer): Promise<[number, number]> => {
+    const t = performance.now();
+    const r = await p.extractFields(new Uint8Array(pdf), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
+    return [performance.now() - t, r.pages];
+  };
+  for (const pdf of pdfs) {
+    await run(CURRENT, pdf);
+    await run(old, pdf);
+  }
+  const ratios: number[] = [];
+  const ownMs: number[] = [];
+  const oldMs: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    gc();
+    let [own, base, pages] = [0, 0, 0];
+    for (const pdf of pdfs) {
+      const first = r % 2 === 0 ? old : CURRENT;
+      const a = await run(first, pdf);
+      const b = await run(first === old ? CURRENT : old, pdf);
+      const [mine, theirs] = first === old ? [b, a] : [a, b];
+      own += mine[0];
+      base += theirs[0];
+      pages += mine[1];
+    }
+    ratios.push(own / base);
+    ownMs.push(own / pages);
+    oldMs.push(base / pages);
+  }
+  const out = { text_page_ms: median(ownMs), against_text_page_ms: median(oldMs), ratio: median(ratios) };
+  console.log(`bench/fields: whole text pages (pdf.js, text layer, field parsing), ${pdfs.length} text PDFs of both corpora, median of ${rounds} rounds`);
+  console.log(`  ${fmt(out.text_page_ms, 2)} ms per page; the extractor at ${against}: ${fmt(out.against_text_page_ms, 2)} ms; ratio in the same rounds ${fmt(out.ratio, 3)} (per-round ${fmt(Math.min(...ratios), 3)}-${fmt(Math.max(...ratios), 3)})`);
+  return out;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const rounds = arg('rounds');
   const dump = arg('dump');
   const against = arg('against');
-  await benchFields({ ...(rounds ? { rounds: Number(rounds) } : {}), ...(dump ? { dump } : {}), ...(against ? { against } : {}) });
+  if (against && process.argv.includes('--pages')) await benchTextPages(against, rounds ? Number(rounds) : undefined);
+  else await benchFields({ ...(rounds ? { rounds: Number(rounds) } : {}), ...(dump ? { dump } : {}), ...(against ? { against } : {}) });
 }

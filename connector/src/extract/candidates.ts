@@ -75,6 +75,9 @@ interface Span {
 
 const GLOBAL_LABELS = Object.fromEntries(Object.entries(LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`))])) as Record<LabelKind, RegExp[]>;
 
+/** Any label of any kind (the same patterns and flags as one alternation): most lines hold none, and one scan says so. */
+const ANY_LABEL = new RegExp(Object.values(LABELS).flatMap((res) => res.map((r) => `(?:${r.source})`)).join('|'));
+
 /** Offsets of each cell in `line.text`. */
 function cellSpans(line: Line): Array<{ start: number; end: number; x: number }> {
   const spans: Array<{ start: number; end: number; x: number }> = [];
@@ -117,6 +120,7 @@ class Doc {
     if (line.ocr) texts.push([lettersOf(this.folded[i]!), true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy] of texts) {
+      if (!ANY_LABEL.test(text)) continue;
       for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
         for (const re of GLOBAL_LABELS[kind]) {
           for (const m of text.matchAll(re)) {
@@ -416,7 +420,10 @@ const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|,\\s|\\s
 const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|,\\s|;\\s|${SENTENCE_END}`);
 const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
-const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
+const NAME_IS_LABEL = [
+  new RegExp(`^(?:${LABELS.insurer.map((re) => `(?:${re.source})`).join('|')})$`),
+  new RegExp(Object.entries(LABELS).flatMap(([kind, res]) => (kind === 'insurer' ? [] : res.map((re) => `(?:${re.source})`))).join('|')),
+];
 
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
