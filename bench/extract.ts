@@ -1,6 +1,7 @@
 /**
  * bench/extract: accuracy, ms per text page and per scanned page and peak RSS over the corpus
- * (scripts/eval-extract.ts, in-process pipeline); then the connector with its extraction pool:
+ * (scripts/eval-extract.ts, in-process pipeline) and field parsing alone against a same-process baseline
+ * (bench/fields.ts); then the connector with its extraction pool:
  * p99 of sync verify at a paced 200 req/s while four scanned PDFs are extracted, beside its idle
  * p99 in the same run (alternating rounds, requests of all rounds pooled), and the peak RSS of the
  * connector and its extraction process together. The connector
@@ -107,6 +108,9 @@ export async function benchExtract(): Promise<Record<string, number>> {
   console.log('bench/extract: corpus evaluation (scripts/eval-extract.ts, own corpus: timings comparable run to run; npm run eval:extract adds the outside documents)');
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/eval-extract.ts', '--corpus=own'], { maxBuffer: 1 << 22 });
   console.log(stdout.replace(/^/gm, '  ').trimEnd());
+  // Field parsing alone, as a ratio to a same-process baseline (the page times above depend on the machine's load).
+  const fields = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/fields.ts', '--rounds=9'], { maxBuffer: 1 << 22 });
+  console.log(fields.stdout.trimEnd());
 
   // The connector as deployed: the production build, its extraction pool on cores - 1 threads.
   await buildConnector();

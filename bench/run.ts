@@ -3,6 +3,7 @@ import { benchAddon } from './addon.js';
 import { benchBatch } from './batch.js';
 import { benchDatasets } from './datasets.js';
 import { benchExtract } from './extract.js';
+import { benchFields } from './fields.js';
 import { benchLayers } from './layers.js';
 import { benchScale } from './scale.js';
 import { benchVerify } from './verify.js';
@@ -14,6 +15,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   batch: () => benchBatch(),
   datasets: () => benchDatasets(),
   extract: () => benchExtract(),
+  fields: () => benchFields(),
   writeback: () => benchWriteback(),
   addon: () => benchAddon(),
   scale: () => benchScale(),

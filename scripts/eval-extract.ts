@@ -51,13 +51,19 @@ const getOcr = async (): Promise<Ocr> => {
 
 const outcomes: Outcome[] = [];
 const time = { text: { ms: 0, pages: 0 }, scanned: { ms: 0, pages: 0 } };
+/** Field parsing (extractFieldsFromLines) per document, cached or not: one cold pass, so bench/fields is the figure to compare. */
+const parsing = { text: { ms: 0, docs: 0 }, scanned: { ms: 0, docs: 0 } };
 let peakRss = process.memoryUsage().rss;
 for (const name of corpora) {
   const docs = loadCorpus(name).filter((d) => !only || d.id === only);
   if (docs.length === 0) console.log(`(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
   for (const doc of docs) {
     const read = await documentLines(doc, getOcr, useCache);
+    const tParse = performance.now();
     const result = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher);
+    const p = parsing[doc.scanned ? 'scanned' : 'text'];
+    p.ms += performance.now() - tParse;
+    p.docs++;
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
     if (!read.cached) {
       const t = time[doc.scanned ? 'scanned' : 'text'];
@@ -132,10 +138,15 @@ for (const name of corpora) {
 }
 
 const perPage = (t: { ms: number; pages: number }): number | null => (t.pages ? t.ms / t.pages : null);
-report.timing = { msPerTextPage: perPage(time.text), msPerScannedPage: perPage(time.scanned), ocrInitMs: initMs, peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024, cached: useCache };
+const perDoc = (t: { ms: number; docs: number }): number | null => (t.docs ? t.ms / t.docs : null);
+report.timing = { msPerTextPage: perPage(time.text), msPerScannedPage: perPage(time.scanned), msFieldsPerTextDoc: perDoc(parsing.text), msFieldsPerScannedDoc: perDoc(parsing.scanned), ocrInitMs: initMs, peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024, cached: useCache };
 console.log(`\nOCR languages ${OCR_LANGUAGES}; OCR init ${initMs.toFixed(0)} ms (once per worker)${useCache ? '; --cache: timings only cover documents not in the cache' : ''}`);
-if (time.text.pages) console.log(`ms per text page:    ${perPage(time.text)!.toFixed(1)}`);
-if (time.scanned.pages) console.log(`ms per scanned page: ${perPage(time.scanned)!.toFixed(1)}`);
+if (time.text.pages) console.log(`ms per text page:    ${perPage(time.text)!.toFixed(1)} (reading: pdf.js and the text layer)`);
+if (time.scanned.pages) console.log(`ms per scanned page: ${perPage(time.scanned)!.toFixed(1)} (reading: rendering and OCR)`);
+if (parsing.text.docs || parsing.scanned.docs) {
+  const ms = (t: { ms: number; docs: number }): string => (t.docs ? `${(t.ms / t.docs).toFixed(1)} ms` : '-');
+  console.log(`field parsing per document, after reading: text ${ms(parsing.text)}, scanned ${ms(parsing.scanned)} (one cold pass; npm run bench -- fields compares runs)`);
+}
 console.log(`peak RSS: ${(report.timing as { peakRssMb: number }).peakRssMb.toFixed(0)} MB`);
 if (jsonOut !== undefined) {
   const json = JSON.stringify(report, null, 2);

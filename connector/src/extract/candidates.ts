@@ -8,10 +8,10 @@ import { packAlternation, type LanguagePack, type TCountry, type TInsuranceType 
 import { distance } from 'fastest-levenshtein';
 import { nameTokens } from '../insurers/normalise.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
-import { findDates, monthNumber } from './dates.js';
+import { findDates, monthNumber, type FoundDate } from './dates.js';
 import { LABELS, NOT_POLICY_CONTEXT, type LabelKind } from './labels.js';
 import { CELL_GAP, type Line } from './lines.js';
-import { findPlates, normalisePlate } from './plates.js';
+import { findPlates, normalisePlate, type FoundPlate } from './plates.js';
 import { readPolicyNumbers } from './policy-number.js';
 import { fold } from './text.js';
 
@@ -75,6 +75,9 @@ interface Span {
 
 const GLOBAL_LABELS = Object.fromEntries(Object.entries(LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`))])) as Record<LabelKind, RegExp[]>;
 
+/** Any label of any kind (the same patterns and flags as one alternation): most lines hold none, and one scan says so. */
+const ANY_LABEL = new RegExp(Object.values(LABELS).flatMap((res) => res.map((r) => `(?:${r.source})`)).join('|'));
+
 /** Offsets of each cell in `line.text`. */
 function cellSpans(line: Line): Array<{ start: number; end: number; x: number }> {
   const spans: Array<{ start: number; end: number; x: number }> = [];
@@ -117,6 +120,7 @@ class Doc {
     if (line.ocr) texts.push([lettersOf(this.folded[i]!), true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy] of texts) {
+      if (!ANY_LABEL.test(text)) continue;
       for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
         for (const re of GLOBAL_LABELS[kind]) {
           for (const m of text.matchAll(re)) {
@@ -152,6 +156,21 @@ class Doc {
 
   cellOf(line: number, offset: number): number {
     return cellAt(this.spans[line]!, offset);
+  }
+
+  private readonly datesCache: Array<FoundDate[] | undefined> = [];
+  /** findDates of a line, read once for the policy-number and the date generators alike. */
+  datesOf(line: number): FoundDate[] {
+    return (this.datesCache[line] ??= findDates(this.lines[line]!.text));
+  }
+
+  private readonly platesCache = new Map<TCountry, Array<FoundPlate[] | undefined>>();
+  /** findPlates of a line, per country read once: the plates are read before the country is known and again after. */
+  platesOf(line: number, countries: readonly TCountry[]): FoundPlate[] {
+    return countries.flatMap((c) => {
+      const perLine = this.platesCache.get(c) ?? this.platesCache.set(c, []).get(c)!;
+      return (perLine[line] ??= findPlates(this.lines[line]!.text, [c]));
+    });
   }
 }
 
@@ -254,7 +273,7 @@ function withRepeats(cands: FieldCandidate[]): FieldCandidate[] {
 function policyCandidates(doc: Doc, ctx: CandidateContext, exclude: Set<string>): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   doc.lines.forEach((line, i) => {
-    const dates = findDates(line.text);
+    const dates = doc.datesOf(i);
     const spans = doc.spans[i]!;
     spans.forEach((cs, cell) => {
       const cellText = line.text.slice(cs.start, cs.end);
@@ -314,7 +333,7 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
   const pairFirst = new Set<DateOcc>();
   const pairSecond = new Set<DateOcc>();
   doc.lines.forEach((line, i) => {
-    let found = findDates(line.text);
+    let found = doc.datesOf(i);
     // A period wrapped onto the next line ("16 February 2026 to 15 February" / "2027"): read the two lines joined.
     const next = doc.lines[i + 1];
     const tail = /(\S+)\s*$/.exec(line.text)?.[1] ?? '';
@@ -392,7 +411,7 @@ function dateCandidates(doc: Doc): FieldCandidate[] {
 function plateCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   doc.lines.forEach((line, i) => {
-    for (const p of findPlates(line.text, ctx.countries)) {
+    for (const p of doc.platesOf(i, ctx.countries)) {
       if (p.certainty < 1 && !line.ocr) continue;
       const key = normalisePlate(p.plate);
       const at = line.text.toUpperCase().replace(/[^A-Z0-9ÄÖÜ]/g, (c) => c).search(new RegExp(key.split('').join('[\\s-]?')));
@@ -419,7 +438,10 @@ const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_
 const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|${SENTENCE_END}`);
 const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
-const NAME_IS_LABEL = Object.entries(LABELS).flatMap(([kind, res]) => res.map((re) => (kind === 'insurer' ? new RegExp(`^(?:${re.source})$`) : new RegExp(re.source))));
+const NAME_IS_LABEL = [
+  new RegExp(`^(?:${LABELS.insurer.map((re) => `(?:${re.source})`).join('|')})$`),
+  new RegExp(Object.entries(LABELS).flatMap(([kind, res]) => (kind === 'insurer' ? [] : res.map((re) => `(?:${re.source})`))).join('|')),
+];
 
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
@@ -532,10 +554,11 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   }
   // A brand and the legal name that extends it ("ACME" / "ACME Versicherung AG"): the longer one is the carrier's name.
   const keys = [...new Set(out.map((c) => c.key))];
+  const keyWords = new Map(keys.map((k) => [k, k.split(' ')]));
   for (const c of out) {
     const mine = c.key.split(' ');
-    const extendsOther = keys.some((k) => k !== c.key && k.split(' ').every((w) => mine.includes(w)));
-    const extendedBy = keys.some((k) => k !== c.key && mine.every((w) => k.split(' ').includes(w)));
+    const extendsOther = keys.some((k) => k !== c.key && keyWords.get(k)!.every((w) => mine.includes(w)));
+    const extendedBy = keys.some((k) => k !== c.key && mine.every((w) => keyWords.get(k)!.includes(w)));
     if (extendsOther) c.features.extends_other = 1;
     // The tail of a longer name ("Association Limited" of "... Provident Association Limited"): a line broken inside a name.
     if (keys.some((k) => k !== c.key && k.endsWith(` ${c.key}`))) c.features.truncated = 1;

@@ -72,11 +72,20 @@ function companyName(folded: string): boolean {
 /** What may stand between a label and its value: punctuation and each pack's copulas ("is", "lautet", "est"). */
 const FILLER = new RegExp(`^[\\s:;.,|\\-–—=/]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?[\\s:;|]*`);
 
+/** Each character's fold(); a document holds a few dozen distinct ones (bounded all the same). */
+const FOLDED_CHAR = new Map<string, string>();
+
 function foldCell(line: number, cell: number, x: number, text: string): FoldedCell {
   let folded = '';
   const at: number[] = [];
   for (let i = 0; i < text.length; i++) {
-    const f = fold(text[i] as string);
+    // fold() per character, memoised: a cell of n characters cost n normalisations and n * 4 replacements.
+    const ch = text[i] as string;
+    let f = FOLDED_CHAR.get(ch);
+    if (f === undefined) {
+      f = fold(ch);
+      if (FOLDED_CHAR.size < 4096) FOLDED_CHAR.set(ch, f);
+    }
     folded += f;
     for (let k = 0; k < f.length; k++) at.push(i);
   }

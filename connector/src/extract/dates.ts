@@ -1,6 +1,6 @@
 /** Finds dates written in the local forms of every language pack and returns them as YYYY-MM-DD. */
 import { ALL_LANGUAGE_PACKS } from '../../../shared/packs/index.js';
-import { editDistance, fold, toDigits } from './text.js';
+import { editDistanceWithin, fold, toDigits } from './text.js';
 
 /** A date found in a string: ISO value and where it was. */
 export interface FoundDate {
@@ -18,6 +18,8 @@ const MONTH_NAMES: Array<[string, number]> = [
 ];
 /** Abbreviations match exactly; where two packs share one ("nov"), they agree on its month (test/packs). */
 const MONTH_ABBREVIATIONS: Record<string, number> = Object.assign({}, ...ALL_LANGUAGE_PACKS.map((p) => p.monthAbbreviations));
+/** Every character of every month name and variant. */
+const MONTH_CHARS = new Set(MONTH_NAMES.flatMap(([name]) => [...name]));
 const EXACT = new Map<string, number>([...MONTH_NAMES, ...Object.entries(MONTH_ABBREVIATIONS)]);
 
 /**
@@ -30,12 +32,15 @@ export function monthNumber(word: string): { month: number; certainty: number } 
   if (exact) return { month: exact, certainty: 1 };
   if (w.length < 4) return null;
   const allowed = w.length >= 7 ? 2 : 1;
+  // Each character no month name has costs an edit: most words (every line's last word is tried) stop here.
+  let foreign = 0;
+  for (const ch of w) if (!MONTH_CHARS.has(ch) && ++foreign > allowed) return null;
   let best: number | null = null;
   let bestD = Infinity;
   let ambiguous = false;
   for (const [name, m] of MONTH_NAMES) {
     if (Math.abs(name.length - w.length) > allowed) continue;
-    const d = editDistance(w, name);
+    const d = editDistanceWithin(w, name, allowed);
     if (d > allowed) continue;
     if (d < bestD) {
       bestD = d;

@@ -1,12 +1,12 @@
 /** Reads a policy number out of a labelled value or free text, as printed; the format table only says how plausible it is. */
 import { INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
-import { checkFormat } from '../verify/format-check.js';
+import { passesFormat } from '../verify/format-check.js';
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { toDigits } from './text.js';
 
 /** True when the normalised number passes the format rule of (country, type), or of any type when type is unknown. */
 export function plausiblePolicyNumber(normalised: string, country: TCountry, type?: TInsuranceType): boolean {
-  return (type ? [type] : INSURANCE_TYPES).some((t) => checkFormat(normalised, country, t).ok);
+  return (type ? [type] : INSURANCE_TYPES).some((t) => passesFormat(normalised, country, t));
 }
 
 /**

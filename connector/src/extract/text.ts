@@ -1,7 +1,11 @@
 /** Text folding and OCR character repairs shared by the field parsers. */
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Lower case without diacritics or typographic quotes, so "Échéance" and "echeance" compare equal. */
 export function fold(s: string): string {
+  // Plain ASCII has nothing to decompose and no typographic quote but the backtick: the same result, several times faster.
+  if (ASCII.test(s)) return (s.includes('`') ? s.replace(/`/g, "'") : s).toLowerCase();
   return s
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
@@ -25,4 +29,28 @@ export function editDistance(a: string, b: string): number {
     }
   }
   return row[b.length] as number;
+}
+
+/**
+ * editDistance when it is at most `max`, else max + 1: stops as soon as a whole row exceeds `max`. For callers
+ * that only accept small distances (fuzzy month names, tried against every line's last word).
+ */
+export function editDistanceWithin(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    let least = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j] as number;
+      const v = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row[j] = v;
+      if (v < least) least = v;
+      prev = tmp;
+    }
+    if (least > max) return max + 1;
+  }
+  const d = row[b.length] as number;
+  return d > max ? max + 1 : d;
 }

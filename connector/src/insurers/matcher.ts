@@ -103,6 +103,8 @@ function similarity(a: string, b: string): number {
   if (maxLen === 0) return 0;
   const allowed = Math.floor((1 - MIN_SIMILARITY) * maxLen + 1e-9);
   if (Math.abs(a.length - b.length) > allowed) return 0;
+  // Short words (under 7 characters) allow no edit: equal or not similar, no distance to compute.
+  if (allowed === 0) return a === b ? 1 : 0;
   const lev = distance(a, b);
   if (lev <= allowed) return 1 - lev / maxLen;
   if (Math.ceil(lev / 2) > allowed) return 0;

@@ -32,16 +32,25 @@ export function formatRules(): NamedFormatRule[] {
 
 export type FormatCheck = { ok: true; rule: NamedFormatRule } | { ok: false; rule: NamedFormatRule; reason: string };
 
+/** Why an already normalised number fails a rule, in words a user can act on; null when it passes. */
+function failure(normalised: string, rule: FormatRule): string | null {
+  if (!/^[A-Z0-9]*$/.test(normalised)) return 'it contains characters other than letters, digits, spaces, dashes and dots';
+  if (!rule.pattern.test(normalised)) return `expected ${rule.description}, got ${normalised.length} characters`;
+  const digits = normalised.replace(/[^0-9]/g, '').length;
+  if (digits < rule.minDigits) return `expected ${rule.description}, got ${digits} digits`;
+  return null;
+}
+
 /** Checks an already normalised number; the reason names what is wrong in words a user can act on. */
 export function checkFormat(normalised: string, country: TCountry, type: TInsuranceType): FormatCheck {
   const rule = formatRule(country, type);
-  if (!/^[A-Z0-9]*$/.test(normalised)) {
-    return { ok: false, rule, reason: 'it contains characters other than letters, digits, spaces, dashes and dots' };
-  }
-  if (!rule.pattern.test(normalised)) return { ok: false, rule, reason: `expected ${rule.description}, got ${normalised.length} characters` };
-  const digits = normalised.replace(/[^0-9]/g, '').length;
-  if (digits < rule.minDigits) return { ok: false, rule, reason: `expected ${rule.description}, got ${digits} digits` };
-  return { ok: true, rule };
+  const reason = failure(normalised, rule);
+  return reason === null ? { ok: true, rule } : { ok: false, rule, reason };
+}
+
+/** checkFormat(...).ok without naming the rule: the extractor asks it of every number-like word of a document. */
+export function passesFormat(normalised: string, country: TCountry, type: TInsuranceType): boolean {
+  return failure(normalised, COUNTRY_PROFILES[country].formatRules[type]) === null;
 }
 
 /**
