@@ -9,7 +9,7 @@ export type Quad = [Point, Point, Point, Point];
  * The 3x3 projective transform (row by row, h33 = 1, so eight numbers) that maps each of the four
  * `from` points onto the `to` point of the same index: the eight linear equations u = (h0 x + h1 y + h2) /
  * (h6 x + h7 y + 1), v = (h3 x + h4 y + h5) / (h6 x + h7 y + 1), solved by Gaussian elimination.
- * Null when three of the points are on one line (no transform exists).
+ * Null when three of either set's points are on one line (no transform between them exists).
  */
 export function homography(from: readonly Point[], to: readonly Point[]): number[] | null {
   const a: number[][] = [];
@@ -19,10 +19,12 @@ export function homography(from: readonly Point[], to: readonly Point[]): number
     a.push([x, y, 1, 0, 0, 0, -u * x, -u * y, u]);
     a.push([0, 0, 0, x, y, 1, -v * x, -v * y, v]);
   }
+  // A pivot this small against the matrix's entries is a zero that rounding left over.
+  const tiny = 1e-9 * Math.max(...a.flat().map(Math.abs));
   for (let c = 0; c < 8; c++) {
     let p = c;
     for (let r = c + 1; r < 8; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
-    if (Math.abs(a[p]![c]!) < 1e-12) return null;
+    if (Math.abs(a[p]![c]!) <= tiny) return null;
     [a[c], a[p]] = [a[p]!, a[c]!];
     for (let r = 0; r < 8; r++) {
       if (r === c) continue;
@@ -30,7 +32,10 @@ export function homography(from: readonly Point[], to: readonly Point[]): number
       for (let k = c; k < 9; k++) a[r]![k]! -= f * a[c]![k]!;
     }
   }
-  return a.map((row, i) => row[8]! / row[i]!);
+  const h = a.map((row, i) => row[8]! / row[i]!);
+  // Four points onto three on one line solve the equations too, but with a transform that flattens the plane.
+  const det = h[0]! * (h[4]! - h[5]! * h[7]!) - h[1]! * (h[3]! - h[5]! * h[6]!) + h[2]! * (h[3]! * h[7]! - h[4]! * h[6]!);
+  return Math.abs(det) < 1e-12 ? null : h;
 }
 
 /** Where the transform `h` (from homography) takes the point (x, y). */
