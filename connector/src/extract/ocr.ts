@@ -136,7 +136,8 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
         const slope = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
         const ruled = line.words.some((w) => RULE_DEBRIS.test(w.text.trim()));
         for (const word of line.words) {
-          const text = word.text.trim();
+          // A rule's debris glued to a word ("_Provinzial") is no part of it: no word of a policy starts or ends with "_".
+          const text = word.text.trim().replace(/^_+|_+$/g, '');
           if (!text || RULE_DEBRIS.test(text)) continue;
           const floor = ruled && (text.match(/[\p{L}\d]/gu)?.length ?? 0) >= 4 ? MIN_WORD_CONFIDENCE_BY_RULE : MIN_WORD_CONFIDENCE;
           if (word.confidence < floor) continue;
@@ -148,7 +149,7 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
           // Baseline under the word, then undo the page's skew so label and value columns of a
           // slightly rotated scan land on one line.
           const y = y0 + (word.bbox.x0 - x0) * slope - skew * word.bbox.x0;
-          boxes.push({ text: word.text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
+          boxes.push({ text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
         }
       }
       return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0, words: boxes.length, sideways: long ? tall / long : 0 };
