@@ -90,6 +90,9 @@ describe('labels per language', () => {
     // An OCR'd page: "I.A.R.D." read as "LA.R.D." is repaired (a text layer is read as printed).
     const scanned = lines('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").map((l) => ({ ...l, ocr: true }));
     expect(extractFieldsFromLines({ lines: scanned }, matcher).fields.insurer).toBe('AXA FRANCE I.A.R.D.');
+    // ... and read as "|.A.R.D." (a bar is no word character: own 042 lost its insurer to that).
+    const barred = lines('AXA FRANCE |.A.R.D.', "Certificat d'assurance voyage").map((l) => ({ ...l, ocr: true }));
+    expect(extractFieldsFromLines({ lines: barred }, matcher).fields.insurer).toBe('AXA FRANCE I.A.R.D.');
     expect(extract('Assureur : GMF ASSURANCES').fields.insurer).toBe('GMF ASSURANCES');
   });
 

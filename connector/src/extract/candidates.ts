@@ -92,6 +92,8 @@ const cellAt = (spans: Array<{ start: number; end: number }>, offset: number): n
 
 /** OCR look-alike digits read back as the letters of a label ("P0licy", "Ablauf" as "AbIauf" folds to "ablauf"). */
 const lettersOf = (s: string): string => s.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
+/** A soft "w" OCR'd as "v" ("Undervritten by" on a phone photo), read back: a second look for labels with a "w". */
+const wOf = (s: string): string => s.replace(/v/g, 'w');
 
 /** The document as the candidate generators see it: folded lines, cells, label hits, distractor spans. */
 class Doc {
@@ -117,7 +119,7 @@ class Doc {
   private findHits(i: number): LabelHit[] {
     const line = this.lines[i]!;
     const texts: Array<[string, boolean]> = [[this.folded[i]!, false]];
-    if (line.ocr) texts.push([lettersOf(this.folded[i]!), true]);
+    if (line.ocr) texts.push([lettersOf(this.folded[i]!), true], [wOf(this.folded[i]!), true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy] of texts) {
       if (!ANY_LABEL.test(text)) continue;
@@ -458,8 +460,9 @@ function insurerCandidates(doc: Doc, ctx: CandidateContext): FieldCandidate[] {
   const seen = new Set<string>();
   const matched = new Map<string, { name: string; score: number; country: TCountry } | null>();
   const add = (printed: string, span: Span, how: Relations): void => {
-    // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l" or "1": a repair for OCR text only.
-    const name = doc.lines[span.line]?.ocr ? printed.replace(/\b[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/g, 'I.A.R.D.') : printed;
+    // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l", "1" or "|": a repair for OCR text only.
+    // Not \b before it: "|" is no word character, so "\b|" never matches after a space.
+    const name = doc.lines[span.line]?.ocr ? printed.replace(/(?<![\p{L}\d])[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/gu, 'I.A.R.D.') : printed;
     const words = name.split(/\s+/).filter(Boolean);
     if (name.length < 3 || words.length > 9 || !/[A-Za-z]{2}/.test(name)) return;
     const key = nameTokens(name).join(' ');

@@ -43,6 +43,14 @@ export interface OcrOptions {
 
 /** Words tesseract itself rates below this are mostly scanner noise read as letters. */
 const MIN_WORD_CONFIDENCE = 20;
+/**
+ * On a line where tesseract also read a table rule (a token of underscores), it rates the line's real
+ * words lower, the rule's debris dragging the line down: a fax's "KH-1831-086576" next to a dotted rule
+ * came out right at 17. There, a word of four letters or digits is kept down to this.
+ */
+const MIN_WORD_CONFIDENCE_BY_RULE = 10;
+/** A table rule read as text. */
+const RULE_DEBRIS = /^_+$/;
 
 const require = createRequire(import.meta.url);
 
@@ -126,8 +134,13 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
         const height = Math.max(1, line.rowAttributes?.rowHeight || line.bbox.y1 - line.bbox.y0);
         const { x0, y0, x1, y1 } = line.baseline ?? { x0: line.bbox.x0, y0: line.bbox.y1, x1: line.bbox.x1, y1: line.bbox.y1 };
         const slope = x1 > x0 ? (y1 - y0) / (x1 - x0) : 0;
+        const ruled = line.words.some((w) => RULE_DEBRIS.test(w.text.trim()));
         for (const word of line.words) {
-          if (word.confidence < MIN_WORD_CONFIDENCE || !word.text.trim()) continue;
+          // A rule's debris glued to a word ("_Provinzial") is no part of it: no word of a policy starts or ends with "_".
+          const text = word.text.trim().replace(/^_+|_+$/g, '');
+          if (!text || RULE_DEBRIS.test(text)) continue;
+          const floor = ruled && (text.match(/[\p{L}\d]/gu)?.length ?? 0) >= 4 ? MIN_WORD_CONFIDENCE_BY_RULE : MIN_WORD_CONFIDENCE;
+          if (word.confidence < floor) continue;
           confSum += word.confidence;
           if (word.text.trim().length >= 4) {
             long++;
@@ -136,7 +149,7 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
           // Baseline under the word, then undo the page's skew so label and value columns of a
           // slightly rotated scan land on one line.
           const y = y0 + (word.bbox.x0 - x0) * slope - skew * word.bbox.x0;
-          boxes.push({ text: word.text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
+          boxes.push({ text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
         }
       }
       return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0, words: boxes.length, sideways: long ? tall / long : 0 };

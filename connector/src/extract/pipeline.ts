@@ -7,8 +7,9 @@ import type { ExtractLimits } from './limits.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './pdf.js';
+import { straightenSheet } from './perspective.js';
 import { readScan } from './read-scan.js';
-import { flattenLight } from './scan-image.js';
+import { flattenLight, sharpen } from './scan-image.js';
 import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
 import { readTextLines, textLength } from './text-layer.js';
@@ -97,8 +98,12 @@ export async function readDocumentLines(pdf: Uint8Array, ocr: Ocr, options: Extr
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        // Photos are lit unevenly; tesseract's one threshold for the whole page loses the darker side.
-        const result = await readScan(flattenLight(image), ocr, (pixels) => {
+        // A phone photo shows the sheet at a slant on a table: tesseract wants it square on, without the table,
+        // and sharp (a photo is a little out of focus, and the warp softens it again). Photos are lit unevenly too;
+        // tesseract's one threshold for the whole page loses the darker side.
+        const sheet = straightenSheet(image);
+        const prepared = sheet === image ? flattenLight(image) : sharpen(flattenLight(sheet));
+        const result = await readScan(prepared, ocr, (pixels) => {
           // Another pass at the page spends the document's pixel budget too: without room, the reading so far stands.
           if (rendered + pixels > limits.maxTotalPixels) return false;
           rendered += pixels;
