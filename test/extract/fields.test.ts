@@ -285,3 +285,11 @@ describe('rules learned from documents by other authors', () => {
     expect(extract(...text).fields.insurer).toBe(insurer);
   });
 });
+
+describe('register matching of generic words', () => {
+  it('does not take a lone generic word for a register name ("Health" in a letterhead)', () => {
+    expect(matcher('UK', 'Health')).toBeNull();
+    expect(matcher('UK', 'Underwriting')).toBeNull();
+    expect(matcher('UK', 'Harbourside Demo Health')?.name).toBe('Harbourside Demo Health Assurance Limited');
+  });
+});

@@ -39,7 +39,7 @@ export const de = {
     'versicherungsverein auf gegenseitigkeit', 'verein auf gegenseitigkeit', 'auf gegenseitigkeit',
   ],
   // "das" stays a word: D.A.S. is an insurer's name.
-  genericNameWords: ['versicherung', 'versicherer', 'allgemeine', 'direkt', 'deutschland', 'international', 'autoversicherung', 'sachversicherung', 'auto'],
+  genericNameWords: ['versicherung', 'versicherer', 'allgemeine', 'direkt', 'deutschland', 'international', 'autoversicherung', 'sachversicherung', 'auto', 'kranken', 'krankenversicherung', 'leben', 'lebensversicherung', 'reise', 'reiseversicherung'],
   stopWords: ['der', 'die', 'und', 'fur'],
   coverage: {
     labels: {

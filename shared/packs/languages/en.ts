@@ -34,7 +34,7 @@ export const en = {
   departmentWords: ['department', 'dept', 'team', 'customer services', 'customer service', 'claims department', 'underwriting department'],
   personTitles: ['mr', 'mrs', 'ms', 'miss', 'dr', 'sir'],
   legalForms: ['ltd', 'limited', 'plc', 'llp', 'lp', 'inc', 'incorporated', 'corp', 'co', 'company', 'dac', 'public limited company', 'designated activity company'],
-  genericNameWords: ['insurance', 'insurer', 'assurance', 'direct', 'general', 'mutual', 'europe', 'uk', 'international', 'global', 'group', 'motor', 'auto'],
+  genericNameWords: ['insurance', 'insurer', 'assurance', 'direct', 'general', 'mutual', 'europe', 'uk', 'international', 'global', 'group', 'motor', 'auto', 'health', 'healthcare', 'medical', 'life', 'travel', 'underwriting'],
   stopWords: ['the', 'of', 'and'],
   coverage: {
     labels: {

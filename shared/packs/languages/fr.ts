@@ -33,7 +33,7 @@ export const fr = {
   departmentWords: ['service', 'services', 'direction', 'departement', 'pole', 'equipe', 'cellule'],
   personTitles: ['m', 'mme', 'mlle', 'monsieur', 'madame'],
   legalForms: ['sa', 'sas', 'sasu', 'sarl', 'sam', 'mutuelle', 'compagnie', 'societe anonyme'],
-  genericNameWords: ['assurance', 'iard', 'ird', 'france', 'europe', 'international', 'auto'],
+  genericNameWords: ['assurance', 'iard', 'ird', 'france', 'europe', 'international', 'auto', 'sante', 'vie', 'voyage', 'prevoyance'],
   stopWords: ['la', 'le', 'les', 'l', 'de', 'du', 'des', 'd', 'et'],
   coverage: {
     labels: {
