@@ -4,7 +4,7 @@
  * and make their own database (createDatabase) or key prefix, so files stay independent.
  */
 import type { TestProject } from 'vitest/node';
-import { startPostgres, startRedis } from './helpers/services.js';
+import { startPostgres, startRedis, type RunningService } from './helpers/services.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,11 +13,32 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+interface Services {
+  pg: RunningService;
+  redis: RunningService;
+}
+
+/**
+ * vitest runs the globalSetup of the root config and of every project that extends it (three
+ * times here), each in its own module instance: the servers are shared through the process, and
+ * stopped when the last of them tears down.
+ */
+const shared = globalThis as { covercheckServices?: { started: Promise<Services>; users: number } };
+
+async function start(): Promise<Services> {
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
+  return { pg, redis };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const entry = (shared.covercheckServices ??= { started: start(), users: 0 });
+  entry.users++;
+  const { pg, redis } = await entry.started;
   project.provide('postgresUrl', pg.url);
   project.provide('redisUrl', redis.url);
   return async () => {
+    if (--entry.users > 0) return;
+    delete shared.covercheckServices;
     await Promise.all([pg.stop(), redis.stop()]);
   };
 }
