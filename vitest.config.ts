@@ -9,11 +9,24 @@ export default defineConfig({
     // One PostgreSQL and one Redis for the run (test/global-services.ts); the scale-out suites need them.
     globalSetup: ['test/global-services.ts'],
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/store/contract/**'] } },
+      // The storage contract's sections (one file each) only open stores, close them after each test
+      // and share nothing else: one process runs them one after another, loading the stores once
+      // instead of once per file.
+      { extends: true, test: { name: 'store contract', include: ['test/store/contract/**/*.test.ts'], isolate: false } },
       // The HTTP suites once more with every server on PostgreSQL (test/helpers/server.ts reads the
-      // variable): the whole API over the second backend, not only the storage suite.
-      // server.test.ts starts no store, so it runs once.
-      { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/http/server.test.ts'], env: { COVERCHECK_TEST_BACKEND: 'postgres' } } },
+      // variable): the whole API over the second backend, not only the storage suite. The files that
+      // start no store (server, multipart, error-forms, request-log) would only run the same code
+      // again, so they run once.
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/http/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/http/server.test.ts', 'test/http/multipart.test.ts', 'test/http/error-forms.test.ts', 'test/http/request-log.test.ts'],
+          env: { COVERCHECK_TEST_BACKEND: 'postgres' },
+        },
+      },
     ],
   },
 });
