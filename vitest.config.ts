@@ -4,6 +4,11 @@ export default defineConfig({
   test: {
     // HTTP suites start real servers and SQLite files; forks keep native handles isolated per file.
     pool: 'forks',
+    // vitest's default on a machine of N cores is N - 1 workers: one, on the 2-core CI machine, so
+    // files ran one at a time while most of their time is spent waiting on the processes they start
+    // (connector children, extraction processes, Chromium, PostgreSQL) and on timers. Two workers
+    // keep both cores busy; every file still has its own process (isolate), ports, files and databases.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // One PostgreSQL and one Redis for the run (test/global-services.ts); the scale-out suites need them.
