@@ -4,16 +4,34 @@ export default defineConfig({
   test: {
     // HTTP suites start real servers and SQLite files; forks keep native handles isolated per file.
     pool: 'forks',
+    // vitest's default on a machine of N cores is N - 1 workers: one, on the 2-core CI machine, so
+    // files ran one at a time while most of their time is spent waiting on the processes they start
+    // (connector children, extraction processes, Chromium, PostgreSQL) and on timers. Two workers
+    // keep both cores busy; every file still has its own process (isolate), ports, files and databases.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // One PostgreSQL and one Redis for the run (test/global-services.ts); the scale-out suites need them.
     globalSetup: ['test/global-services.ts'],
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/store/contract/**'] } },
+      // The storage contract's sections (one file each) only open stores, close them after each test
+      // and share nothing else: one process runs them one after another, loading the stores once
+      // instead of once per file.
+      { extends: true, test: { name: 'store contract', include: ['test/store/contract/**/*.test.ts'], isolate: false } },
       // The HTTP suites once more with every server on PostgreSQL (test/helpers/server.ts reads the
-      // variable): the whole API over the second backend, not only the storage suite.
-      // server.test.ts starts no store, so it runs once.
-      { extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts'], exclude: ['**/node_modules/**', 'test/http/server.test.ts'], env: { COVERCHECK_TEST_BACKEND: 'postgres' } } },
+      // variable): the whole API over the second backend, not only the storage suite. The files that
+      // start no store (server, multipart, error-forms, request-log) would only run the same code
+      // again, so they run once.
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/http/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/http/server.test.ts', 'test/http/multipart.test.ts', 'test/http/error-forms.test.ts', 'test/http/request-log.test.ts'],
+          env: { COVERCHECK_TEST_BACKEND: 'postgres' },
+        },
+      },
     ],
   },
 });

@@ -1,7 +1,10 @@
 /**
  * Runs a section of the storage contract (connector/src/store/types/<section>.ts) against every
  * backend: the embedded SQLite file and PostgreSQL (one server for the run, test/global-services.ts).
- * Each test gets a fresh, empty database, so counts, orderings and leases are exact. Expected
+ * Each test gets a fresh, empty database, so counts, orderings and leases are exact. On PostgreSQL
+ * the test's first database is a copy of one the store has already migrated (its migrations cost
+ * about as much as the rest of a test); the lifecycle section, which is about migrating, and
+ * every further database a test asks for (freshLocation) start with nothing in them. Expected
  * behaviour comes from the interface's doc comments and, where those are silent but callers depend
  * on it, from the SQLite store (the reference implementation).
  *
@@ -19,8 +22,8 @@ import { at, finishOf, newJob, newKey } from './fixtures.js';
 
 interface Backend {
   kind: Store['kind'];
-  /** A new, empty database; returns where it is (a file path or a URL). */
-  fresh(): Promise<string>;
+  /** A new database with no rows (`migrated`: its tables already made, where that is cheaper); returns where it is (a file path or a URL). */
+  fresh(migrated: boolean): Promise<string>;
   open(where: string): Promise<Store>;
   dispose(where: string): Promise<void>;
 }
@@ -28,6 +31,7 @@ interface Backend {
 const sqlite: Backend = {
   kind: 'sqlite',
   async fresh() {
+    // A new file is cheap to migrate: always empty.
     return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-contract-')), 'covercheck.db');
   },
   open(file) {
@@ -39,10 +43,11 @@ const sqlite: Backend = {
 };
 
 const adminUrl = inject('postgresUrl');
+const migratedTemplate = inject('postgresMigrated');
 const postgres: Backend = {
   kind: 'postgres',
-  fresh() {
-    return createDatabase(adminUrl, 'contract');
+  fresh(migrated) {
+    return createDatabase(adminUrl, 'contract', migrated ? migratedTemplate : undefined);
   },
   open(url) {
     return openStore({ databasePath: '', databaseUrl: url, poolSize: 10 });
@@ -73,9 +78,10 @@ export interface ContractContext {
 /**
  * Registers `section` once per backend, under `store contract: <backend>`. Hooks run in the order
  * they are defined (vitest's default `sequence.hooks: 'stack'`), so a section's own beforeEach
- * already sees the fresh store.
+ * already sees the fresh store. `opts.migratedStart: false` opens each test's first store on an
+ * empty database on every backend (the store migrates it), for the sections about migrations.
  */
-export function storeContract(section: (t: ContractContext) => void): void {
+export function storeContract(section: (t: ContractContext) => void, opts: { migratedStart?: boolean } = {}): void {
   for (const backend of [sqlite, postgres]) {
     describe(`store contract: ${backend.kind}`, () => {
       let store: Store;
@@ -92,14 +98,14 @@ export function storeContract(section: (t: ContractContext) => void): void {
         closed.add(s);
         await s.close();
       }
-      async function freshLocation(): Promise<string> {
-        const where = await backend.fresh();
+      async function freshLocation(migrated = false): Promise<string> {
+        const where = await backend.fresh(migrated);
         locations.push(where);
         return where;
       }
 
       beforeEach(async () => {
-        store = await openAt(await freshLocation());
+        store = await openAt(await freshLocation(opts.migratedStart !== false));
       });
       afterEach(async () => {
         for (const s of opened.splice(0)) if (!closed.has(s)) await s.close();
@@ -115,7 +121,7 @@ export function storeContract(section: (t: ContractContext) => void): void {
         locations,
         openAt,
         closeStore,
-        freshLocation,
+        freshLocation: () => freshLocation(),
         key: (id, over = {}) => store.keys.create(newKey(id, over)),
         async finishedJob(id, extra = {}) {
           expect(await store.jobs.create(newJob(id, { key_id: extra.keyId ?? 'k1', created_at: at(0) }), null)).toEqual({ ok: true });

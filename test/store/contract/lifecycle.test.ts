@@ -57,4 +57,5 @@ storeContract((t) => {
       expect(alive).toBe(false);
     });
   });
-});
+  // Migrating is what this section is about: each test's store starts on an empty database.
+}, { migratedStart: false });
