@@ -1,4 +1,5 @@
 /** The corpus generator's scanner: turns a rendered page into a phone photo (perspective, uneven light) or a fax (1-bit, streaks), deterministically. */
+import { homography, type Point } from '../connector/src/extract/perspective.js';
 
 /** 8-bit greyscale pixels, row by row. */
 export interface Grey {
@@ -8,33 +9,9 @@ export interface Grey {
 }
 
 type Rand = () => number;
-type Point = [number, number];
 
 /** Gaussian-ish noise from three uniforms, mean 0, about ±1.5 at the extremes. */
 const noise = (rand: Rand): number => rand() + rand() + rand() - 1.5;
-
-/** The 3x3 homography (8 numbers, h33 = 1) that maps the four `from` points onto the four `to` points. */
-function homography(from: Point[], to: Point[]): number[] {
-  const a: number[][] = [];
-  for (let i = 0; i < 4; i++) {
-    const [x, y] = from[i]!;
-    const [u, v] = to[i]!;
-    a.push([x, y, 1, 0, 0, 0, -u * x, -u * y, u]);
-    a.push([0, 0, 0, x, y, 1, -v * x, -v * y, v]);
-  }
-  // Gaussian elimination with partial pivoting on the 8 x 9 augmented matrix.
-  for (let c = 0; c < 8; c++) {
-    let p = c;
-    for (let r = c + 1; r < 8; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
-    [a[c], a[p]] = [a[p]!, a[c]!];
-    for (let r = 0; r < 8; r++) {
-      if (r === c) continue;
-      const f = a[r]![c]! / a[c]![c]!;
-      for (let k = c; k < 9; k++) a[r]![k]! -= f * a[c]![k]!;
-    }
-  }
-  return a.map((row, i) => row[8]! / row[i]!);
-}
 
 /**
  * A phone photo of the page: the sheet lies on a darker, mottled table, seen at a slant (each corner
@@ -59,7 +36,8 @@ export function photo(page: Grey, rand: Rand, scale = 0.9): Grey {
     [0, page.height - 1],
   ];
   // Output pixel -> page pixel, so every output pixel is sampled once.
-  const h = homography(quad, corners);
+  // A slanted quadrilateral inside the picture always has a transform onto the page's corners.
+  const h = homography(quad, corners)!;
   // Light: brighter towards a random side, dimmer in a corner; the table is darker and mottled.
   const angle = rand() * 2 * Math.PI;
   const [lx, ly] = [Math.cos(angle), Math.sin(angle)];
