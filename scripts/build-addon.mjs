@@ -9,8 +9,16 @@ import vm from 'node:vm';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const out = path.join(root, 'dist/addon');
-fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
+// Test files build the add-on while others read it (vitest runs two at a time): every file is written under
+// a temporary name and renamed into place, so a reader sees the old file or the new one, never none or half.
+const written = new Set();
+const put = (name, data) => {
+  const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
+  fs.writeFileSync(tmp, data);
+  fs.renameSync(tmp, path.join(out, name));
+  written.add(name);
+};
 
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'appsscript.json'), 'utf8'));
 if (manifest.addOns) throw new Error('appsscript.json: an Editor add-on has no addOns block (that is Workspace add-on configuration)');
@@ -62,13 +70,15 @@ const stubs = names.map((n) =>
     : `function ${n}(...args) {\n  return globalThis.__covercheck.${n}(...args);\n}`,
 );
 const code = `// Covercheck add-on: built by scripts/build-addon.mjs from addon/src. Do not edit.\n${bundle}\n${stubs.join('\n\n')}\n`;
-fs.writeFileSync(path.join(out, 'Code.js'), code);
+put('Code.js', code);
 
 const styles = fs.readFileSync(path.join(root, 'addon/html/styles.css'), 'utf8');
 for (const f of fs.readdirSync(path.join(root, 'addon/html'))) {
   if (!f.endsWith('.html')) continue;
   const html = fs.readFileSync(path.join(root, 'addon/html', f), 'utf8');
-  fs.writeFileSync(path.join(out, f), html.replace('<!-- styles.css -->', `<style>\n${styles}</style>`));
+  put(f, html.replace('<!-- styles.css -->', `<style>\n${styles}</style>`));
 }
-fs.copyFileSync(path.join(root, 'appsscript.json'), path.join(out, 'appsscript.json'));
+put('appsscript.json', fs.readFileSync(path.join(root, 'appsscript.json')));
+// What an earlier build wrote and this one did not (a page since removed) goes, so clasp pushes only this build.
+for (const f of fs.readdirSync(out)) if (!written.has(f) && !f.endsWith('.tmp')) fs.rmSync(path.join(out, f), { recursive: true, force: true });
 console.log(`dist/addon/Code.js ${(Buffer.byteLength(code) / 1024).toFixed(1)} KB, ${names.length} entry points`);
