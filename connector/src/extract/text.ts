@@ -16,24 +16,9 @@ export function fold(s: string): string {
 
 export { toDigits, toLetters } from '../../../shared/packs/lookalikes.js';
 
-/** Levenshtein distance for short words (month names, labels); inputs are a few characters long. */
-export function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number;
-      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length] as number;
-}
-
 /**
- * editDistance when it is at most `max`, else max + 1: stops as soon as a whole row exceeds `max`. For callers
- * that only accept small distances (fuzzy month names, tried against every line's last word).
+ * The Levenshtein distance when it is at most `max`, else max + 1: stops as soon as a whole row exceeds `max`.
+ * For callers that only accept small distances (fuzzy month names, tried against every line's last word).
  */
 export function editDistanceWithin(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
