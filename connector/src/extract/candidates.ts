@@ -78,6 +78,14 @@ const GLOBAL_LABELS = Object.fromEntries(Object.entries(LABELS).map(([k, res]) =
 /** Any label of any kind (the same patterns and flags as one alternation): most lines hold none, and one scan says so. */
 const ANY_LABEL = new RegExp(Object.values(LABELS).flatMap((res) => res.map((r) => `(?:${r.source})`)).join('|'));
 
+/** Every match of every label pattern in `text`, kind by kind in LABELS' order. */
+function* labelMatches(text: string): Generator<[LabelKind, RegExpExecArray]> {
+  if (!ANY_LABEL.test(text)) return;
+  for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
+    for (const re of GLOBAL_LABELS[kind]) for (const m of text.matchAll(re)) yield [kind, m];
+  }
+}
+
 /** Offsets of each cell in `line.text`. */
 function cellSpans(line: Line): Array<{ start: number; end: number; x: number }> {
   const spans: Array<{ start: number; end: number; x: number }> = [];
@@ -122,20 +130,15 @@ class Doc {
     if (line.ocr) texts.push([lettersOf(this.folded[i]!), true], [wOf(this.folded[i]!), true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy] of texts) {
-      if (!ANY_LABEL.test(text)) continue;
-      for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
-        for (const re of GLOBAL_LABELS[kind]) {
-          for (const m of text.matchAll(re)) {
-            const start = m.index;
-            const end = start + m[0].length;
-            if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
-            // Words of a name, not a label: "... Victoria Insurance Company Limited" (capitalised, after a capitalised word).
-            if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
-            const cell = cellAt(this.spans[i]!, start);
-            const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
-            out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
-          }
-        }
+      for (const [kind, m] of labelMatches(text)) {
+        const start = m.index;
+        const end = start + m[0].length;
+        if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
+        // Words of a name, not a label: "... Victoria Insurance Company Limited" (capitalised, after a capitalised word).
+        if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
+        const cell = cellAt(this.spans[i]!, start);
+        const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
+        out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
       }
     }
     // A label broken across lines ("... titulaire du contrat d'assurance voyage" / "n° 230949515 ..."): the previous
@@ -143,14 +146,10 @@ class Doc {
     if (i > 0 && (this.lines[i - 1]!.page ?? 1) === (line.page ?? 1)) {
       const tail = `${this.folded[i - 1]!.split(/\s+/).slice(-4).join(' ')} `;
       const joined = tail + this.folded[i]!;
-      for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
-        for (const re of GLOBAL_LABELS[kind]) {
-          for (const m of joined.matchAll(re)) {
-            const end = m.index + m[0].length - tail.length;
-            if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
-            out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
-          }
-        }
+      for (const [kind, m] of labelMatches(joined)) {
+        const end = m.index + m[0].length - tail.length;
+        if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
+        out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
       }
     }
     return out.sort((a, b) => a.start - b.start);
