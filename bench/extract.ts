@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { circularPageTree, flateBomb, hugeBlankPages, hugeImage } from '../test/extract/hostile.js';
 import { call } from '../test/helpers/server.js';
-import { buildConnector, fmt, startConnectorBuild } from './lib.js';
+import { buildConnector, fmt, median, startConnectorBuild } from './lib.js';
 import { percentile, startLoadGenerator } from './paced.js';
 
 /** Idle/busy window pairs. */
@@ -206,7 +206,6 @@ export async function benchExtract(): Promise<Record<string, number>> {
     const busyP99 = percentile(busyAll, 99);
     const pooledRatio = busyP99 / idleP99;
     const ratios = rounds.map((r) => r.busy / r.idle);
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     console.log('bench/extract: connector with its extraction pool');
     console.log(`  sync verify paced at 200 req/s; idle windows, then windows while 4 scans are extracted (each ends with them):`);
     for (const [i, r] of rounds.entries()) {

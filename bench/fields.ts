@@ -34,7 +34,7 @@ import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extra
 import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
 import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
 import { documentLines, loadCorpus, type CorpusName } from '../scripts/extract-eval/corpora.js';
-import { fmt } from './lib.js';
+import { fmt, median } from './lib.js';
 
 interface Doc {
   id: string;
@@ -98,7 +98,6 @@ const BASE_REPEAT = 20;
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function benchFields(opts: { rounds?: number; dump?: string; against?: string } = {}): Promise<Record<string, number>> {
   const rounds = opts.rounds ?? 15;

@@ -80,6 +80,9 @@ export function fmt(n: number, digits = 1): string {
   return n.toFixed(digits);
 }
 
+/** The middle value (the upper one of an even count): robust to the odd round a shared machine spoils. */
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 /**
  * Latency of one request at a time over a kept-alive connection, timed with performance.now()
  * (autocannon reports whole milliseconds, too coarse for sub-millisecond routes).
