@@ -1,5 +1,5 @@
 /** The corpus generator's scanner: turns a rendered page into a phone photo (perspective, uneven light) or a fax (1-bit, streaks), deterministically. */
-import { homography, type Point } from '../connector/src/extract/perspective.js';
+import { bilinear, homography, project, rectCorners, type Point } from '../connector/src/extract/perspective.js';
 
 /** 8-bit greyscale pixels, row by row. */
 export interface Grey {
@@ -29,15 +29,9 @@ export function photo(page: Grey, rand: Rand, scale = 0.9): Grey {
     [W * (1 - m + jitter()), H * (1 - m + jitter())],
     [W * (m + jitter()), H * (1 - m + jitter())],
   ];
-  const corners: Point[] = [
-    [0, 0],
-    [page.width - 1, 0],
-    [page.width - 1, page.height - 1],
-    [0, page.height - 1],
-  ];
   // Output pixel -> page pixel, so every output pixel is sampled once.
   // A slanted quadrilateral inside the picture always has a transform onto the page's corners.
-  const h = homography(quad, corners)!;
+  const h = homography(quad, rectCorners(page.width, page.height))!;
   // Light: brighter towards a random side, dimmer in a corner; the table is darker and mottled.
   const angle = rand() * 2 * Math.PI;
   const [lx, ly] = [Math.cos(angle), Math.sin(angle)];
@@ -46,20 +40,11 @@ export function photo(page: Grey, rand: Rand, scale = 0.9): Grey {
   const out = new Uint8Array(W * H);
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
-      const d = h[6]! * x + h[7]! * y + 1;
-      const sx = (h[0]! * x + h[1]! * y + h[2]!) / d;
-      const sy = (h[3]! * x + h[4]! * y + h[5]!) / d;
+      const [sx, sy] = project(h, x, y);
       let v: number;
       if (sx >= 0 && sy >= 0 && sx < page.width - 1 && sy < page.height - 1) {
         // Bilinear: a lens never lands on pixel centres.
-        const x0 = Math.floor(sx);
-        const y0 = Math.floor(sy);
-        const fx = sx - x0;
-        const fy = sy - y0;
-        const i = y0 * page.width + x0;
-        const p = page.data;
-        v = (p[i]! * (1 - fx) + p[i + 1]! * fx) * (1 - fy) + (p[i + page.width]! * (1 - fx) + p[i + page.width + 1]! * fx) * fy;
-        v = v * 0.9 + 12;
+        v = bilinear(page, sx, sy) * 0.9 + 12;
       } else {
         v = table + 12 * Math.sin(x / 37 + Math.sin(y / 53)) + 8 * Math.sin(y / 23);
       }

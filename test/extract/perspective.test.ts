@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
-import { findSheet, homography, project, straightenSheet, warpQuad, type Point, type Quad } from '../../connector/src/extract/perspective.js';
+import { findSheet, homography, project, rectCorners, straightenSheet, warpQuad, type Point, type Quad } from '../../connector/src/extract/perspective.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import type { GreyImage } from '../../connector/src/extract/scan-image.js';
 import { shippedMatcher } from './helpers.js';
@@ -73,13 +73,7 @@ function page(): GreyImage {
  * darker table whose brightness wanders, lit less on one side (the paper there is as dark as the table elsewhere).
  */
 function photograph(sheet: GreyImage, quad: Quad, width: number, height: number): GreyImage {
-  const corners: Point[] = [
-    [0, 0],
-    [sheet.width - 1, 0],
-    [sheet.width - 1, sheet.height - 1],
-    [0, sheet.height - 1],
-  ];
-  const toSheet = homography(quad, corners)!;
+  const toSheet = homography(quad, rectCorners(sheet.width, sheet.height))!;
   const data = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {

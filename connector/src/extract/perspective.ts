@@ -44,21 +44,36 @@ export function project(h: readonly number[], x: number, y: number): Point {
   return [(h[0]! * x + h[1]! * y + h[2]!) / d, (h[3]! * x + h[4]! * y + h[5]!) / d];
 }
 
+/** The corners of a `width` x `height` image, clockwise from the top left, in a Quad's order. */
+export function rectCorners(width: number, height: number): Quad {
+  return [
+    [0, 0],
+    [width - 1, 0],
+    [width - 1, height - 1],
+    [0, height - 1],
+  ];
+}
+
+/** The brightness at (sx, sy), bilinearly between the four pixels around it; the caller keeps it at least a pixel inside. */
+export function bilinear(img: GreyImage, sx: number, sy: number): number {
+  const { width: w, data } = img;
+  const x0 = sx | 0;
+  const y0 = sy | 0;
+  const fx = sx - x0;
+  const fy = sy - y0;
+  const i = y0 * w + x0;
+  return (data[i]! * (1 - fx) + data[i + 1]! * fx) * (1 - fy) + (data[i + w]! * (1 - fx) + data[i + w + 1]! * fx) * fy;
+}
+
 /**
  * The part of `img` inside `quad` as a `width` x `height` upright image: every output pixel is taken
  * from the point of the quadrilateral it maps to, bilinearly between the four pixels around it (white
  * outside the image).
  */
 export function warpQuad(img: GreyImage, quad: Quad, width: number, height: number): GreyImage {
-  const rect: Point[] = [
-    [0, 0],
-    [width - 1, 0],
-    [width - 1, height - 1],
-    [0, height - 1],
-  ];
-  const h = homography(rect, quad);
+  const h = homography(rectCorners(width, height), quad);
   if (!h) throw new RangeError('degenerate quadrilateral');
-  const { width: w, height: ih, data } = img;
+  const { width: w, height: ih } = img;
   const out = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     // Along a row of the output the numerators and the denominator each grow by a constant step.
@@ -68,16 +83,7 @@ export function warpQuad(img: GreyImage, quad: Quad, width: number, height: numb
     for (let x = 0; x < width; x++, nx += h[0]!, ny += h[3]!, d += h[6]!) {
       const sx = nx / d;
       const sy = ny / d;
-      let v = 255;
-      if (sx >= 0 && sy >= 0 && sx < w - 1 && sy < ih - 1) {
-        const x0 = sx | 0;
-        const y0 = sy | 0;
-        const fx = sx - x0;
-        const fy = sy - y0;
-        const i = y0 * w + x0;
-        v = (data[i]! * (1 - fx) + data[i + 1]! * fx) * (1 - fy) + (data[i + w]! * (1 - fx) + data[i + w + 1]! * fx) * fy;
-      }
-      out[y * width + x] = v;
+      out[y * width + x] = sx >= 0 && sy >= 0 && sx < w - 1 && sy < ih - 1 ? bilinear(img, sx, sy) : 255;
     }
   }
   return { width, height, data: out };
