@@ -36,6 +36,11 @@ export interface StartOptions {
   seed?: boolean;
   /** PDF extraction threads; default `config.extraction.threads`; 0: no extraction (PDF jobs are refused). */
   extractionThreads?: number;
+  /**
+   * The extraction process's module; default extract-host.js beside the bundle, else host.ts under
+   * tsx. The test run passes its own build: a process starts in ~0.8 s instead of ~4 s under tsx.
+   */
+  extractionHost?: string;
   /** A failed background WAL sync; default a warning in the log. */
   onWalSyncError?: (err: Error) => void;
 }
@@ -81,7 +86,7 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   }
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const threads = opts.extractionThreads ?? config.extraction.threads;
-  const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits }) : null;
+  const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits, ...(opts.extractionHost ? { hostFile: opts.extractionHost } : {}) }) : null;
   const now = opts.now ?? (() => new Date());
   const limiters = createLimiters(redis);
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });

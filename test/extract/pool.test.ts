@@ -5,8 +5,14 @@ import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/pool.js';
 import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/priority.js';
-import { createProcessExtractionPool, ExtractionProcessError } from '../../connector/src/extract/process-pool.js';
+import { createProcessExtractionPool, ExtractionProcessError, type ProcessPoolOptions } from '../../connector/src/extract/process-pool.js';
+import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
+
+// The run's bundle, as production runs it (a process starts in ~0.8 s; ~4 s from the sources under tsx).
+const { extractHost, worker } = built();
+const threadPool = (o: ExtractionPoolOptions) => createThreadPool({ ...o, workerFile: worker });
+const processPool = (o: ProcessPoolOptions) => createProcessExtractionPool({ ...o, hostFile: extractHost });
 
 let pool: ExtractionPool | null = null;
 afterEach(async () => {
@@ -58,8 +64,8 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
 
 // Both pools keep one contract; the connector runs the process pool, which runs the thread pool inside.
 describe.each([
-  ['thread pool (in this process)', (o: ExtractionPoolOptions) => createThreadPool(o)],
-  ['process pool (extraction process)', (o: ExtractionPoolOptions) => createProcessExtractionPool(o)],
+  ['thread pool (in this process)', threadPool],
+  ['process pool (extraction process)', processPool],
 ])('%s', (_name, make) => {
   it('extracts with the register rows it was given', async () => {
     pool = make({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
@@ -93,7 +99,7 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
     const before = niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length;
     // The test run may itself be niced (nice npm test): the main thread must keep what it had, not a fixed 0.
     const mainBefore = niceByThread('self').find((t) => t.tid === process.pid)?.nice;
-    pool = createThreadPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
+    pool = threadPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
     const r = await pool.run(corpusPdf('001'));
     expect(corpusTruth('001').kind).toBe('scanned');
     expect(r.fields.policy_number).toBe(corpusTruth('001').policy_number);
@@ -107,7 +113,7 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
   it('process pool: every thread of the extraction process runs at nice 19 in SCHED_IDLE, and none of this process changes', async () => {
     const mine = niceByThread('self').filter((t) => t.nice === EXTRACTION_NICE).length;
     expect(niceByThread('self').filter((t) => t.policy === SCHED_IDLE)).toEqual([]);
-    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
+    const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
     pool = p;
     const r = await p.run(corpusPdf('001'));
     expect(r.fields.policy_number).toBe(corpusTruth('001').policy_number);
@@ -124,10 +130,19 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
   });
 });
 
-// New processes load their modules through tsx here, seconds each on a loaded machine.
 describe('process pool lifecycle', { timeout: 90_000 }, () => {
-  it.runIf(process.platform === 'linux')('starts the extraction process with its own node flags and malloc setting, not the connector\'s', async () => {
+  it.runIf(process.platform === 'linux')('with no build beside it, runs host.ts from the sources under tsx', async () => {
     const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
+    pool = p;
+    const r = await p.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    const argv = fs.readFileSync(`/proc/${p.pid()!}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['--import', 'tsx']));
+    expect(argv.some((a) => a.endsWith('connector/src/extract/host.ts'))).toBe(true);
+  });
+
+  it.runIf(process.platform === 'linux')('starts the extraction process with its own node flags and malloc setting, not the connector\'s', async () => {
+    const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
     pool = p;
     await p.run(corpusPdf('002'));
     const pid = p.pid()!;
@@ -141,7 +156,7 @@ describe('process pool lifecycle', { timeout: 90_000 }, () => {
   // What happens to the tasks of a process that dies, and who is blamed: process-limits.test.ts.
 
   it('ends the process after idleMs without work and starts it again for the next task', async () => {
-    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, idleMs: 300, limits: EXTRACT_LIMIT_DEFAULTS });
+    const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, idleMs: 300, limits: EXTRACT_LIMIT_DEFAULTS });
     pool = p;
     await p.run(corpusPdf('002'));
     const first = p.pid()!;
@@ -152,7 +167,7 @@ describe('process pool lifecycle', { timeout: 90_000 }, () => {
   });
 
   it('destroy ends the process and refuses later tasks', async () => {
-    const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
+    const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
     await p.run(corpusPdf('002'));
     const pid = p.pid()!;
     await p.destroy();

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../../connector/src/logger.js';
 import { startConnector, type Connector } from '../../connector/src/start.js';
 import type { Store } from '../../connector/src/store/types.js';
 import type { TScope } from '../../shared/account.js';
+import { built } from './build.js';
 import { createDatabase } from './services.js';
 
 export interface TestServer {
@@ -58,6 +59,7 @@ export async function startTestServer(
     logger: opts.logger ?? createLogger('silent'),
     seed: opts.seed !== false,
     extractionThreads: opts.extraction ? 1 : 0,
+    ...(opts.extraction ? { extractionHost: built().extractHost } : {}),
     onWalSyncError: (err) => console.error(err),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),

@@ -41,7 +41,8 @@ function extractionPid(): number | null {
     }
     for (const pid of children) {
       try {
-        if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('extract/host')) return Number(pid);
+        // host.ts from the sources, extract-host.js built
+        if (/extract[/-]host\./.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) return Number(pid);
       } catch {
         // ended meanwhile
       }

@@ -1,5 +1,5 @@
 /**
- * Crash test: the connector as a child process, 5 batches of 100 and 20 async jobs accepted,
+ * Crash test: the connector as a child process (the run's bundle, as `npm start` runs it), 5 batches of 100 and 20 async jobs accepted,
  * kill -9 mid-way, restart on the same database. Every result must be present, every credit
  * settled exactly once. A slow upstream registry on loopback keeps the work in flight long enough.
  */
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { openStore } from '../../connector/src/store/index.js';
+import { built } from '../helpers/build.js';
 import { call, tempDbPath } from '../helpers/server.js';
 
 const db = tempDbPath('crash');
@@ -34,7 +35,7 @@ afterAll(async () => {
 });
 
 function start(): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'connector/src/main.ts'], {
+  const proc = spawn(process.execPath, [built().main], {
     env: {
       ...process.env,
       PORT: '0',

@@ -1,6 +1,6 @@
 /**
- * N connector instances as real child processes (`node --import tsx connector/src/main.ts`, as the
- * crash test runs it), each on its own loopback port, all on one database (PostgreSQL, or one
+ * N connector instances as real child processes (the run's bundle, `node <build>/connector/main.js`,
+ * as `npm start` and the crash test run it), each on its own loopback port, all on one database (PostgreSQL, or one
  * SQLite file in WAL mode) and whatever shared env the test gives them (e.g. one Redis).
  *
  * They start at once, as a deployment's instances would, each seeding its demo data on the same
@@ -16,6 +16,7 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { generateKey } from '../../connector/src/auth/keys.js';
 import { openStore, type StoreOptions } from '../../connector/src/store/index.js';
 import type { TScope } from '../../shared/account.js';
+import { built } from '../helpers/build.js';
 import { freePort } from '../helpers/services.js';
 
 export type Backend = { kind: 'postgres'; databaseUrl: string } | { kind: 'sqlite'; path: string };
@@ -110,7 +111,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const port = await freePort();
       urls.push(`http://127.0.0.1:${port}`);
       outputs.push('');
-      const child = spawn(process.execPath, ['--import', 'tsx', 'connector/src/main.ts'], {
+      const child = spawn(process.execPath, [built().main], {
         env: {
           ...baseEnv(),
           HOST: '127.0.0.1',
