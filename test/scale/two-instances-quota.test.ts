@@ -7,17 +7,25 @@
  * and clients hammer both with unknown UK policy numbers (each one goes to the upstream) for a few
  * seconds, far more than N per second.
  *
- * The bounds, from bottleneck's reservoir in clustered mode (process_tick.lua): the reservoir is
- * set to N when the limiter is created and again whenever a limiter script runs at
- * `now >= lastRefresh + 1000`, which sets lastRefresh = now. Refresh instants are therefore at
- * least 1000 ms apart (late, never early), and between two refreshes at most N calls start. A
- * window of length L holds at most ceil(L / 1000) refresh instants, so at most
- * N * (ceil(L / 1000) + 1) starts: 2N in any sliding 1000 ms window (N plus one refresh's worth),
- * 3N in any 2000 ms window, and N * (ceil(span / 1000) + 1) over the whole run. Two processes each
- * with its own reservoir would start about 2N a second: ~4N per 2000 ms and twice the total, which
- * the 2000 ms and total bounds refuse. (Times are arrivals at the upstream, a loopback hop after the
- * start; starts come in bursts right after each refresh, so the hop can't move a call across a
- * second refresh boundary.)
+ * The bound, from bottleneck's reservoir in clustered mode (process_tick.lua, register.lua): the
+ * reservoir holds at most N; a limiter script refills it to N when it runs with
+ * `now >= lastRefresh + 1000` and sets lastRefresh = now, `now` being the calling instance's clock
+ * when it sent the script. Refills therefore carry clock readings at least 1000 ms apart, and every
+ * start is a grant out of the reservoir. All starts fall inside the load, [first request sent, last
+ * answer received] of length L (a slot only calls the upstream for a lookup still waiting), so they
+ * number at most N (the reservoir at the start) plus N per refill run in that time. A refill run in
+ * it carries a reading in [start - h, end], h being how stale a reading is when Redis runs the
+ * script (loopback: milliseconds; any h under a second gives the same count), so at most
+ * ceil(L / 1000) + 1 of them: N * (ceil(L / 1000) + 2) starts in all. Two processes each with its own
+ * reservoir would start about twice that (each N at the start and N per second), which the bound
+ * refuses since the load asks for far more.
+ *
+ * The bound counts what the limiter grants, over an interval the clients measure, so it holds
+ * however late calls reach the upstream. An earlier form bounded arrivals at the upstream in sliding
+ * windows (2N per second); on a loaded CI machine one call of 23 reached the upstream after its
+ * request's deadline had passed and a sliding second held 11 arrivals against N = 5. How late a
+ * call arrives belongs to the network, not to the quota; the sliding counts are printed with any
+ * failure.
  *
  * Backend: PostgreSQL (a fresh database); COVERCHECK_SCALE_BACKEND=sqlite runs the same on one
  * shared SQLite file.
@@ -70,7 +78,7 @@ afterAll(async () => {
   backend?.remove?.();
 });
 
-/** The most arrivals in any window [t, t + ms), t at an arrival (the maximum is always reached at one). */
+/** The most arrivals in any window [t, t + ms), t at an arrival (the maximum is always reached at one); printed, not bounded. */
 function maxInWindow(times: number[], ms: number): number {
   let best = 0;
   for (let i = 0, j = 0; i < times.length; i++) {
@@ -88,7 +96,8 @@ describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
     let seq = 0;
     const statuses = new Map<string, number>();
     const byInstance = [0, 0];
-    const stopAt = Date.now() + LOAD_MS;
+    const started = Date.now();
+    const stopAt = started + LOAD_MS;
     const client = async (instance: number) => {
       while (Date.now() < stopAt) {
         const n = seq++;
@@ -101,19 +110,17 @@ describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
       }
     };
     await Promise.all([0, 1].flatMap((i) => Array.from({ length: CLIENTS_PER_INSTANCE }, () => client(i))));
-    // Lookups still running when the clients stopped have reached the upstream by now.
-    await new Promise((r) => setTimeout(r, 200));
+    // Every lookup has been answered: no start happens after this.
+    const load = Date.now() - started;
+    // Calls started before then have reached the upstream by now.
+    await new Promise((r) => setTimeout(r, 500));
 
     const times = [...arrivals].sort((a, b) => a - b);
-    const span = times.at(-1)! - times[0]!;
-    const report = { n: times.length, span, per1s: maxInWindow(times, 1000), per2s: maxInWindow(times, 2000), statuses: Object.fromEntries(statuses), byInstance };
+    const bound = N * (Math.ceil(load / 1000) + 2);
+    const report = { n: times.length, load, bound, asked: seq, per1s: maxInWindow(times, 1000), per2s: maxInWindow(times, 2000), statuses: Object.fromEntries(statuses), byInstance };
+    const why = JSON.stringify(report);
 
-    const bound = N * (Math.ceil(span / 1000) + 1);
-    const why = JSON.stringify({ ...report, bound });
-
-    // The bounds derived above.
-    expect(report.per1s, why).toBeLessThanOrEqual(2 * N);
-    expect(report.per2s, why).toBeLessThanOrEqual(3 * N);
+    // The bound derived above.
     expect(times.length, why).toBeLessThanOrEqual(bound);
     // And the quota is used, not starved: the load lasted over three seconds, so at least three
     // refills were spent.
