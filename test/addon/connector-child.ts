@@ -2,7 +2,7 @@
  * The real connector in its own process for the add-on tests: the vm code blocks the test's
  * thread in Atomics.wait during UrlFetch calls, so the server must not share it. Prints one JSON
  * line {url, keys, google?}; stops on SIGTERM or when stdin closes.
- * argv[2]: JSON {extraction?: boolean, env?: {...}, google?: boolean, slowRegistry?: boolean, keys: {name: {mode, credits?, scopes?}}}
+ * argv[2]: JSON {extraction?: boolean, extractionHost?: string, env?: {...}, google?: boolean, slowRegistry?: boolean, keys: {name: {mode, credits?, scopes?}}}
  *
  * A control server always runs beside the connector (its URL is `control` in the JSON line):
  * - POST /advance?ms=N moves this process's Date.now forward by N ms, so a test can "wait" out a
@@ -32,7 +32,7 @@ import { FakeGoogle, type MetadataVisibility } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
+const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
 
 let google: FakeGoogle | null = null;
 let googleInfo: { control: string; serviceEmail: string } | undefined;
@@ -116,7 +116,7 @@ if (spec.google) {
   googleInfo = { control: controlUrl, serviceEmail: google.serviceEmail };
 }
 
-const srv = await startTestServer({ extraction: !!spec.extraction, ...(Object.keys(env).length ? { env } : {}) });
+const srv = await startTestServer({ extraction: !!spec.extraction, ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}), ...(Object.keys(env).length ? { env } : {}) });
 const keys: Record<string, string> = {};
 for (const [name, k] of Object.entries(spec.keys ?? {})) keys[name] = (await srv.key({ ...k, name })).key;
 process.stdout.write(JSON.stringify({ url: srv.url, keys, control: controlUrl, ...(googleInfo ? { google: googleInfo } : {}) }) + '\n');

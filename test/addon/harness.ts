@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { FakeTrigger } from './standin/script-app.js';
 import type { MetadataEvent } from './standin/spreadsheet.js';
+import { built } from '../helpers/build.js';
 import { SyncHttp } from './standin/sync-http.js';
 import { World, type UserState, type WorldOptions } from './standin/world.js';
 
@@ -62,7 +63,8 @@ export async function startChild<T>(script: string, args: string[]): Promise<T &
 }
 
 export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
-  return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec)]);
+  // The child can't ask vitest for the run's bundle: it is handed the extraction host.
+  return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec.extraction ? { ...spec, extractionHost: built().extractHost } : spec)]);
 }
 
 /**

@@ -80,9 +80,13 @@ export function circularPageTree(): Buffer {
   return pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [2 0 R] /Count 1 >>']);
 }
 
-/** One page of `lines` short text lines in 20 KB or so: each becomes a text item, a JS object, in the thread's heap. */
-export function manyTextLines(lines = 300_000): Buffer {
-  const content = zlib.deflateSync(Buffer.from(`BT /F1 10 Tf 20 800 Td\n${'(Policy 12345) Tj 0 -0.01 Td\n'.repeat(lines)}ET`, 'latin1'));
+/**
+ * One text show of `words` words in 20 KB or so: a 14 MB string that the reader splits into words, each a
+ * JS string and a box in the thread's heap. (Two million separate one-line shows did not grow a lean
+ * thread's heap past 64 MB: the reader keeps little per line, only the thread's own modules had filled it.)
+ */
+export function longTextShow(words = 2_000_000): Buffer {
+  const content = zlib.deflateSync(Buffer.from(`BT /F1 10 Tf 20 800 Td\n(${'Policy '.repeat(words)}) Tj\nET`, 'latin1'));
   return pdfFromObjects([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

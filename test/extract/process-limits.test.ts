@@ -14,7 +14,7 @@ import { createThreadPool, type ExtractionPool } from '../../connector/src/extra
 import { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
 import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
-import { flateBomb, hugeBlankPages, manyTextLines } from './hostile.js';
+import { flateBomb, hugeBlankPages, longTextShow } from './hostile.js';
 
 // The run's bundle, as production runs it: a process starts in ~0.8 s (~4 s from the sources under tsx).
 const { extractHost, worker } = built();
@@ -106,8 +106,9 @@ describe('time limits', { timeout: 120_000 }, () => {
 describe('heap limit per thread', { timeout: 120_000 }, () => {
   it("a thread's V8 heap is half the memory limit: a document whose parse outgrows it fails over_limit, and the next document is read", async () => {
     pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, memoryMb: 128 } });
-    // Measured on the bundle: this parse needs 80-100 MB of heap, a text page and a scan under 64 MB.
-    const pdf = manyTextLines();
+    // The smallest heap a thread gets (threadHeapMb). Measured on the bundle: text pages and scans read
+    // within it; two million words in one text show do not.
+    const pdf = longTextShow();
     expect(pdf.length).toBeLessThan(64 * 1024);
     const err = await failure(pool.run(pdf));
     expect((err as ExtractError).publicMessage).toBe("Reading the PDF needed more than 64 MB of memory, the extractor's limit.");

@@ -15,6 +15,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ASYNC_BODY_LIMIT } from '../../connector/src/routes/jobs.js';
+import { built } from '../helpers/build.js';
 import { sendRaw, type RawRequest } from '../helpers/raw-http.js';
 import { buildRequest, caseArbitrary, describeRequest, ROUTES, type Case, type Env } from './cases.js';
 import { problemWith } from './check.js';
@@ -47,7 +48,7 @@ let pendingReport: ((r: StallReport) => void) | null = null;
 
 beforeAll(async () => {
   const pdfs = await buildHostilePdfs();
-  child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'server-child.ts'), JSON.stringify({ extraction: process.env.FUZZ_EXTRACTION === '1' })], {
+  child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'server-child.ts'), JSON.stringify(process.env.FUZZ_EXTRACTION === '1' ? { extraction: true, extractionHost: built().extractHost } : {})], {
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
   child.stderr!.on('data', (c: Buffer) => {

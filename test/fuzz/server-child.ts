@@ -8,7 +8,7 @@
  *   -> {type: 'ready', url, pid, keys, ids, routes}   once listening
  *   -> {type: 'stall', stall}                          whenever the loop was blocked
  *   <- {type: 'report'}  -> {type: 'report', report}
- * Exits on SIGTERM or when the IPC channel closes. argv[2]: JSON {extraction?: boolean}.
+ * Exits on SIGTERM or when the IPC channel closes. argv[2]: JSON {extraction?: boolean, extractionHost?: string}.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,7 +20,7 @@ import { FakeGoogle } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
 import { startStallMonitor } from './stall-monitor.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean };
+const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string };
 const send = (msg: unknown) => process.send!(msg);
 
 // Started first, so that the server's own start-up (loading reference data, OCR models) is not
@@ -40,6 +40,7 @@ const lookup = async (host: string) => {
 
 const srv = await startTestServer({
   extraction: !!spec.extraction,
+  ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}),
   lookup,
   env: {
     GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,

@@ -41,6 +41,8 @@ export async function startTestServer(
     lookup?: AppContext['lookup'];
     /** Run PDF extraction (a real worker-thread pool with OCR); off by default to keep suites light. */
     extraction?: boolean;
+    /** The extraction process's module; default the run's bundle (test/helpers/build.ts), which child processes can't ask vitest for. */
+    extractionHost?: string;
     /** A PostgreSQL database (e.g. from createDatabase in services.ts) instead of a fresh SQLite file. */
     databaseUrl?: string;
     /** The app's logger (silent by default), e.g. one writing into an array to read what was logged. */
@@ -59,7 +61,7 @@ export async function startTestServer(
     logger: opts.logger ?? createLogger('silent'),
     seed: opts.seed !== false,
     extractionThreads: opts.extraction ? 1 : 0,
-    ...(opts.extraction ? { extractionHost: built().extractHost } : {}),
+    ...(opts.extraction ? { extractionHost: opts.extractionHost ?? built().extractHost } : {}),
     onWalSyncError: (err) => console.error(err),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
