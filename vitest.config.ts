@@ -4,10 +4,9 @@ export default defineConfig({
   test: {
     // HTTP suites start real servers and SQLite files; forks keep native handles isolated per file.
     pool: 'forks',
-    // vitest's default on N cores is N - 1 workers: one file at a time on the 2-core CI machine. Two workers
-    // cut the run to ~11 minutes but, in three fresh-clone runs, each showed a different timing race (a memory
-    // sample, the add-on build, a two-instance quota window; the first two fixed), so one worker stays until
-    // the timing-bound tests are made load-proof.
+    // vitest's default on N cores is N - 1 workers: one file at a time on the 2-core CI machine. The run
+    // takes ~10 minutes so (docs/testing.md, "Run time"); two workers showed timing races, since mended,
+    // and aren't needed to stay inside CI's 15 minutes, so no file shares the machine with another.
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // One PostgreSQL and one Redis for the run (test/global-services.ts); the scale-out suites need them.
