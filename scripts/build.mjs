@@ -7,8 +7,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Builds into `outdir` (relative to the repository). The test run builds once into a folder of its
- * own at the same depth as dist/ (test/global-services.ts): the bundle finds node_modules and
- * connector/data by walking up, so it must sit inside the repository.
+ * own (test/global-services.ts); like dist/, it must sit inside the repository, since the bundle
+ * finds node_modules and connector/data by walking up from itself.
  */
 export async function buildConnector(outdir = 'dist') {
   await build({

@@ -47,7 +47,8 @@ async function start(): Promise<Services> {
   // Inside the repository (the bundle finds node_modules and connector/data by walking up), one
   // folder per run so that two runs at once don't overwrite each other's files.
   const build = path.join(ROOT, '.cache', 'test-build', `run-${process.pid}`);
-  const [pg, redis] = await Promise.all([startPostgres(), startRedis(), buildConnector(path.relative(ROOT, build))]);
+  await buildConnector(path.relative(ROOT, build));
+  const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   try {
     const migratedUrl = await createDatabase(pg.url, 'migrated');
     const store = await openStore({ databasePath: '', databaseUrl: migratedUrl, poolSize: 1 });
