@@ -3,7 +3,7 @@
  * ../shared/data/documents) and prints fields right per corpus, country, family and field, text vs scan, a
  * calibration table (accuracy per confidence band), timings and peak RSS.
  *
- *   npm run eval:extract [-- --corpus=own|shared] [--cache] [--verbose] [--only=ID] [--json[=file]]
+ *   npm run eval:extract [-- --corpus=own|shared] [--cache] [--verbose] [--only=ID[,ID|FROM-TO...]] [--json[=file]]
  *
  * --cache keeps each document's text lines (text layer or OCR) under .cache/extract-lines/ so rule changes can be
  * tried without OCR; the figures that count come from an uncached run.
@@ -22,7 +22,18 @@ const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.met
 const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
 const verbose = process.argv.includes('--verbose');
 const useCache = process.argv.includes('--cache');
-const only = arg('only');
+/** --only=ID, a list (001,004) or ranges (001-066): e.g. to time the documents an older revision also had. */
+const onlyIds = (() => {
+  const spec = arg('only');
+  if (!spec) return null;
+  const ids = new Set<string>();
+  for (const part of spec.split(',')) {
+    const range = /^(\d+)-(\d+)$/.exec(part);
+    if (!range) ids.add(part);
+    else for (let i = Number(range[1]); i <= Number(range[2]); i++) ids.add(String(i).padStart(range[1]!.length, '0'));
+  }
+  return ids;
+})();
 const jsonOut = arg('json');
 const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
 
@@ -55,7 +66,7 @@ const time = { text: { ms: 0, pages: 0 }, scanned: { ms: 0, pages: 0 } };
 const parsing = { text: { ms: 0, docs: 0 }, scanned: { ms: 0, docs: 0 } };
 let peakRss = process.memoryUsage().rss;
 for (const name of corpora) {
-  const docs = loadCorpus(name).filter((d) => !only || d.id === only);
+  const docs = loadCorpus(name).filter((d) => !onlyIds || onlyIds.has(d.id));
   if (docs.length === 0) console.log(`(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
   for (const doc of docs) {
     const read = await documentLines(doc, getOcr, useCache);
