@@ -43,10 +43,26 @@ const shared = globalThis as { covercheckServices?: { started: Promise<Services>
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, another user's
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 async function start(): Promise<Services> {
   // Inside the repository (the bundle finds node_modules and connector/data by walking up), one
-  // folder per run so that two runs at once don't overwrite each other's files.
-  const build = path.join(ROOT, '.cache', 'test-build', `run-${process.pid}`);
+  // folder per run so that two runs at once don't overwrite each other's files; a killed run's folder
+  // is removed by the next run.
+  const builds = path.join(ROOT, '.cache', 'test-build');
+  for (const dir of fs.existsSync(builds) ? fs.readdirSync(builds) : []) {
+    const pid = Number(/^run-(\d+)$/.exec(dir)?.[1]);
+    if (pid && !alive(pid)) fs.rmSync(path.join(builds, dir), { recursive: true, force: true });
+  }
+  const build = path.join(builds, `run-${process.pid}`);
   await buildConnector(path.relative(ROOT, build));
   const [pg, redis] = await Promise.all([startPostgres(), startRedis()]);
   try {

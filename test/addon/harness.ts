@@ -8,9 +8,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { built } from '../helpers/build.js';
 import type { FakeTrigger } from './standin/script-app.js';
 import type { MetadataEvent } from './standin/spreadsheet.js';
-import { built } from '../helpers/build.js';
 import { SyncHttp } from './standin/sync-http.js';
 import { World, type UserState, type WorldOptions } from './standin/world.js';
 
