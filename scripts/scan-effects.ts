@@ -41,13 +41,9 @@ export function photo(page: Grey, rand: Rand, scale = 0.9): Grey {
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const [sx, sy] = project(h, x, y);
-      let v: number;
-      if (sx >= 0 && sy >= 0 && sx < page.width - 1 && sy < page.height - 1) {
-        // Bilinear: a lens never lands on pixel centres.
-        v = bilinear(page, sx, sy) * 0.9 + 12;
-      } else {
-        v = table + 12 * Math.sin(x / 37 + Math.sin(y / 53)) + 8 * Math.sin(y / 23);
-      }
+      // Bilinear: a lens never lands on pixel centres. Off the page, the table.
+      const p = bilinear(page, sx, sy);
+      const v = p !== null ? p * 0.9 + 12 : table + 12 * Math.sin(x / 37 + Math.sin(y / 53)) + 8 * Math.sin(y / 23);
       const across = ((x / W - 0.5) * lx + (y / H - 0.5) * ly) * 2; // -1.4 .. 1.4
       const light = 1 - strength * (0.5 - across / 2.8) * 1.6;
       out[y * W + x] = Math.max(0, Math.min(255, v * light + noise(rand) * 6));

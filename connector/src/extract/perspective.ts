@@ -54,9 +54,10 @@ export function rectCorners(width: number, height: number): Quad {
   ];
 }
 
-/** The brightness at (sx, sy), bilinearly between the four pixels around it; the caller keeps it at least a pixel inside. */
-export function bilinear(img: GreyImage, sx: number, sy: number): number {
-  const { width: w, data } = img;
+/** The brightness at (sx, sy), bilinearly between the four pixels around it; null where there aren't four (off the image or on its last row or column). */
+export function bilinear(img: GreyImage, sx: number, sy: number): number | null {
+  const { width: w, height: h, data } = img;
+  if (!(sx >= 0 && sy >= 0 && sx < w - 1 && sy < h - 1)) return null;
   const x0 = sx | 0;
   const y0 = sy | 0;
   const fx = sx - x0;
@@ -73,7 +74,6 @@ export function bilinear(img: GreyImage, sx: number, sy: number): number {
 export function warpQuad(img: GreyImage, quad: Quad, width: number, height: number): GreyImage {
   const h = homography(rectCorners(width, height), quad);
   if (!h) throw new RangeError('degenerate quadrilateral');
-  const { width: w, height: ih } = img;
   const out = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     // Along a row of the output the numerators and the denominator each grow by a constant step.
@@ -83,7 +83,7 @@ export function warpQuad(img: GreyImage, quad: Quad, width: number, height: numb
     for (let x = 0; x < width; x++, nx += h[0]!, ny += h[3]!, d += h[6]!) {
       const sx = nx / d;
       const sy = ny / d;
-      out[y * width + x] = sx >= 0 && sy >= 0 && sx < w - 1 && sy < ih - 1 ? bilinear(img, sx, sy) : 255;
+      out[y * width + x] = bilinear(img, sx, sy) ?? 255;
     }
   }
   return { width, height, data: out };
