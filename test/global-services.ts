@@ -15,7 +15,7 @@ import type { TestProject } from 'vitest/node';
 // @ts-expect-error: a plain .mjs script without declarations
 import { buildConnector } from '../scripts/build.mjs';
 import { openStore } from '../connector/src/store/index.js';
-import { createDatabase, startPostgres, startRedis, type RunningService } from './helpers/services.js';
+import { alive, createDatabase, startPostgres, startRedis, type RunningService } from './helpers/services.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -42,16 +42,6 @@ interface Services {
 const shared = globalThis as { covercheckServices?: { started: Promise<Services>; users: number } };
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, another user's
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function start(): Promise<Services> {
   // Inside the repository (the bundle finds node_modules and connector/data by walking up), one

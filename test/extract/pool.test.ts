@@ -7,6 +7,7 @@ import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type E
 import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/priority.js';
 import { createProcessExtractionPool, ExtractionProcessError, type ProcessPoolOptions } from '../../connector/src/extract/process-pool.js';
 import { built } from '../helpers/build.js';
+import { alive } from '../helpers/services.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 
 // The run's bundle, as production runs it (a process starts in ~0.8 s; ~4 s from the sources under tsx).
@@ -44,15 +45,6 @@ const hasChrt = (() => {
     return false;
   }
 })();
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;

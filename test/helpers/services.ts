@@ -15,6 +15,16 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** Whether a process exists (signal 0 checks without sending; EPERM: it exists, another user's). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
