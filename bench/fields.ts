@@ -98,7 +98,6 @@ const BASE_REPEAT = 20;
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-
 export async function benchFields(opts: { rounds?: number; dump?: string; against?: string } = {}): Promise<Record<string, number>> {
   const rounds = opts.rounds ?? 15;
   const against = opts.against ? await parserAt(opts.against) : null;

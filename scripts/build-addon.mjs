@@ -10,8 +10,9 @@ import vm from 'node:vm';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const out = path.join(root, 'dist/addon');
 fs.mkdirSync(out, { recursive: true });
-// Test files build the add-on while others read it (vitest runs two at a time): every file is written under
-// a temporary name and renamed into place, so a reader sees the old file or the new one, never none or half.
+// A test file may build the add-on while another reads it (with more than one vitest worker): every file is
+// written under a temporary name and renamed into place, so a reader sees the old file or the new one, never
+// none or half.
 const written = new Set();
 const put = (name, data) => {
   const tmp = path.join(out, `.${name}.${process.pid}.tmp`);
