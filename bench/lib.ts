@@ -1,11 +1,10 @@
 /** Bench helpers: start a target child process, drive it with autocannon, summarise. */
 import autocannon from 'autocannon';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { promisify } from 'node:util';
 import { generateKey } from '../connector/src/auth/keys.js';
 import { freePort } from '../test/helpers/services.js';
 
@@ -113,9 +112,7 @@ export async function sequentialLatency(url: string, durationS: number): Promise
 }
 
 /** Bundles the connector as `npm start` does (dist/connector/main.js and its worker). */
-export async function buildConnector(): Promise<void> {
-  await promisify(execFile)(process.execPath, ['scripts/build.mjs']);
-}
+export { buildConnector } from '../scripts/build.mjs';
 
 export interface BuiltConnector {
   url: string;

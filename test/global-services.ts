@@ -12,7 +12,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-// @ts-expect-error: a plain .mjs script without declarations
 import { buildConnector } from '../scripts/build.mjs';
 import { openStore } from '../connector/src/store/index.js';
 import { alive, createDatabase, startPostgres, startRedis, type RunningService } from './helpers/services.js';
