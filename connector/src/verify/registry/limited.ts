@@ -10,6 +10,7 @@
  * quota keeps serving live requests instead of a backlog of expired ones.
  */
 import type Bottleneck from 'bottleneck';
+import { deadline as deadlineOf } from '../../deadline.js';
 import { createLimiters, type Limiters } from '../../redis/limiters.js';
 import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
 
@@ -54,9 +55,14 @@ export function limitedRegistry(inner: RegistryAdapter, opts: LimitOptions, limi
     name: inner.name,
     limiter,
     lookup(query: RegistryQuery, outer: AbortSignal): Promise<RegistryAnswer> {
-      const deadline = AbortSignal.any([outer, AbortSignal.timeout(opts.timeoutMs)]);
+      const timer = deadlineOf(outer, opts.timeoutMs);
+      const deadline = timer.signal;
       if (deadline.aborted) return Promise.resolve(unavailable('timed out in queue'));
-      return new Promise<RegistryAnswer>((resolve) => {
+      return new Promise<RegistryAnswer>((settle) => {
+        const resolve = (answer: RegistryAnswer) => {
+          timer.clear();
+          settle(answer);
+        };
         const waiter: Waiter = { query, deadline, settle: resolve };
         waiting.add(waiter);
         // Answers at the deadline even if the upstream call ignores its signal; later settles are no-ops.

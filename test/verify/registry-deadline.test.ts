@@ -1,0 +1,83 @@
+/**
+ * A registry lookup ends at its deadline however long the upstream stays silent, even when a
+ * garbage collection runs while it waits. With AbortSignal.any([outer, AbortSignal.timeout(ms)])
+ * a collection lost the timeout (nodejs/node#57736): a lookup of an upstream that never answers
+ * then waited forever, the batch holding it never finished, and a stopping server waited for it.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deadline } from '../../connector/src/deadline.js';
+import { httpRegistry, limitedRegistry } from '../../connector/src/verify/registry/index.js';
+
+// A full collection on demand, as `node --expose-gc` gives: the flag set now, the function taken from a new context.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Resolves with what `p` settles to, or 'still waiting' after `ms`. */
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
+const aborted = (s: AbortSignal) => new Promise<unknown>((r) => s.addEventListener('abort', () => r(s.reason), { once: true }));
+
+describe('deadline()', () => {
+  it('aborts at its time after a full collection, with a TimeoutError', async () => {
+    const outer = new AbortController();
+    const d = deadline(outer.signal, 200);
+    const fired = aborted(d.signal);
+    gc();
+    const reason = await within(fired, 2000);
+    expect(reason).toBeInstanceOf(DOMException);
+    expect((reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('aborts with the outer reason when the outer signal aborts first, and at once when it already has', async () => {
+    const outer = new AbortController();
+    const d = deadline(outer.signal, 60_000);
+    const fired = aborted(d.signal);
+    gc();
+    outer.abort('stopping');
+    expect(await within(fired, 2000)).toBe('stopping');
+    expect(deadline(outer.signal, 60_000).signal.reason).toBe('stopping');
+  });
+
+  it('clear() drops the timer: the signal never aborts afterwards', async () => {
+    const d = deadline(new AbortController().signal, 50);
+    d.clear();
+    expect(await within(aborted(d.signal), 300)).toBe('still waiting');
+  });
+});
+
+describe('limitedRegistry over an upstream that never answers', () => {
+  let silent: http.Server;
+  let base: string;
+  beforeAll(async () => {
+    silent = http.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    silent.closeAllConnections();
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('answers unavailable at the deadline although a collection ran while every lookup waited', async () => {
+    const limited = limitedRegistry(httpRegistry('upstream-uk', base), { maxConcurrent: 4, minTimeMs: 0, timeoutMs: 300 });
+    try {
+      const never = new AbortController().signal;
+      // Four run at once, two wait in the limiter's queue: both kinds of wait must end.
+      const lookups = Array.from({ length: 6 }, (_, i) => limited.lookup({ policy_number: `UKM-7777-000${i}`, country: 'UK', insurance_type: 'motor' }, never));
+      await new Promise((r) => setTimeout(r, 50));
+      gc();
+      const answers = await within(Promise.all(lookups), 5000);
+      expect(answers).not.toBe('still waiting');
+      expect((answers as { kind: string; reason?: string }[]).map((a) => [a.kind, a.reason])).toEqual([
+        ...Array.from({ length: 4 }, () => ['unavailable', 'timed out after 300 ms']),
+        ...Array.from({ length: 2 }, () => ['unavailable', 'timed out in queue after 300 ms']),
+      ]);
+    } finally {
+      // Bounded: with a lost deadline the running calls never end, and the failure above says so.
+      await within(limited.limiter.stop({ dropWaitingJobs: true }), 1000);
+    }
+  });
+});
