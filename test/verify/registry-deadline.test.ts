@@ -4,7 +4,9 @@
  * a collection lost the timeout (nodejs/node#57736): a lookup of an upstream that never answers
  * then waited forever, the batch holding it never finished, and a stopping server waited for it.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -80,4 +82,15 @@ describe('limitedRegistry over an upstream that never answers', () => {
       await within(limited.limiter.stop({ dropWaitingJobs: true }), 1000);
     }
   });
+});
+
+it('no source composes signals with AbortSignal.any (deadline() is the one way to add a time limit to a signal)', () => {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const offenders = ['connector/src', 'shared', 'addon/src'].flatMap((dir) =>
+    (fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }) as string[])
+      .filter((f) => /\.(?:ts|mts|js)$/.test(f))
+      .filter((f) => /AbortSignal\.any\s*\(/.test(fs.readFileSync(path.join(root, dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+      .map((f) => `${dir}/${f}`),
+  );
+  expect(offenders).toEqual([]);
 });
