@@ -122,6 +122,7 @@ const EnvSchema = z.object({
   COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: int(1, 100_000).default(20),
   COVERCHECK_SHEETS_WINDOW_MS: int(100, 3_600_000).default(60_000),
   COVERCHECK_SHEETS_RETRY_MS: int(10, 3_600_000).default(5_000),
+  COVERCHECK_SHEETS_TIMEOUT_MS: int(100, 600_000).default(30_000),
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
   COVERCHECK_SCHEDULE_PAUSE_AFTER: int(1, 100).default(SCHEDULE_PAUSE_AFTER_FAILURES),
   COVERCHECK_SHEETS_BINDING_RECHECK_MS: int(0, 86_400_000).default(600_000),
@@ -188,6 +189,8 @@ export interface Config {
     rootUrl: string | undefined;
     limits: { perProject: number; perSpreadsheet: number; windowMs: number };
     retryBaseMs: number;
+    /** One Sheets API or token request's deadline; a request past it is retried like a 5xx. */
+    timeoutMs: number;
     scheduleLeaseMs: number;
     /** A connector schedule pauses itself after this many failed runs in a row. */
     schedulePauseAfter: number;
@@ -299,6 +302,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rootUrl: e.COVERCHECK_SHEETS_ROOT_URL,
       limits: { perProject: e.COVERCHECK_SHEETS_PER_MIN, perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN, windowMs: e.COVERCHECK_SHEETS_WINDOW_MS },
       retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
+      timeoutMs: e.COVERCHECK_SHEETS_TIMEOUT_MS,
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
       schedulePauseAfter: e.COVERCHECK_SCHEDULE_PAUSE_AFTER,
       bindingRecheckMs: e.COVERCHECK_SHEETS_BINDING_RECHECK_MS,

@@ -6,7 +6,8 @@
  *   values.batchUpdate, values.clear, developerMetadata.search) on in-memory grids;
  * - developer metadata as an editor adds it (addDeveloperMetadata: what the add-on does with
  *   Spreadsheet.addDeveloperMetadata), and sharing: a spreadsheet can be kept from the service account.
- * Calls are recorded with timestamps; failures (429, 500) can be queued per endpoint.
+ * Calls are recorded with timestamps; failures (429, 500) can be queued per endpoint, and so can
+ * silence: a request that is accepted and never answered (`unanswered`), as a stalled connection is.
  *
  * Rules enforced as Google documents them (a test in test/sheets/fake-google.test.ts breaks each):
  * - Sheets API reference, spreadsheets.developerMetadata.search and DataFilter: a DataFilter holds
@@ -87,6 +88,8 @@ export class FakeGoogle {
   readonly spreadsheets = new Map<string, Map<string, Grid>>();
   readonly calls: Call[] = [];
   readonly failures: { kind: Call['kind']; status: number; retryAfter?: number }[] = [];
+  /** Each entry holds one request of that kind open without an answer (until stop()). */
+  readonly unanswered: Call['kind'][] = [];
   readonly serviceEmail = 'covercheck-writer@covercheck-test.iam.gserviceaccount.com';
   /** The service account's Google Cloud project (project_id in its key file). */
   readonly project = 'covercheck-test';
@@ -200,7 +203,7 @@ export class FakeGoogle {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url!, this.url);
     const text = await this.body(req);
-    if (url.pathname === '/token') return this.token(text, res);
+    if (url.pathname === '/token') return this.silent('token') ? undefined : this.token(text, res);
     if (!this.tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
       return this.send(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
     }
@@ -220,6 +223,7 @@ export class FakeGoogle {
               ? 'values.get'
               : 'get';
     this.calls.push({ method: req.method!, kind, spreadsheetId: id, at: Date.now() });
+    if (this.silent(kind)) return;
     const failure = this.failures.findIndex((f) => f.kind === kind);
     if (failure >= 0) {
       const f = this.failures.splice(failure, 1)[0]!;
@@ -318,6 +322,15 @@ export class FakeGoogle {
       if (want.spreadsheet === true) return e.location.locationType === 'SPREADSHEET';
       return e.location.locationType === 'SHEET' && e.location.sheetId === want.sheetId;
     }
+    return true;
+  }
+
+  /** True when a request of this kind is to go unanswered (the entry is used up). */
+  private silent(kind: Call['kind']): boolean {
+    const i = this.unanswered.indexOf(kind);
+    if (i < 0) return false;
+    this.unanswered.splice(i, 1);
+    if (kind === 'token') this.calls.push({ method: 'POST', kind, spreadsheetId: null, at: Date.now() });
     return true;
   }
 

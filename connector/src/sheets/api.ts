@@ -20,7 +20,19 @@ export interface SheetsApiOptions {
   /** Base backoff when no Retry-After is given. */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * One request's deadline (gaxios's `timeout`); past it the call is retried like a 5xx. Without
+   * one, a connection that Google accepts and never answers would hold its caller for good.
+   */
+  timeoutMs?: number;
 }
+
+/**
+ * No `signal` is ever passed with it: gaxios composes a signal and its timeout with AbortSignal.any,
+ * which loses the timeout after a garbage collection (connector/src/deadline.ts); alone, the timeout
+ * signal is fetch's own and lives until it fires.
+ */
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export type CellValue = string | number | null;
 
@@ -31,7 +43,7 @@ export class SheetsApi {
     private readonly opts: SheetsApiOptions,
     serviceEmail: string,
   ) {
-    this.sheets = google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false });
+    this.sheets = google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     this.serviceEmail = serviceEmail;
   }
 

@@ -30,17 +30,21 @@ export function readServiceAccount(file: string): ServiceAccount {
   return parsed.data;
 }
 
-export function serviceAccountAuth(account: ServiceAccount) {
+/** `timeoutMs`: the token request's deadline (the API calls get theirs from SheetsApi). */
+export function serviceAccountAuth(account: ServiceAccount, timeoutMs = 30_000) {
   const jwt = new google.auth.JWT({ email: account.client_email, key: account.private_key, scopes: [SHEETS_SCOPE] });
   const tokenUri = account.token_uri;
-  if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
-    // gtoken posts to Google's token URL through this client's transporter; send it where the key says.
-    jwt.transporter.interceptors.request.add({
-      resolved: async (config) => {
-        if (String(config.url) === GOOGLE_TOKEN_URL) config.url = new URL(tokenUri);
-        return config;
-      },
-    });
-  }
+  // gtoken posts to Google's token URL through this client's transporter, with no deadline of its own:
+  // give it one, and send it where the key says. Interceptors run after gaxios turned `timeout` into a
+  // signal, so the signal is set here; a plain timeout signal, never composed (connector/src/deadline.ts).
+  jwt.transporter.interceptors.request.add({
+    resolved: async (config) => {
+      if (String(config.url) === GOOGLE_TOKEN_URL) {
+        config.signal ??= AbortSignal.timeout(timeoutMs);
+        if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) config.url = new URL(tokenUri);
+      }
+      return config;
+    },
+  });
   return jwt;
 }

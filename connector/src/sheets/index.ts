@@ -38,7 +38,10 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
   const [{ SheetsApi }, { readServiceAccount, serviceAccountAuth }] = await Promise.all([import('./api.js'), import('./auth.js')]);
   const account = readServiceAccount(config.sheets.credentialsFile);
   const limiter = new SheetsLimiter(config.sheets.limits, limiters);
-  const api = new SheetsApi({ auth: serviceAccountAuth(account), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs }, account.client_email);
+  const api = new SheetsApi(
+    { auth: serviceAccountAuth(account, config.sheets.timeoutMs), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs, timeoutMs: config.sheets.timeoutMs },
+    account.client_email,
+  );
   const bindings = new SheetBindings({ store, api, now }, { recheckMs: config.sheets.bindingRecheckMs });
   return {
     serviceEmail: account.client_email,
