@@ -35,18 +35,19 @@ beforeEach(async () => {
   keyId = (await createApiKey(store, { mode: 'test', name: 'k', scopes: ['verify'] })).record.id;
   google.calls.length = 0;
   google.failures.length = 0;
+  google.unanswered.length = 0;
 });
 afterEach(async () => {
   await store.close();
   fs.rmSync(path.dirname(db), { recursive: true, force: true });
 });
 
-function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }) {
+function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }, o: { leaseMs?: number; timeoutMs?: number } = {}) {
   const limiter = new SheetsLimiter(limits);
-  const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, backoffMs: 20 }, google.serviceEmail);
+  const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, backoffMs: 20, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) }, google.serviceEmail);
   const now = () => new Date();
   const bindings = new SheetBindings({ store, api, now }, { recheckMs: 600_000 });
-  return { limiter, api, bindings, proc: new WritebackProcessor({ store, api, bindings, logger: createLogger('silent'), now }, { pollMs: 10, retryBaseMs: 10, leaseMs: 60_000 }) };
+  return { limiter, api, bindings, proc: new WritebackProcessor({ store, api, bindings, logger: createLogger('silent'), now }, { pollMs: 10, retryBaseMs: 10, leaseMs: o.leaseMs ?? 60_000 }) };
 }
 
 const number = (i: number) => `UKM-7777-${String(i).padStart(4, '0')}`;
@@ -150,6 +151,27 @@ describe('sheet write-back', () => {
     expect(google.count('values.batchUpdate', SID)).toBe(2);
     expect(google.grid(SID, 'Policies 2026')[1]![2]).toBe('verified');
     expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written' });
+  });
+
+  it('a write that outlasts its lease keeps it: a second instance takes nothing meanwhile, and the row is appended once', async () => {
+    google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)]]);
+    await insert(newWriteback('verification', { type: 'job', id: 'job-slow', key_id: keyId }, target, [{ policy_number: number(1), cells: { C: 'verified' }, append_if_missing: true }], new Date().toISOString()));
+    // Instance A's first batchUpdate is never answered: it waits out its 3 s deadline, then sends again.
+    google.unanswered.push('values.batchUpdate');
+    // Leases of 1 s, renewed every 333 ms: a loaded machine's late timer still renews in time.
+    const a = processor(undefined, { leaseMs: 1000, timeoutMs: 3000 });
+    const b = processor(undefined, { leaseMs: 1000 });
+    await bindDirect(a.bindings, google, keyId, SID);
+    const ticking = a.proc.tick();
+    // Two lease lengths into A's write, instance B polls: A has renewed its lease, so B gets nothing.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(google.count('values.batchUpdate', SID)).toBe(1);
+    expect(await b.proc.tick()).toBe(false);
+    expect(await ticking).toBe(true);
+    await Promise.all([a.limiter.stop(), b.limiter.stop()]);
+    expect(google.count('values.batchUpdate', SID)).toBe(2);
+    expect(google.grid(SID, 'Policies 2026').map((r) => r[0])).toEqual(['Policy', number(0), number(1)]);
+    expect(await store.writebacks.forSubject('job-slow')).toMatchObject({ status: 'written', written: 1, attempts: 1 });
   });
 
   it('a bound spreadsheet deleted since fails at once with advice; 5xx is retried later', async () => {

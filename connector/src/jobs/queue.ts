@@ -17,6 +17,7 @@ import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement,
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
 import { batchWriteback, jobWriteback } from '../sheets/writeback.js';
+import { whileRenewing } from '../lease-renewal.js';
 import { PollingLoops } from '../polling-loops.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
@@ -87,26 +88,19 @@ export class WorkQueue {
     const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
     const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until);
     if (job) {
-      await this.withLease((u) => this.deps.store.jobs.renew(job.id, this.owner, u), () => this.processJob(job));
+      await whileRenewing(this.lease((u) => this.deps.store.jobs.renew(job.id, this.owner, u)), () => this.processJob(job));
       return true;
     }
     const batch = await this.deps.store.batches.lease(this.owner, now.toISOString(), until);
     if (batch) {
-      await this.withLease((u) => this.deps.store.batches.renew(batch.id, this.owner, u), () => this.processBatch(batch));
+      await whileRenewing(this.lease((u) => this.deps.store.batches.renew(batch.id, this.owner, u)), () => this.processBatch(batch));
       return true;
     }
     return false;
   }
 
-  private async withLease(renew: (until: string) => Promise<boolean>, work: () => Promise<void>): Promise<void> {
-    const timer = setInterval(() => {
-      void renew(new Date(this.deps.now().getTime() + this.opts.leaseMs).toISOString()).catch((err: unknown) => this.deps.logger.warn({ err }, 'lease renewal failed'));
-    }, Math.max(50, Math.floor(this.opts.leaseMs / 3)));
-    try {
-      await work();
-    } finally {
-      clearInterval(timer);
-    }
+  private lease(renew: (until: string) => Promise<boolean>) {
+    return { ms: this.opts.leaseMs, now: this.deps.now, renew, logger: this.deps.logger };
   }
 
   private async key(id: string): Promise<ApiKeyRecord | null> {

@@ -24,9 +24,9 @@ storeContract((t) => {
       await finishedJob('jB', { writeback: writebackRow('wB', { subject_id: 'jB', spreadsheet_id: 'S2', created_at: at(20) }) });
       await finishedJob('jC', { writeback: writebackRow('wC', { subject_id: 'jC', spreadsheet_id: 'S1', created_at: at(30), kind: 'extraction' }) });
       await finishedJob('jD', { writeback: writebackRow('wD', { subject_id: 'jD', spreadsheet_id: 'S1', created_at: at(500) }) });
-      expect(await store.writebacks.leaseSpreadsheet(at(5), at(65))).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(5), at(65))).toEqual([]);
 
-      const first = byId(await store.writebacks.leaseSpreadsheet(at(40), at(100)));
+      const first = byId(await store.writebacks.leaseSpreadsheet('o1', at(40), at(100)));
       expect(first.map((w) => w.id)).toEqual(['wA', 'wC']);
       expect(first[0]).toEqual({
         ...writebackRow('wA', { subject_id: 'jA', spreadsheet_id: 'S1', created_at: at(10) }),
@@ -39,26 +39,50 @@ storeContract((t) => {
         updated_at: expect.any(String),
       });
       expect(first[1]).toMatchObject({ kind: 'extraction', attempts: 1 });
-      expect((await store.writebacks.leaseSpreadsheet(at(40), at(100))).map((w) => w.id)).toEqual(['wB']);
-      expect(await store.writebacks.leaseSpreadsheet(at(40), at(100))).toEqual([]);
+      expect((await store.writebacks.leaseSpreadsheet('o1', at(40), at(100))).map((w) => w.id)).toEqual(['wB']);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(40), at(100))).toEqual([]);
 
-      await store.writebacks.finish('wA', { status: 'written', written: 3, missing: ['P9', 'P10'], error: null, next_attempt_at: null }, at(45));
+      await store.writebacks.finish('wA', 'o1', { status: 'written', written: 3, missing: ['P9', 'P10'], error: null, next_attempt_at: null }, at(45));
       expect(await store.writebacks.forSubject('jA')).toMatchObject({ id: 'wA', status: 'written', written: 3, missing: ['P9', 'P10'], last_error: null, next_attempt_at: at(10), updated_at: at(45), attempts: 1 });
-      await store.writebacks.finish('wC', { status: 'pending', written: 0, missing: [], error: 'quota exceeded', next_attempt_at: at(300) }, at(46));
+      await store.writebacks.finish('wC', 'o1', { status: 'pending', written: 0, missing: [], error: 'quota exceeded', next_attempt_at: at(300) }, at(46));
       expect(await store.writebacks.forSubject('jC')).toMatchObject({ status: 'pending', last_error: 'quota exceeded', next_attempt_at: at(300), updated_at: at(46) });
 
       // At 200: wB's lease (100) passed; wC waits until 300, wD until 500.
-      expect(await store.writebacks.leaseSpreadsheet(at(200), at(260))).toMatchObject([{ id: 'wB', attempts: 2 }]);
-      expect(await store.writebacks.leaseSpreadsheet(at(200), at(260))).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(200), at(260))).toMatchObject([{ id: 'wB', attempts: 2 }]);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(200), at(260))).toEqual([]);
       // At 600: wB (due since 20, lease passed) comes first, then S1 with wC and wD together.
-      expect((await store.writebacks.leaseSpreadsheet(at(600), at(700))).map((w) => w.id)).toEqual(['wB']);
-      const s1 = byId(await store.writebacks.leaseSpreadsheet(at(600), at(700)));
+      expect((await store.writebacks.leaseSpreadsheet('o1', at(600), at(700))).map((w) => w.id)).toEqual(['wB']);
+      const s1 = byId(await store.writebacks.leaseSpreadsheet('o1', at(600), at(700)));
       expect(s1.map((w) => [w.id, w.attempts])).toEqual([['wC', 2], ['wD', 1]]);
-      await store.writebacks.finish('wB', { status: 'failed', written: 0, missing: [], error: 'spreadsheet not found', next_attempt_at: null }, at(601));
+      await store.writebacks.finish('wB', 'o1', { status: 'failed', written: 0, missing: [], error: 'spreadsheet not found', next_attempt_at: null }, at(601));
       expect(await store.writebacks.forSubject('jB')).toMatchObject({ status: 'failed', last_error: 'spreadsheet not found' });
       // Written and failed write-backs are never leased again.
-      expect(await store.writebacks.leaseSpreadsheet(at(10_000), at(10_060))).toMatchObject([{ id: expect.stringMatching(/^w[CD]$/) }, { id: expect.stringMatching(/^w[CD]$/) }]);
-      expect(await store.writebacks.leaseSpreadsheet(at(10_000), at(10_060))).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(10_000), at(10_060))).toMatchObject([{ id: expect.stringMatching(/^w[CD]$/) }, { id: expect.stringMatching(/^w[CD]$/) }]);
+      expect(await store.writebacks.leaseSpreadsheet('o1', at(10_000), at(10_060))).toEqual([]);
+    });
+
+    it('renew keeps the lease past its time; only the holder finishes, once', async () => {
+      await finishedJob('jA', { writeback: writebackRow('wA', { subject_id: 'jA', spreadsheet_id: 'S1', created_at: at(10) }) });
+      await finishedJob('jB', { writeback: writebackRow('wB', { subject_id: 'jB', spreadsheet_id: 'S2', created_at: at(20) }) });
+      expect((await store.writebacks.leaseSpreadsheet('o1', at(40), at(100))).map((w) => w.id)).toEqual(['wA']);
+      expect((await store.writebacks.leaseSpreadsheet('o3', at(40), at(100))).map((w) => w.id)).toEqual(['wB']);
+      // o1 renews its own lease only: wB stays o3's, with o3's time.
+      expect(await store.writebacks.renew('o1', at(300))).toBe(1);
+      expect((await store.writebacks.leaseSpreadsheet('o2', at(200), at(260))).map((w) => w.id)).toEqual(['wB']);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(200), at(260))).toEqual([]);
+      // o1's lease ran out at 300: o2 takes wA, and o1 neither renews nor finishes it any more.
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(400), at(460))).toMatchObject([{ id: 'wA', attempts: 2 }]);
+      expect(await store.writebacks.renew('o1', at(900))).toBe(0);
+      expect(await store.writebacks.finish('wA', 'o1', { status: 'written', written: 1, missing: [], error: null, next_attempt_at: null }, at(401))).toBe(false);
+      expect(await store.writebacks.forSubject('jA')).toMatchObject({ status: 'pending', written: 0 });
+      expect(await store.writebacks.finish('wA', 'o2', { status: 'written', written: 2, missing: [], error: null, next_attempt_at: null }, at(410))).toBe(true);
+      expect(await store.writebacks.forSubject('jA')).toMatchObject({ status: 'written', written: 2, updated_at: at(410) });
+      expect(await store.writebacks.finish('wA', 'o2', { status: 'failed', written: 0, missing: [], error: 'late', next_attempt_at: null }, at(420))).toBe(false);
+      expect(await store.writebacks.forSubject('jA')).toMatchObject({ status: 'written', last_error: null });
+      // A retry (pending again) ends the lease too: anyone may take it when it is due.
+      expect(await store.writebacks.finish('wB', 'o2', { status: 'pending', written: 0, missing: [], error: 'quota', next_attempt_at: at(500) }, at(430))).toBe(true);
+      expect(await store.writebacks.renew('o2', at(2000))).toBe(0);
+      expect(await store.writebacks.leaseSpreadsheet('o4', at(500), at(560))).toMatchObject([{ id: 'wB', attempts: 3 }]);
     });
 
     it('forSubject returns the latest write-back of a subject, or null', async () => {
@@ -74,7 +98,7 @@ storeContract((t) => {
       for (let i = 0; i < 6; i++) {
         await finishedJob(`j${i}`, { writeback: writebackRow(`w${i}`, { subject_id: `j${i}`, spreadsheet_id: `S${i % 3}`, created_at: at(i) }) });
       }
-      const claims = await Promise.all(Array.from({ length: 10 }, () => store.writebacks.leaseSpreadsheet(at(100), at(160))));
+      const claims = await Promise.all(Array.from({ length: 10 }, () => store.writebacks.leaseSpreadsheet('o1', at(100), at(160))));
       const nonEmpty = claims.filter((c) => c.length > 0);
       expect(nonEmpty).toHaveLength(3);
       for (const c of nonEmpty) expect(new Set(c.map((w) => w.spreadsheet_id)).size).toBe(1);

@@ -393,4 +393,11 @@ export const PG_MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_schedules ADD COLUMN output_mode text NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
     `,
   },
+  {
+    id: 9,
+    name: 'sheet write-backs: lease owner (SQLite migration 12)',
+    sql: `
+      ALTER TABLE sheet_writebacks ADD COLUMN lease_owner text;
+    `,
+  },
 ];

@@ -16,7 +16,7 @@ export async function enqueueWriteback(c: Tx, w: NewWriteback | null | undefined
 export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   return {
     writebacks: {
-      async leaseSpreadsheet(now, until) {
+      async leaseSpreadsheet(owner, now, until) {
         return tx(db, async (c) => {
           // One spreadsheet's write-backs go out together and in order, so leasing is serialised
           // across instances (it is one short statement pair per poll); row locks alone would let
@@ -32,19 +32,25 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           const rows = await all(
             c,
             `WITH leased AS (
-               UPDATE sheet_writebacks SET lease_until = $3, attempts = attempts + 1
+               UPDATE sheet_writebacks SET lease_owner = $4, lease_until = $3, attempts = attempts + 1
                WHERE spreadsheet_id = $1 AND status = 'pending' AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until < $2) RETURNING *)
              SELECT * FROM leased ORDER BY next_attempt_at, id COLLATE "C"`,
-            [first.spreadsheet_id, now, until],
+            [first.spreadsheet_id, now, until, owner],
           );
           return rows.map(toWriteback);
         });
       },
-      async finish(id, o, at) {
-        await db.query(
-          `UPDATE sheet_writebacks SET status = $2, written = $3, missing = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at), lease_until = NULL, updated_at = $7 WHERE id = $1`,
-          [id, o.status, o.written, JSON.stringify(o.missing), o.error, o.next_attempt_at, at],
+      async renew(owner, until) {
+        const r = await db.query("UPDATE sheet_writebacks SET lease_until = $2 WHERE lease_owner = $1 AND status = 'pending'", [owner, until]);
+        return r.rowCount ?? 0;
+      },
+      async finish(id, owner, o, at) {
+        const r = await db.query(
+          `UPDATE sheet_writebacks SET status = $2, written = $3, missing = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at), lease_owner = NULL, lease_until = NULL, updated_at = $7
+           WHERE id = $1 AND lease_owner = $8 AND status = 'pending'`,
+          [id, o.status, o.written, JSON.stringify(o.missing), o.error, o.next_attempt_at, at, owner],
         );
+        return (r.rowCount ?? 0) > 0;
       },
       async forSubject(subjectId) {
         const r = await one(db, 'SELECT * FROM sheet_writebacks WHERE subject_id = $1 ORDER BY created_at DESC LIMIT 1', [subjectId]);

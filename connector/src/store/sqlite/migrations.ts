@@ -362,4 +362,12 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_schedules ADD COLUMN output_mode TEXT NOT NULL DEFAULT 'overwrite' CHECK (output_mode IN ('overwrite', 'append', 'merge'));
     `,
   },
+  {
+    id: 12,
+    name: 'sheet write-backs: lease owner (a lease is renewed while its holder works; only the holder finishes)',
+    sql: `
+      -- A lease taken before this migration has no owner: it runs out and is taken again, as before.
+      ALTER TABLE sheet_writebacks ADD COLUMN lease_owner TEXT;
+    `,
+  },
 ];

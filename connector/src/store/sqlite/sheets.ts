@@ -16,10 +16,12 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
   const q = {
     firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
       ORDER BY next_attempt_at, id LIMIT 1`),
-    leaseSheet: db.prepare(`UPDATE sheet_writebacks SET lease_until = @until, attempts = attempts + 1
+    leaseSheet: db.prepare(`UPDATE sheet_writebacks SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1
       WHERE spreadsheet_id = @sid AND status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now) RETURNING *`),
     finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
-      next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL, updated_at = @at WHERE id = @id`),
+      next_attempt_at = coalesce(@next, next_attempt_at), lease_owner = NULL, lease_until = NULL, updated_at = @at
+      WHERE id = @id AND lease_owner = @owner AND status = 'pending'`),
+    renew: db.prepare("UPDATE sheet_writebacks SET lease_until = @until WHERE lease_owner = @owner AND status = 'pending'"),
     forSubject: db.prepare('SELECT * FROM sheet_writebacks WHERE subject_id = ? ORDER BY created_at DESC LIMIT 1'),
     schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at)
       VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @output_mode, @next_run_at, @created_at)`),
@@ -52,10 +54,10 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     bindingDelete: db.prepare('DELETE FROM sheet_bindings WHERE id = ? AND key_id = ?'),
   };
 
-  const leaseSheet = db.transaction((now: string, until: string) => {
+  const leaseSheet = db.transaction((owner: string, now: string, until: string) => {
     const first = q.firstDue.get({ now }) as { spreadsheet_id: string } | undefined;
     if (!first) return [];
-    return (q.leaseSheet.all({ sid: first.spreadsheet_id, now, until }) as Row[]).map(toWriteback);
+    return (q.leaseSheet.all({ sid: first.spreadsheet_id, owner, now, until }) as Row[]).map(toWriteback);
   });
   const leaseSchedule = db.transaction((now: string, until: string) => {
     const r = q.schedLease.get({ now, until }) as ScheduleRecord | undefined;
@@ -75,11 +77,14 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
 
   return {
     writebacks: {
-      async leaseSpreadsheet(now, until) {
-        return leaseSheet.immediate(now, until);
+      async leaseSpreadsheet(owner, now, until) {
+        return leaseSheet.immediate(owner, now, until);
       },
-      async finish(id, o, at) {
-        q.finish.run({ id, status: o.status, written: o.written, missing: JSON.stringify(o.missing), error: o.error, next: o.next_attempt_at, at });
+      async renew(owner, until) {
+        return q.renew.run({ owner, until }).changes;
+      },
+      async finish(id, owner, o, at) {
+        return q.finish.run({ id, owner, status: o.status, written: o.written, missing: JSON.stringify(o.missing), error: o.error, next: o.next_attempt_at, at }).changes > 0;
       },
       async forSubject(subjectId) {
         const r = q.forSubject.get(subjectId) as Row | undefined;

@@ -33,9 +33,15 @@ export interface WritebackRecord extends NewWriteback {
 }
 
 export interface WritebackStore {
-  /** Claims every due pending write-back of the spreadsheet whose write-back is due first. */
-  leaseSpreadsheet(now: string, until: string): Promise<WritebackRecord[]>;
-  finish(id: string, outcome: { status: WritebackRecord['status']; written: number; missing: string[]; error: string | null; next_attempt_at: string | null }, at: string): Promise<void>;
+  /** Claims for `owner` every due pending write-back of the spreadsheet whose write-back is due first. */
+  leaseSpreadsheet(owner: string, now: string, until: string): Promise<WritebackRecord[]>;
+  /** Extends to `until` the lease of every pending write-back `owner` still holds; returns how many. */
+  renew(owner: string, until: string): Promise<number>;
+  /**
+   * Records the outcome and ends the lease. False, and nothing recorded, when `owner` no longer holds
+   * the write-back (its lease ran out and another worker took it, or it is finished already).
+   */
+  finish(id: string, owner: string, outcome: { status: WritebackRecord['status']; written: number; missing: string[]; error: string | null; next_attempt_at: string | null }, at: string): Promise<boolean>;
   forSubject(subjectId: string): Promise<WritebackRecord | null>;
 }
 
