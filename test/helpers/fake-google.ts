@@ -88,8 +88,8 @@ export class FakeGoogle {
   readonly spreadsheets = new Map<string, Map<string, Grid>>();
   readonly calls: Call[] = [];
   readonly failures: { kind: Call['kind']; status: number; retryAfter?: number }[] = [];
-  /** Each entry holds one request of that kind open without an answer (until stop()). */
-  readonly unanswered: Call['kind'][] = [];
+  /** Each entry holds one request of that kind (of that spreadsheet, when named) open without an answer (until stop()). */
+  readonly unanswered: (Call['kind'] | { kind: Call['kind']; spreadsheetId: string })[] = [];
   readonly serviceEmail = 'covercheck-writer@covercheck-test.iam.gserviceaccount.com';
   /** The service account's Google Cloud project (project_id in its key file). */
   readonly project = 'covercheck-test';
@@ -203,7 +203,7 @@ export class FakeGoogle {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url!, this.url);
     const text = await this.body(req);
-    if (url.pathname === '/token') return this.silent('token') ? undefined : this.token(text, res);
+    if (url.pathname === '/token') return this.silent('token', null) ? undefined : this.token(text, res);
     if (!this.tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
       return this.send(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
     }
@@ -223,7 +223,7 @@ export class FakeGoogle {
               ? 'values.get'
               : 'get';
     this.calls.push({ method: req.method!, kind, spreadsheetId: id, at: Date.now() });
-    if (this.silent(kind)) return;
+    if (this.silent(kind, id)) return;
     const failure = this.failures.findIndex((f) => f.kind === kind);
     if (failure >= 0) {
       const f = this.failures.splice(failure, 1)[0]!;
@@ -326,8 +326,8 @@ export class FakeGoogle {
   }
 
   /** True when a request of this kind is to go unanswered (the entry is used up). */
-  private silent(kind: Call['kind']): boolean {
-    const i = this.unanswered.indexOf(kind);
+  private silent(kind: Call['kind'], spreadsheetId: string | null): boolean {
+    const i = this.unanswered.findIndex((u) => (typeof u === 'string' ? u === kind : u.kind === kind && u.spreadsheetId === spreadsheetId));
     if (i < 0) return false;
     this.unanswered.splice(i, 1);
     if (kind === 'token') this.calls.push({ method: 'POST', kind, spreadsheetId: null, at: Date.now() });

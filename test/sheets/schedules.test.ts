@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { createMailer } from '../../connector/src/mailer.js';
 import { createLogger } from '../../connector/src/logger.js';
+import { SheetsApi } from '../../connector/src/sheets/api.js';
+import { readServiceAccount, serviceAccountAuth } from '../../connector/src/sheets/auth.js';
+import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
 import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
@@ -114,6 +117,27 @@ describe('schedule runner', () => {
     expect(runs.map((x) => x.status)).toEqual(['ok', 'failed']);
     expect(runs[1]!.error).toContain('interrupted');
     expect(google.grid(SID, 'Restart')).toHaveLength(11);
+  });
+
+  it('a run that outlasts its lease keeps it: a second runner takes nothing meanwhile, and the run is recorded once', async () => {
+    const sid = 'schedule-slow-sheet-01';
+    google.sheet(sid, 'Slow', []);
+    await bindOverHttp(quiet.url, quietKeyText, google, sid);
+    await quiet.store.schedules.create({ id: 'sch_slow', key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: sid, sheet_name: 'Slow', cadence: 'daily', point_limit: 10, output_mode: 'overwrite', next_run_at: new Date(Date.now() - 1000).toISOString(), created_at: new Date().toISOString() });
+    // The run's clear is never answered the first time: it waits out a 3 s deadline, then is sent again.
+    google.unanswered.push({ kind: 'values.clear', spreadsheetId: sid });
+    const limiter = new SheetsLimiter({ perProject: 6000, perSpreadsheet: 6000, windowMs: 60_000 });
+    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, timeoutMs: 3000, backoffMs: 10 }, google.serviceEmail);
+    // Leases of 1 s, renewed every 333 ms.
+    const slow = new ScheduleRunner({ store: quiet.store, api, bindings: quiet.ctx.sheets!.bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 1000, concurrency: 1, pauseAfter: 3 });
+    const running = slow.tick();
+    await new Promise((res) => setTimeout(res, 2000));
+    expect(await runner().tick()).toBe(false);
+    expect(await running).toBe(true);
+    await limiter.stop();
+    expect((await quiet.store.schedules.runs('sch_slow', 10)).map((x) => [x.status, x.rows])).toEqual([['ok', 10]]);
+    expect(google.count('values.clear', sid)).toBe(2);
+    expect(google.grid(sid, 'Slow')).toHaveLength(11);
   });
 
   it('pauses itself after 3 failed runs in a row, says why, stops running; resume (only by its key) un-pauses and runs it', async () => {

@@ -1,5 +1,6 @@
 /**
- * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once),
+ * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once; the
+ * lease is renewed while the run lasts),
  * the series written into A:B by the schedule's output mode (series-modes.ts), the run recorded, and the next run set from
  * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
  * A run first checks that the spreadsheet is still bound to the schedule's key; when it is not,
@@ -9,6 +10,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { Mailer } from '../mailer.js';
+import { whileRenewing } from '../lease-renewal.js';
 import { PollingLoops } from '../polling-loops.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import { a1 } from './a1.js';
@@ -70,6 +72,12 @@ export class ScheduleRunner {
     const started = this.deps.now();
     const s = await this.deps.store.schedules.leaseDue(started.toISOString(), new Date(started.getTime() + this.opts.leaseMs).toISOString());
     if (!s) return false;
+    const lease = { ms: this.opts.leaseMs, now: this.deps.now, renew: (until: string) => this.deps.store.schedules.renewRun(s.id, started.toISOString(), until), logger: this.deps.logger };
+    await whileRenewing(lease, () => this.run(s, started));
+    return true;
+  }
+
+  private async run(s: ScheduleRecord, started: Date): Promise<void> {
     const period = SCHEDULE_PERIOD_MS[s.cadence];
     try {
       const rows = await runSchedule(this.deps.api, this.deps.bindings, this.deps.store, s);
@@ -90,6 +98,5 @@ export class ScheduleRunner {
       if (paused) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
       if (this.deps.mailer) await alertFailedRun(s, failures, paused, message, { store: this.deps.store, mailer: this.deps.mailer, logger: this.deps.logger });
     }
-    return true;
   }
 }

@@ -168,6 +168,26 @@ storeContract((t) => {
       expect(await store.schedules.leaseDue(at(7200), at(7260))).toMatchObject({ id: 's1', next_run_at: at(7200) });
     });
 
+    it('renewRun holds the schedule past its lease while the run is still the running one', async () => {
+      await store.schedules.create(schedule('s1', { next_run_at: at(60) }));
+      await store.schedules.create(schedule('s2', { next_run_at: at(60) }));
+      expect(await store.schedules.leaseDue(at(70), at(130))).toMatchObject({ id: 's1' });
+      expect(await store.schedules.leaseDue(at(70), at(130))).toMatchObject({ id: 's2' });
+      expect(await store.schedules.renewRun('s1', at(70), at(400))).toBe(true);
+      expect(await store.schedules.get('s1')).toMatchObject({ running_until: at(400) });
+      // s2 was not renewed: at 200 it is claimed again; s1 is still held.
+      expect(await store.schedules.leaseDue(at(200), at(260))).toMatchObject({ id: 's2', running_until: at(260) });
+      expect(await store.schedules.leaseDue(at(200), at(260))).toBeNull();
+      // s2's first run was cut off: it can no longer renew (it would take the schedule back from the new run).
+      expect(await store.schedules.renewRun('s2', at(70), at(900))).toBe(false);
+      expect(await store.schedules.get('s2')).toMatchObject({ running_until: at(260) });
+      // A finished run renews nothing; a run that never was neither.
+      await store.schedules.finishRun('s1', at(70), { finished_at: at(300), status: 'ok', rows: 1, error: null }, at(3600));
+      expect(await store.schedules.renewRun('s1', at(70), at(900))).toBe(false);
+      expect(await store.schedules.get('s1')).toMatchObject({ running_until: null });
+      expect(await store.schedules.renewRun('s1', at(71), at(900))).toBe(false);
+    });
+
     it('finishRun keeps the latest SCHEDULE_RUNS_KEPT (30) runs and drops older ones', async () => {
       await store.schedules.create(schedule('s1', { next_run_at: at(0) }));
       await store.schedules.create(schedule('s2', { next_run_at: at(0) }));

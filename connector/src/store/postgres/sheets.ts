@@ -94,6 +94,14 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           return toSchedule(r);
         });
       },
+      async renewRun(id, startedAt, until) {
+        const r = await db.query(
+          `UPDATE sheet_schedules SET running_until = $3
+           WHERE id = $1 AND EXISTS (SELECT 1 FROM sheet_schedule_runs WHERE schedule_id = $1 AND started_at = $2 AND status = 'running')`,
+          [id, startedAt, until],
+        );
+        return (r.rowCount ?? 0) > 0;
+      },
       async finishRun(id, startedAt, run, next) {
         return tx(db, async (c) => {
           await c.query('UPDATE sheet_schedule_runs SET finished_at = $3, status = $4, rows = $5, error = $6 WHERE schedule_id = $1 AND started_at = $2', [

@@ -32,6 +32,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       WHERE id = (SELECT id FROM sheet_schedules WHERE next_run_at <= @now AND (running_until IS NULL OR running_until < @now) AND paused_at IS NULL ORDER BY next_run_at, id LIMIT 1)
       RETURNING *`),
     runInsert: db.prepare("INSERT INTO sheet_schedule_runs (schedule_id, started_at, status) VALUES (?, ?, 'running')"),
+    runRenew: db.prepare(`UPDATE sheet_schedules SET running_until = @until
+      WHERE id = @id AND EXISTS (SELECT 1 FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at = @started_at AND status = 'running')`),
     runsInterrupted: db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
       WHERE schedule_id = ? AND status = 'running'`),
     runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
@@ -106,6 +108,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       },
       async leaseDue(now, until) {
         return leaseSchedule.immediate(now, until);
+      },
+      async renewRun(id, startedAt, until) {
+        return q.runRenew.run({ id, started_at: startedAt, until }).changes > 0;
       },
       async finishRun(id, startedAt, run, next) {
         return finishRun.immediate(id, startedAt, run, next);

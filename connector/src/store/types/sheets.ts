@@ -90,6 +90,12 @@ export interface ScheduleStore {
    */
   leaseDue(now: string, until: string): Promise<ScheduleRecord | null>;
   /**
+   * Extends to `until` the hold of the run started at `startedAt`, while it is still the schedule's
+   * running run; false once its hold ran out and another run took the schedule (and marked this one
+   * interrupted), or the run is finished.
+   */
+  renewRun(id: string, startedAt: string, until: string): Promise<boolean>;
+  /**
    * Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods
    * are not replayed). Keeps the latest SCHEDULE_RUNS_KEPT runs of the schedule, dropping older ones.
    * Counts failed runs in a row (a good run resets the count) and returns the count after this run.
