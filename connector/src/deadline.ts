@@ -7,7 +7,7 @@
  * timeout signal weakly, so a garbage collection before the deadline collects the timeout signal
  * and the composite never aborts. An upstream that never answers then holds its lookup forever.
  * Here the timer's closure holds the controller, so the deadline outlives any collection;
- * test/deadline.test.ts forces one.
+ * test/verify/registry-deadline.test.ts forces one.
  */
 export interface Deadline {
   readonly signal: AbortSignal;

@@ -27,11 +27,7 @@ export interface SheetsApiOptions {
   timeoutMs?: number;
 }
 
-/**
- * No `signal` is ever passed with it: gaxios composes a signal and its timeout with AbortSignal.any,
- * which loses the timeout after a garbage collection (connector/src/deadline.ts); alone, the timeout
- * signal is fetch's own and lives until it fires.
- */
+/** A request's deadline when none is configured (COVERCHECK_SHEETS_TIMEOUT_MS's default). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export type CellValue = string | number | null;
@@ -43,6 +39,9 @@ export class SheetsApi {
     private readonly opts: SheetsApiOptions,
     serviceEmail: string,
   ) {
+    // No `signal` ever goes with `timeout`: gaxios would compose the two with AbortSignal.any, which
+    // loses the timeout after a garbage collection (connector/src/deadline.ts). Alone, the timeout
+    // signal is fetch's own and lives until it fires.
     this.sheets = google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     this.serviceEmail = serviceEmail;
   }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { google } from 'googleapis';
 import { z } from 'zod';
+import { DEFAULT_TIMEOUT_MS } from './api.js';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
@@ -31,7 +32,7 @@ export function readServiceAccount(file: string): ServiceAccount {
 }
 
 /** `timeoutMs`: the token request's deadline (the API calls get theirs from SheetsApi). */
-export function serviceAccountAuth(account: ServiceAccount, timeoutMs = 30_000) {
+export function serviceAccountAuth(account: ServiceAccount, timeoutMs = DEFAULT_TIMEOUT_MS) {
   const jwt = new google.auth.JWT({ email: account.client_email, key: account.private_key, scopes: [SHEETS_SCOPE] });
   const tokenUri = account.token_uri;
   // gtoken posts to Google's token URL through this client's transporter, with no deadline of its own:

@@ -1,9 +1,10 @@
 /**
  * Drains pending write-backs: leases all due ones of one spreadsheet at a time (so they share one
  * key-column read and one batchUpdate), writes them, and records written / retry / failed with the
- * reason. The lease is renewed while the write runs (rate-limited calls and retries can outlast it),
- * so another instance never writes the same rows at the same time; only the holder records the outcome. Transient failures (quota, outage) are retried with backoff; permission or not-found
- * errors fail at once, with advice (share the sheet with the service account).
+ * reason. Transient failures (quota, outage) are retried with backoff; permission or not-found
+ * errors fail at once, with advice (share the sheet with the service account). The lease is renewed
+ * while the write runs (rate-limited calls and retries can outlast it), so another instance never
+ * writes the same rows at the same time; only the lease's holder records the outcome.
  *
  * Before anything is read or written, each key's binding to the spreadsheet is checked (again
  * through the API when stale): write-backs of a key no longer bound fail with NO_LONGER_BOUND and

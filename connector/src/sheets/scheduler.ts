@@ -1,7 +1,6 @@
 /**
  * Scheduled dataset refreshes into sheets. A due schedule is leased (never run twice at once; the
- * lease is renewed while the run lasts),
- * the series written into A:B by the schedule's output mode (series-modes.ts), the run recorded, and the next run set from
+ * lease is renewed while the run lasts), the series written into A:B by the schedule's output mode (series-modes.ts), the run recorded, and the next run set from
  * now: a connector that was down for a week runs a daily schedule once on start, not seven times.
  * A run first checks that the spreadsheet is still bound to the schedule's key; when it is not,
  * the run fails with NO_LONGER_BOUND before anything is read or written. After `pauseAfter` failed
