@@ -81,7 +81,8 @@ export class ScheduleRunner {
     try {
       const rows = await runSchedule(this.deps.api, this.deps.bindings, this.deps.store, s);
       const done = this.deps.now();
-      await this.deps.store.schedules.finishRun(s.id, started.toISOString(), { finished_at: done.toISOString(), status: 'ok', rows, error: null }, new Date(done.getTime() + period).toISOString());
+      const recorded = await this.deps.store.schedules.finishRun(s.id, started.toISOString(), { finished_at: done.toISOString(), status: 'ok', rows, error: null }, new Date(done.getTime() + period).toISOString());
+      if (recorded === null) this.takenOver(s);
     } catch (err) {
       const done = this.deps.now();
       const message = (err as Error).message;
@@ -91,11 +92,16 @@ export class ScheduleRunner {
         { finished_at: done.toISOString(), status: 'failed', rows: null, error: message },
         new Date(done.getTime() + Math.min(period, SCHEDULE_RETRY_MS)).toISOString(),
       );
+      if (failures === null) return this.takenOver(s);
       this.deps.logger.warn({ schedule_id: s.id, error: message, failures_in_row: failures }, 'scheduled sheet refresh failed');
       // Paused after the run is recorded: a crash in between leaves the count, and the next failure pauses it.
       const paused = failures >= this.opts.pauseAfter;
       if (paused) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
       if (this.deps.mailer) await alertFailedRun(s, failures, paused, message, { store: this.deps.store, mailer: this.deps.mailer, logger: this.deps.logger });
     }
+  }
+
+  private takenOver(s: ScheduleRecord): void {
+    this.deps.logger.warn({ schedule_id: s.id }, 'scheduled sheet refresh taken over by a later run (lease lost); outcome discarded');
   }
 }

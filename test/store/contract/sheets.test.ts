@@ -168,7 +168,7 @@ storeContract((t) => {
       expect(await store.schedules.leaseDue(at(7200), at(7260))).toMatchObject({ id: 's1', next_run_at: at(7200) });
     });
 
-    it('renewRun holds the schedule past its lease while the run is still the running one', async () => {
+    it('renewRun holds the schedule past its lease while the run is still the running one; only that run finishes, once', async () => {
       await store.schedules.create(schedule('s1', { next_run_at: at(60) }));
       await store.schedules.create(schedule('s2', { next_run_at: at(60) }));
       expect(await store.schedules.leaseDue(at(70), at(130))).toMatchObject({ id: 's1' });
@@ -178,9 +178,16 @@ storeContract((t) => {
       // s2 was not renewed: at 200 it is claimed again; s1 is still held.
       expect(await store.schedules.leaseDue(at(200), at(260))).toMatchObject({ id: 's2', running_until: at(260) });
       expect(await store.schedules.leaseDue(at(200), at(260))).toBeNull();
-      // s2's first run was cut off: it can no longer renew (it would take the schedule back from the new run).
+      // s2's first run was cut off: it can no longer renew (it would take the schedule back from the new run),
+      // nor record an outcome; the new run's hold, the next run time and the history stay as they are.
       expect(await store.schedules.renewRun('s2', at(70), at(900))).toBe(false);
-      expect(await store.schedules.get('s2')).toMatchObject({ running_until: at(260) });
+      expect(await store.schedules.finishRun('s2', at(70), { finished_at: at(210), status: 'ok', rows: 5, error: null }, at(5000))).toBeNull();
+      expect(await store.schedules.get('s2')).toMatchObject({ running_until: at(260), next_run_at: at(60), failures_in_row: 0 });
+      expect((await store.schedules.runs('s2', 10)).map((r) => [r.started_at, r.status])).toEqual([[at(200), 'running'], [at(70), 'failed']]);
+      expect(await store.schedules.finishRun('s2', at(200), { finished_at: at(220), status: 'ok', rows: 6, error: null }, at(5000))).toBe(0);
+      // A run finishes once.
+      expect(await store.schedules.finishRun('s2', at(200), { finished_at: at(230), status: 'failed', rows: null, error: 'late' }, at(6000))).toBeNull();
+      expect(await store.schedules.get('s2')).toMatchObject({ running_until: null, next_run_at: at(5000) });
       // A finished run renews nothing; a run that never was neither.
       await store.schedules.finishRun('s1', at(70), { finished_at: at(300), status: 'ok', rows: 1, error: null }, at(3600));
       expect(await store.schedules.renewRun('s1', at(70), at(900))).toBe(false);

@@ -104,14 +104,11 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       },
       async finishRun(id, startedAt, run, next) {
         return tx(db, async (c) => {
-          await c.query('UPDATE sheet_schedule_runs SET finished_at = $3, status = $4, rows = $5, error = $6 WHERE schedule_id = $1 AND started_at = $2', [
-            id,
-            startedAt,
-            run.finished_at,
-            run.status,
-            run.rows,
-            run.error,
-          ]);
+          const ended = await c.query(
+            "UPDATE sheet_schedule_runs SET finished_at = $3, status = $4, rows = $5, error = $6 WHERE schedule_id = $1 AND started_at = $2 AND status = 'running'",
+            [id, startedAt, run.finished_at, run.status, run.rows, run.error],
+          );
+          if ((ended.rowCount ?? 0) === 0) return null;
           const r = await one<{ failures_in_row: number }>(
             c,
             `UPDATE sheet_schedules SET next_run_at = $1, running_until = NULL,

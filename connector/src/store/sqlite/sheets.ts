@@ -36,7 +36,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       WHERE id = @id AND EXISTS (SELECT 1 FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at = @started_at AND status = 'running')`),
     runsInterrupted: db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
       WHERE schedule_id = ? AND status = 'running'`),
-    runFinish: db.prepare('UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error WHERE schedule_id = @id AND started_at = @started_at'),
+    runFinish: db.prepare(`UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error
+      WHERE schedule_id = @id AND started_at = @started_at AND status = 'running'`),
     schedNext: db.prepare(`UPDATE sheet_schedules SET next_run_at = @next, running_until = NULL,
       failures_in_row = CASE WHEN @failed THEN failures_in_row + 1 ELSE 0 END WHERE id = @id RETURNING failures_in_row`),
     schedPause: db.prepare('UPDATE sheet_schedules SET paused_at = ?, paused_reason = ? WHERE id = ?'),
@@ -71,7 +72,7 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     return r ?? null;
   });
   const finishRun = db.transaction((id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, next: string) => {
-    q.runFinish.run({ id, started_at: startedAt, ...run });
+    if (q.runFinish.run({ id, started_at: startedAt, ...run }).changes === 0) return null;
     const r = q.schedNext.get({ next, id, failed: run.status === 'failed' ? 1 : 0 }) as { failures_in_row: number } | undefined;
     q.runsPrune.run({ id, keep: SCHEDULE_RUNS_KEPT - 1 });
     return r?.failures_in_row ?? 0;

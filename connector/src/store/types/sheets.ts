@@ -99,8 +99,10 @@ export interface ScheduleStore {
    * Ends the run started at `startedAt` and sets the next run (counted from now, so missed periods
    * are not replayed). Keeps the latest SCHEDULE_RUNS_KEPT runs of the schedule, dropping older ones.
    * Counts failed runs in a row (a good run resets the count) and returns the count after this run.
+   * Null, and nothing recorded, when that run is no longer the running one (its hold ran out and
+   * another run took the schedule, marking it interrupted): the newer run owns the schedule now.
    */
-  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<number>;
+  finishRun(id: string, startedAt: string, run: Omit<ScheduleRunRecord, 'started_at'>, nextRunAt: string): Promise<number | null>;
   /** Pauses the schedule, saying why; it is not leased again until resumed. */
   pause(id: string, reason: string, at: string): Promise<void>;
   /**
