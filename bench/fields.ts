@@ -21,8 +21,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
@@ -35,6 +33,7 @@ import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
 import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
 import { documentLines, loadCorpus, type CorpusName } from '../scripts/extract-eval/corpora.js';
 import { fmt, median } from './lib.js';
+import { gc } from '../test/helpers/gc.js';
 
 interface Doc {
   id: string;
@@ -93,11 +92,6 @@ function baseline(docs: Doc[]): number {
 /** Baseline passes per document: about as long as parsing it, so the two share the same moments of load. */
 const BASE_REPEAT = 20;
 
-// A full collection before each round, so no round pays for the garbage of the one before (collecting before
-// every document would be fairer still, but takes longer than the parsing on a loaded machine).
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
 export async function benchFields(opts: { rounds?: number; dump?: string; against?: string } = {}): Promise<Record<string, number>> {
   const rounds = opts.rounds ?? 15;
   const against = opts.against ? await parserAt(opts.against) : null;
@@ -128,6 +122,8 @@ export async function benchFields(opts: { rounds?: number; dump?: string; agains
   // see the same load from other processes; a round sums them over every document.
   const per = { base: [] as number[], text: [] as number[], scan: [] as number[], ratio: [] as number[] };
   for (let r = 0; r < rounds; r++) {
+    // A full collection before each round, so no round pays for the garbage of the one before (collecting
+    // before every document would be fairer still, but takes longer than the parsing on a loaded machine).
     gc();
     let base = 0;
     let tText = 0;

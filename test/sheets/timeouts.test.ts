@@ -4,16 +4,12 @@
  * write-back or a schedule is never held for good. Each wait has a full garbage collection in it:
  * a deadline composed with AbortSignal.any would be lost there (connector/src/deadline.ts).
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SheetsApi, SheetsError } from '../../connector/src/sheets/api.js';
 import { readServiceAccount, serviceAccountAuth } from '../../connector/src/sheets/auth.js';
 import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+import { gc } from '../helpers/gc.js';
 
 const google = new FakeGoogle();
 const SID = 'timeouts-sheet-0000000001';

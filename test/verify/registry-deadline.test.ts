@@ -8,15 +8,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadline } from '../../connector/src/deadline.js';
 import { httpRegistry, limitedRegistry } from '../../connector/src/verify/registry/index.js';
-
-// A full collection on demand, as `node --expose-gc` gives: the flag set now, the function taken from a new context.
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
+import { gc } from '../helpers/gc.js';
 
 /** Resolves with what `p` settles to, or 'still waiting' after `ms`. */
 const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);

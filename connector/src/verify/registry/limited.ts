@@ -10,7 +10,7 @@
  * quota keeps serving live requests instead of a backlog of expired ones.
  */
 import type Bottleneck from 'bottleneck';
-import { deadline as deadlineOf } from '../../deadline.js';
+import { deadline } from '../../deadline.js';
 import { createLimiters, type Limiters } from '../../redis/limiters.js';
 import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
 
@@ -55,18 +55,17 @@ export function limitedRegistry(inner: RegistryAdapter, opts: LimitOptions, limi
     name: inner.name,
     limiter,
     lookup(query: RegistryQuery, outer: AbortSignal): Promise<RegistryAnswer> {
-      const timer = deadlineOf(outer, opts.timeoutMs);
-      const deadline = timer.signal;
-      if (deadline.aborted) return Promise.resolve(unavailable('timed out in queue'));
+      const due = deadline(outer, opts.timeoutMs);
+      if (due.signal.aborted) return Promise.resolve(unavailable('timed out in queue'));
       return new Promise<RegistryAnswer>((settle) => {
         const resolve = (answer: RegistryAnswer) => {
-          timer.clear();
+          due.clear();
           settle(answer);
         };
-        const waiter: Waiter = { query, deadline, settle: resolve };
+        const waiter: Waiter = { query, deadline: due.signal, settle: resolve };
         waiting.add(waiter);
         // Answers at the deadline even if the upstream call ignores its signal; later settles are no-ops.
-        deadline.addEventListener(
+        due.signal.addEventListener(
           'abort',
           () => {
             const queued = waiting.delete(waiter);
