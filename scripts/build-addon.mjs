@@ -63,8 +63,8 @@ const aliases = packs.COUNTRIES.flatMap((c) => packs.COUNTRY_PROFILES[c].aliases
 const src = fs
   .readFileSync(path.join(root, 'addon/src/verifypolicy-doc.txt'), 'utf8')
   .trim()
-  .replace('{{COUNTRIES}}', `${orList(packs.COUNTRIES)}${aliases.length ? ` (${aliases.join(', ')})` : ''}`)
-  .replace('{{TYPES}}', orList(packs.INSURANCE_TYPES));
+  .replace('{{COUNTRIES}}', `${orList(packs.COUNTRIES)}${aliases.length ? ` (${aliases.join(', ')})` : ''}, or a name such as ${packs.COUNTRY_NAME_EXAMPLES.join(', ')}`)
+  .replace('{{TYPES}}', `${orList(packs.INSURANCE_TYPES)}, or a word such as ${packs.INSURANCE_TYPE_WORD_EXAMPLES.join(', ')}`);
 const stubs = names.map((n) =>
   n === 'VERIFYPOLICY'
     ? `${src}\nfunction VERIFYPOLICY(policy_number, country, insurance_type, provider, output) {\n  return globalThis.__covercheck.VERIFYPOLICY(policy_number, country, insurance_type, provider, output);\n}`

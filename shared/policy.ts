@@ -1,14 +1,21 @@
 /** Policy object (spec 2.1) and the rules that turn a raw request body into one. */
 import { z } from 'zod';
 import { INSURANCE_TYPES, type TInsuranceType } from './insurance-types.js';
-import { COUNTRIES, COUNTRY_PROFILES, countryFromInput, type TCountry } from './packs/countries/index.js';
+import { COUNTRIES, COUNTRY_PROFILES, type TCountry } from './packs/countries/index.js';
+import { COUNTRY_NAME_EXAMPLES, countryFromInput, INSURANCE_TYPE_WORD_EXAMPLES, insuranceTypeFromInput } from './packs/input-words.js';
+import { ALL_LANGUAGE_PACKS } from './packs/languages/index.js';
 import { ZSheetTargetSchema } from './sheets.js';
 
 export { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType };
 
 /** "UK, DE or FR", from the registry. */
-const orList = (xs: readonly string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+const listed = (xs: readonly string[], last: 'or' | 'and') => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} ${last} ${xs[xs.length - 1]}` : (xs[0] ?? ''));
+const orList = (xs: readonly string[]) => listed(xs, 'or');
 const ALIAS_NOTE = COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].aliases.map((a: string) => `${a} as ${c}`));
+const IN_LANGUAGES = `in ${listed(ALL_LANGUAGE_PACKS.map((p) => p.name), 'and')}`;
+/** What an unsupported-value message adds to the codes, so it shows words are accepted too ("also names such as United Kingdom, ..."). */
+const COUNTRY_WORDS_NOTE = `also names such as ${COUNTRY_NAME_EXAMPLES.join(', ')}`;
+const TYPE_WORDS_NOTE = `also words such as ${INSURANCE_TYPE_WORD_EXAMPLES.join(', ')}`;
 
 export const ZCountrySchema = z
   .enum(COUNTRIES)
@@ -35,10 +42,16 @@ export type TPolicy = z.infer<typeof ZPolicySchema>;
 
 const policyFields = {
   policy_number: z.string().min(1).max(MAX_POLICY_NUMBER_LENGTH).meta({ description: 'Required. 1 to 64 characters.', example: 'UKM-1000-0001' }),
-  country: z.string().meta({ description: `Required. ${orList(COUNTRIES)}, case-insensitive${ALIAS_NOTE.length ? ` (${ALIAS_NOTE.join(', ')})` : ''}.`, example: COUNTRIES[0] }),
+  country: z.string().meta({
+    description: `Required. ${orList(COUNTRIES)}, case-insensitive${ALIAS_NOTE.length ? ` (${ALIAS_NOTE.join(', ')})` : ''}; also country names ${IN_LANGUAGES} (${COUNTRY_NAME_EXAMPLES.join(', ')}).`,
+    example: COUNTRIES[0],
+  }),
   provider: z.string().max(MAX_PROVIDER_LENGTH).optional().meta({ description: 'Optional insurer name; improves confidence when it matches the register.', example: 'Aviva Insurance Limited' }),
 };
-const typeField = z.string().meta({ description: `${orList(INSURANCE_TYPES)}, case-insensitive. Required unless its alias type is given.`, example: INSURANCE_TYPES[0] });
+const typeField = z.string().meta({
+  description: `${orList(INSURANCE_TYPES)}, case-insensitive; also insurance-type words ${IN_LANGUAGES} (${INSURANCE_TYPE_WORD_EXAMPLES.join(', ')}). Required unless its alias type is given.`,
+  example: INSURANCE_TYPES[0],
+});
 const aliasField = z.string().meta({ description: 'Alias of insurance_type (spec 7 rule 2). If both are given they must agree.' });
 
 /**
@@ -116,9 +129,11 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
   }
   const typeValue = isBlank(raw.insurance_type) ? raw.type : raw.insurance_type;
   if (!isBlank(raw.insurance_type) && !isBlank(raw.type)) {
-    const a = String(raw.insurance_type).trim().toLowerCase();
-    const b = String(raw.type).trim().toLowerCase();
-    if (a !== b) {
+    const a = String(raw.insurance_type).trim();
+    const b = String(raw.type).trim();
+    // "motor" and "Kfz" agree: they are compared as the types they name, or as typed when one names none.
+    const same = (insuranceTypeFromInput(a) ?? a.toLowerCase()) === (insuranceTypeFromInput(b) ?? b.toLowerCase());
+    if (!same) {
       return { ok: false, problem: { error: 'invalid_request', detail: `insurance_type (${a}) and its alias type (${b}) disagree; send one of them.` } };
     }
   }
@@ -129,17 +144,17 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
   if (missing.length > 0) {
     return { ok: false, problem: { error: 'missing_required_fields', missing, detail: `Missing required field${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}` } };
   }
-  const countryIn = String(raw.country).trim().toUpperCase();
+  const countryIn = String(raw.country).trim();
   const country = countryFromInput(countryIn);
   if (!country) {
-    return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${countryIn}. Supported: ${COUNTRIES.join(', ')}.` } };
+    return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${countryIn}. Supported: ${COUNTRIES.join(', ')} (${COUNTRY_WORDS_NOTE}).` } };
   }
-  const typeIn = String(typeValue).trim().toLowerCase();
-  const typeParse = ZInsuranceTypeSchema.safeParse(typeIn);
-  if (!typeParse.success) {
+  const typeIn = String(typeValue).trim();
+  const insuranceType = insuranceTypeFromInput(typeIn);
+  if (!insuranceType) {
     return {
       ok: false,
-      problem: { error: 'unsupported_insurance_type', detail: `Unsupported insurance type: ${typeIn}. Supported: ${INSURANCE_TYPES.join(', ')}.` },
+      problem: { error: 'unsupported_insurance_type', detail: `Unsupported insurance type: ${typeIn}. Supported: ${INSURANCE_TYPES.join(', ')} (${TYPE_WORDS_NOTE}).` },
     };
   }
   const policyNumber = String(raw.policy_number).trim();
@@ -150,7 +165,7 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
   if (provider !== undefined && provider.length > MAX_PROVIDER_LENGTH) {
     return { ok: false, problem: { error: 'invalid_request', detail: `provider is longer than ${MAX_PROVIDER_LENGTH} characters.` } };
   }
-  const policy: TPolicy = { policy_number: policyNumber, country, insurance_type: typeParse.data };
+  const policy: TPolicy = { policy_number: policyNumber, country, insurance_type: insuranceType };
   if (provider !== undefined) policy.provider = provider;
   return { ok: true, policy };
 }

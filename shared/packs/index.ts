@@ -2,5 +2,6 @@
 export * from './types.js';
 export * from './countries/index.js';
 export * from './languages/index.js';
+export * from './input-words.js';
 export { toDigits, toLetters } from './lookalikes.js';
 export { INSURANCE_TYPES, type TInsuranceType } from '../insurance-types.js';

@@ -96,8 +96,10 @@ export interface CoverageVocabulary {
 /**
  * `F` is the contract's flag list (TFlag): the language registry fills it in, so every pack must name
  * every flag; it is a parameter because shared/verification.ts itself depends on the country packs.
+ * `C` is the country list (TCountry), a parameter for the same reason: the country registry imports the
+ * languages, so packs/input-words.ts, which sees both registries, fills it in.
  */
-export interface LanguagePack<F extends string = string> {
+export interface LanguagePack<F extends string = string, C extends string = string> {
   /** ISO 639-1 code. */
   code: string;
   name: string;
@@ -116,6 +118,17 @@ export interface LanguagePack<F extends string = string> {
    * folded text ("kfz\\w*"); `strong` ones are decisive ("Auslandsreise-Krankenversicherung" is travel).
    */
   typeWords: Record<TInsuranceType, { words: readonly string[]; strong?: readonly string[] }>;
+  /**
+   * What staff type for a country in a request or a sheet cell ("Deutschland", "Royaume-Uni"), as written.
+   * Matched whole after folding case, accents, spaces, hyphens and punctuation (packs/input-words.ts).
+   */
+  countryNames: Record<C, readonly string[]>;
+  /**
+   * What staff type for an insurance type ("Kfz-Haftpflicht", "complémentaire santé"), as written and
+   * matched like countryNames. Not typeWords: those are document wording, matched as prefixes
+   * ("auto\\w*"), and include words that are no name for the type ("kennzeichen", "destination").
+   */
+  insuranceTypeWords: Record<TInsuranceType, readonly string[]>;
   /** Field labels, as patterns on folded text, tried in order. */
   labels: Record<TLabelKind, readonly RegExp[]>;
   /** Words between a label and its value ("is", "lautet", "est"). */

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFormat } from '../../connector/src/verify/format-check.js';
-import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LABEL_KINDS, LANGUAGE_PACKS, LANGUAGES, countryFromInput, countryProfile } from '../../shared/packs/index.js';
+import { inferType } from '../../connector/src/extract/fields.js';
+import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LABEL_KINDS, LANGUAGE_PACKS, LANGUAGES, countryFromInput, countryProfile, foldInput, inputIndex, insuranceTypeFromInput } from '../../shared/packs/index.js';
 import { classifyHeader } from '../../addon/src/mapping.js';
 import { CHECK_SOURCES } from '../../shared/verification.js';
 
@@ -77,6 +78,51 @@ describe('language packs', () => {
       for (const [word, month] of entries) {
         if (seen.has(word)) expect(seen.get(word), `${code}: ${word}`).toBe(month);
         seen.set(word, month);
+      }
+    }
+  });
+  it('every pack names every country and every insurance type as staff type them, and nothing else', () => {
+    for (const code of LANGUAGES) {
+      const pack = LANGUAGE_PACKS[code];
+      expect(Object.keys(pack.countryNames).sort(), `${code} countryNames`).toEqual([...COUNTRIES].sort());
+      expect(Object.keys(pack.insuranceTypeWords).sort(), `${code} insuranceTypeWords`).toEqual([...INSURANCE_TYPES].sort());
+      for (const c of COUNTRIES) {
+        expect(pack.countryNames[c].length, `${code} ${c}`).toBeGreaterThan(0);
+        for (const w of pack.countryNames[c]) expect(countryFromInput(w), `${code}: ${w}`).toBe(c);
+      }
+      for (const t of INSURANCE_TYPES) {
+        expect(pack.insuranceTypeWords[t].length, `${code} ${t}`).toBeGreaterThan(0);
+        for (const w of pack.insuranceTypeWords[t]) expect(insuranceTypeFromInput(w), `${code}: ${w}`).toBe(t);
+      }
+    }
+  });
+  it('no word, folded, names two countries or two insurance types (codes, aliases and every pack together)', () => {
+    const clashes = (entries: [string, string][]) => {
+      const seen = new Map<string, string>();
+      const out: string[] = [];
+      for (const [word, value] of entries) {
+        const key = foldInput(word);
+        expect(key, `"${word}" folds to nothing`).not.toBe('');
+        const before = seen.get(key);
+        if (before !== undefined && before !== value) out.push(`"${word}" is ${before} and ${value}`);
+        seen.set(key, value);
+      }
+      return out;
+    };
+    const countryWords = COUNTRIES.flatMap((c) => [c, ...COUNTRY_PROFILES[c].aliases, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].countryNames[c])].map((w): [string, string] => [w, c]));
+    const typeWords = INSURANCE_TYPES.flatMap((t) => [t, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].insuranceTypeWords[t])].map((w): [string, string] => [w, t]));
+    expect(clashes(countryWords)).toEqual([]);
+    expect(clashes(typeWords)).toEqual([]);
+  });
+  it('a word that names two values is refused rather than guessed', () => {
+    const lookup = inputIndex([['Kfz', 'motor'], ['KFZ', 'health'], ['Reise', 'travel']]);
+    expect(lookup('kfz')).toBeNull();
+    expect(lookup('reise')).toBe('travel');
+  });
+  it('an insurance-type word a document states is not read as another type by the extractor', () => {
+    for (const code of LANGUAGES) {
+      for (const t of INSURANCE_TYPES) {
+        for (const w of LANGUAGE_PACKS[code].insuranceTypeWords[t]) expect(inferType([{ text: w, cells: [] }])?.type ?? t, `${code}: ${w}`).toBe(t);
       }
     }
   });

@@ -11,7 +11,7 @@ const PLATE = /(?<![A-ZÄÖÜ0-9])([A-ZÄÖÜ]{1,3})[- ]([A-Z0-9]{1,2}) ([0-9OIl
 export const de = {
   code: 'DE',
   name: 'Deutschland',
-  aliases: [],
+  aliases: ['DEU'],
   languages: ['de'],
   currencySymbols: [],
   regulator: { name: 'BaFin', checkSource: 'bafin_register', reference: 'BaFin register number' },

@@ -8,7 +8,7 @@ const PLATE = new RegExp(`(?<![A-Z0-9])(${L}{2})[- ](${L}{3})[- ](${L}{2})(?![A-
 export const fr = {
   code: 'FR',
   name: 'France',
-  aliases: [],
+  aliases: ['FRA'],
   languages: ['fr'],
   currencySymbols: [],
   regulator: { name: 'ACPR', checkSource: 'acpr_register', reference: 'ACAM/ACPR code' },

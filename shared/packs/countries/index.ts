@@ -18,11 +18,5 @@ export function countryProfile(country: TCountry): CountryProfile<TLanguage> {
   return COUNTRY_PROFILES[country];
 }
 
-/** A country code as a client may send it (any case, aliases such as GB), or null when unsupported. */
-export function countryFromInput(raw: string): TCountry | null {
-  const code = raw.trim().toUpperCase();
-  return COUNTRIES.find((c) => c === code || COUNTRY_PROFILES[c].aliases.some((a: string) => a === code)) ?? null;
-}
-
 /** The register check names in checks[].source, one per country (spec 2.2 keeps verification_sources to fca_register). */
 export const REGISTER_CHECK_SOURCES = [...new Set(COUNTRIES.map((c) => COUNTRY_PROFILES[c].regulator.checkSource))];

@@ -9,7 +9,7 @@ const PLATE = new RegExp(`(?<![A-Z0-9])(${L}{2})(${L}{2}) ?(${L}{3})(?![A-Z0-9])
 export const uk = {
   code: 'UK',
   name: 'United Kingdom',
-  aliases: ['GB'],
+  aliases: ['GB', 'GBR'],
   languages: ['en'],
   currencySymbols: ['£'],
   regulator: { name: 'FCA', checkSource: 'fca_register', reference: 'FCA Firm Reference Number (FRN)' },

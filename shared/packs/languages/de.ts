@@ -16,6 +16,20 @@ export const de = {
     travel: { words: ['reise\\w*', 'urlaub', 'geltungsbereich'], strong: ['auslandsreise', 'reisekranken', 'reise-kranken'] },
     health: { words: ['kranken\\w*', 'zahn\\w*'] },
   },
+  countryNames: {
+    UK: ['Vereinigtes Königreich', 'Großbritannien', 'England', 'Schottland', 'Wales', 'Nordirland'],
+    DE: ['Deutschland', 'Bundesrepublik Deutschland'],
+    FR: ['Frankreich'],
+  },
+  // "Haftpflicht" alone is private liability cover, not motor; Auslands- and Reisekrankenversicherung are travel cover.
+  insuranceTypeWords: {
+    motor: [
+      'Kfz', 'Kfz-Versicherung', 'Kfz-Haftpflicht', 'Kfz-Haftpflichtversicherung', 'Kraftfahrzeug', 'Kraftfahrzeugversicherung',
+      'Kraftfahrtversicherung', 'Autoversicherung', 'Auto', 'Teilkasko', 'Vollkasko',
+    ],
+    travel: ['Reise', 'Reiseversicherung', 'Reiseschutz', 'Reisekrankenversicherung', 'Auslandsreisekrankenversicherung', 'Auslandskrankenversicherung', 'Reiserücktrittsversicherung'],
+    health: ['Kranken', 'Krankenversicherung', 'private Krankenversicherung', 'PKV', 'Krankenzusatzversicherung', 'Zahnzusatzversicherung'],
+  },
   labels: {
     policy: [/(?:versicherungsschein|versicherungs|vertrags|polic[ee]n?|mitglieds)\s*-?\s*(?:nummer|nr\b\.?)/],
     insurer: [/\b(?:ihr\s+)?versicherer\b(?:\s+ist(?:\s+die)?)?/, /\b(?:risikotrager|versicherungstrager|versichert bei(?: der)?|besteht bei der|bei der|eine marke der)\b/],

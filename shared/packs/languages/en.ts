@@ -14,6 +14,17 @@ export const en = {
     travel: { words: ['travel\\w*', 'trip', 'holiday', 'destination', 'territorial limits'], strong: ['travel medical'] },
     health: { words: ['health', 'medical', 'hospital'] },
   },
+  // The UK's nations are typed for it (the FCA and the MID cover all four); "Ireland" alone is the Republic.
+  countryNames: {
+    UK: ['United Kingdom', 'Great Britain', 'Britain', 'United Kingdom of Great Britain and Northern Ireland', 'England', 'Scotland', 'Wales', 'Northern Ireland'],
+    DE: ['Germany', 'Federal Republic of Germany'],
+    FR: ['France', 'French Republic'],
+  },
+  insuranceTypeWords: {
+    motor: ['car', 'car insurance', 'auto', 'automobile', 'vehicle', 'vehicle insurance', 'motor insurance', 'motor vehicle'],
+    travel: ['travel insurance', 'trip', 'holiday', 'holiday insurance'],
+    health: ['medical', 'medical insurance', 'private medical', 'private medical insurance', 'PMI', 'health insurance', 'private health insurance'],
+  },
   labels: {
     policy: [/\b(?:policy|certificate|membership|member|contract|agreement)\s*(?:number|no\b\.?|n[o°º*]\.?|ref(?:erence)?\b\.?|#)/],
     // "Acme Car is a trading name of Acme Insurance Limited": the legal name after the cue is the carrier.

@@ -14,6 +14,16 @@ export const fr = {
     travel: { words: ['voyage\\w*', 'sejour', 'annulation', 'destination'] },
     health: { words: ['sante', 'mutuelle', 'complementaire', 'hospitalisation', 'soins'] },
   },
+  countryNames: {
+    UK: ['Royaume-Uni', 'Grande-Bretagne', 'Angleterre', 'Écosse', 'Pays de Galles', 'Irlande du Nord'],
+    DE: ['Allemagne'],
+    FR: ['France', 'France métropolitaine', 'République française'],
+  },
+  insuranceTypeWords: {
+    motor: ['voiture', 'assurance auto', 'assurance automobile', 'assurance voiture', 'auto', 'automobile', 'véhicule', 'assurance véhicule'],
+    travel: ['voyage', 'assurance voyage', 'assistance voyage'],
+    health: ['santé', 'assurance santé', 'mutuelle', 'mutuelle santé', 'complémentaire santé', 'complémentaire'],
+  },
   labels: {
     policy: [/\b(?:numero|n\s?[°º*o]\.?)\s*(?:de\s+|d')?\s*(?:police|contrat|adherent|d'adherent|souscription)/, /\bcontrat\s*n\s?[°º*®o]/, /\bcontrat(?:\s+(?:d'assurances?|de|d'|[a-z]+)){1,3}\s+n\s?[°º*]/],
     insurer: [/\b(?:votre\s+)?(?:assureur|compagnie d'assurance|compagnie|societe d'assurance|organisme assureur|organisme complementaire|organisme|entreprise d'assurance|porteur du risque)\b/, /\bsouscrit aupres de\b/, /\baupres de\b/, /\bune marque de\b/],
