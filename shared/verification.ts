@@ -51,6 +51,11 @@ export const ZInsurerSchema = z
     source: z.string().meta({ description: 'Where the register row came from (importer name), so a user can judge it.' }),
     demo: z.boolean().meta({ description: 'True when the row is demo data and not from a real register.' }),
     match_score: z.number().min(0).max(1).optional().meta({ description: 'How closely the provider name matched (1 = exact after normalisation).' }),
+    register_status: z.string().nullable().meta({ description: 'The status as the source words it ("Authorised", "Deemed authorised"); null when the source states none, and authorised is then false.' }),
+    register_url: z
+      .string()
+      .nullable()
+      .meta({ description: 'The regulator\'s public page for this entry, to check it by hand: the FCA register searched by FRN, the BaFin company database searched by name; null where the identifier allows none (ACAM codes, demo rows).' }),
   })
   .meta({ id: 'Insurer' });
 export type TInsurer = z.infer<typeof ZInsurerSchema>;

@@ -44,6 +44,15 @@ export interface CountryProfile<L extends string = string> {
     checkSource: string;
     /** What the insurer's `reference` is in this country ("FCA Firm Reference Number"). */
     reference: string;
+    /** The reference's short name before a number in a sentence ("FRN 311492"). */
+    referenceShort: string;
+    /** How an operator loads this country's whole register, as a clause after "to check any firm, ". */
+    completeRegister: string;
+    /**
+     * The regulator's public page for a register entry, where its identifier allows one; null otherwise.
+     * `scheme` is the row's reference scheme (store/types ReferenceScheme): demo and cross-border rows get none.
+     */
+    registerLink(entry: { reference: string; scheme: string; name: string }): string | null;
   };
   /** How the EIOPA Register of Insurance Undertakings export files this country's insurers. */
   eiopa: {

@@ -146,6 +146,12 @@ describe('FCA register importer', () => {
       ['900004', 'Fictional D, Registered Ltd', false],
       ['9000050', 'Fictional E Ltd', false],
     ]);
+    expect(records.every((r) => r.kind === 'insurer' && r.status_text !== null)).toBe(true);
+  });
+
+  it('a Kind column marks intermediaries, which firm records alone cannot tell', () => {
+    const records = parseFcaFirmRecords('FRN,Organisation Name,Status,Kind\n900001,Fictional Broker Ltd,Authorised,intermediary\n900002,Fictional Insurer plc,Authorised,insurer\n', NOW);
+    expect(records.map((r) => [r.reference, r.kind])).toEqual([['900001', 'intermediary'], ['900002', 'insurer']]);
   });
 
   it('rejects a CSV without the FRN column, an unknown JSON shape and a firm without FRN', () => {
@@ -238,7 +244,8 @@ describe('demo insurer importer', () => {
 
 describe('parseRegisterFile and seedRegister', () => {
   it('dispatches every format', () => {
-    expect(REGISTER_FORMATS).toEqual(['eiopa', 'fca', 'de-vu', 'fr-acam', 'demo']);
+    expect(REGISTER_FORMATS).toEqual(['eiopa', 'fca', 'uk-frn', 'de-vu', 'fr-acam', 'demo']);
+    expect(parseRegisterFile('uk-frn', shipped('uk_insurers_frn.csv'), NOW)).toHaveLength(35);
     expect(parseRegisterFile('eiopa', shipped('eiopa_register_sample.csv'), NOW)).toHaveLength(6);
     expect(parseRegisterFile('de-vu', shipped('de_motor_insurers_vu_numbers.csv'), NOW)).toHaveLength(223);
     expect(parseRegisterFile('fr-acam', shipped('fr_insurers_acam_codes.csv'), NOW, { claimsIaNamesText: shipped('fr_insurers_claimsia_codes.csv') })).toHaveLength(131);
@@ -267,7 +274,39 @@ describe('parseRegisterFile and seedRegister', () => {
       },
     };
     const result = await seedRegister({ insurers }, DATA_DIR, NOW);
-    expect(result).toEqual({ loaded: 368, byFormat: { eiopa: 6, 'de-vu': 223, 'fr-acam': 131, demo: 8 } });
+    expect(result).toEqual({ loaded: 403, byFormat: { eiopa: 6, 'de-vu': 223, 'fr-acam': 131, 'uk-frn': 35, demo: 8 } });
     expect(rows.every((r) => r.updated_at === NOW)).toBe(true);
+  });
+});
+
+describe('uk-frn: the UK register extract with real FRNs', () => {
+  const rows = parseRegisterFile('uk-frn', shipped('uk_insurers_frn.csv'), NOW);
+  const byFrn = (frn: string) => rows.find((r) => r.reference === frn)!;
+
+  it('loads 15 insurers and 20 intermediaries, real and with their source', () => {
+    expect(rows.filter((r) => r.kind === 'insurer')).toHaveLength(15);
+    expect(rows.filter((r) => r.kind === 'intermediary')).toHaveLength(20);
+    expect(rows.every((r) => !r.demo && r.country === 'UK' && r.scheme === 'fca_frn' && r.source === 'uk-register-extract')).toBe(true);
+    expect(byFrn('113849').source_detail).toContain('source FCAAPI;FSRAPI');
+  });
+
+  it('keeps the status as stated; an empty one is unknown, not "not authorised"', () => {
+    expect(byFrn('113849')).toMatchObject({ name: 'Hiscox Insurance Company Limited', authorised: true, status_text: 'Authorised', aliases: ['Hiscox'] });
+    expect(byFrn('203342')).toMatchObject({ authorised: false, status_text: 'No longer authorised' });
+    expect(byFrn('202664')).toMatchObject({ authorised: true, status_text: 'Deemed authorised' });
+    expect(byFrn('202684')).toMatchObject({ name: 'Direct Line Insurance PLC', authorised: false, status_text: null });
+  });
+
+  it('follows the FCA API on the one conflict: 536726 is I Go 4 Ltd., an intermediary; UKI is 202810', () => {
+    expect(byFrn('536726')).toMatchObject({ name: 'I Go 4 Ltd.', kind: 'intermediary' });
+    expect(byFrn('202810')).toMatchObject({ name: 'U K Insurance Limited', kind: 'insurer' });
+  });
+
+  it('refuses a row it cannot read, naming it', () => {
+    const head = 'frn,name,trading_names,kind,lines,status,source_ref,notes\n';
+    expect(() => parseRegisterFile('uk-frn', head + '12,Tiny Ltd,,insurer,,Authorised,X,\n', NOW)).toThrow(/row 1 has no valid FRN/);
+    expect(() => parseRegisterFile('uk-frn', head + '900001,A Ltd,,bank,,Authorised,X,\n', NOW)).toThrow(/kind "bank"/);
+    expect(() => parseRegisterFile('uk-frn', head + '900001,A Ltd,,insurer,,Maybe,X,\n', NOW)).toThrow(/status "Maybe"/);
+    expect(() => parseRegisterFile('uk-frn', 'frn,name\n900001,A\n', NOW)).toThrow(/missing required column/);
   });
 });

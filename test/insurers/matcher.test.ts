@@ -25,6 +25,8 @@ function record(over: Partial<InsurerRecord> & Pick<InsurerRecord, 'reference' |
     aliases: [],
     regulated: 'YES',
     authorised: true,
+    status_text: 'Authorised',
+    kind: 'insurer',
     lei: null,
     source: 'fca-register',
     source_detail: null,
@@ -194,6 +196,9 @@ describe('toInsurerObject', () => {
       country: 'DE',
       source: 'de-vu-list',
       demo: false,
+      register_status: 'listed as a current motor insurer',
+      // The company database is searched by name: its pages are keyed by BaFin's own id, not this number.
+      register_url: 'https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=Allianz%20Direct%20Versicherungs-AG',
       match_score: 0.83,
     });
     expect(ZInsurerSchema.parse(obj)).toEqual(obj);
@@ -203,7 +208,8 @@ describe('toInsurerObject', () => {
     const row = index.byReference('UK', 'DEMO-UK-0007');
     if (!row) throw new Error('expected the demo row');
     const obj = toInsurerObject({ record: row });
-    expect(obj).toEqual({ name: 'Greyfriars Demo Underwriting Limited', reference: 'DEMO-UK-0007', regulated: 'YES', authorised: false, country: 'UK', source: 'demo', demo: true });
+    // A demo row has no register page.
+    expect(obj).toEqual({ name: 'Greyfriars Demo Underwriting Limited', reference: 'DEMO-UK-0007', regulated: 'YES', authorised: false, country: 'UK', source: 'demo', demo: true, register_status: 'Not authorised (demo)', register_url: null });
     expect('match_score' in obj).toBe(false);
     expect(ZInsurerSchema.parse(obj)).toEqual(obj);
   });

@@ -11,9 +11,13 @@ export function matcherFromIndex(index: InsurerIndex): InsurerMatcher {
   };
 }
 
-/** A matcher over plain register rows (what a worker thread receives through workerData). */
+/**
+ * A matcher over plain register rows (what a worker thread receives through workerData). A document's
+ * insurer is the firm that carries the risk: intermediaries (a broker's trading name printed in the
+ * letterhead) are left out, so the extractor never reads a broker as the insurer.
+ */
 export function matcherFromRows(rows: InsurerRecord[]): InsurerMatcher {
-  return matcherFromIndex(new InsurerIndex(rows));
+  return matcherFromIndex(new InsurerIndex(rows.filter((r) => r.kind === 'insurer')));
 }
 
 export { loadShippedRegisterRows } from '../insurers/seed.js';

@@ -9,6 +9,7 @@ export {
   parseFcaFirmRecords,
   parseDeVuCsv,
   parseFrAcamCsv,
+  parseUkFrnCsv,
   parseDemoInsurers,
   EIOPA_REQUIRED_COLUMNS,
   type RegisterFormat,

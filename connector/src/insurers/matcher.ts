@@ -3,7 +3,7 @@ import { distance } from 'fastest-levenshtein';
 import type { TCountry } from '../../../shared/policy.js';
 import type { TInsurer } from '../../../shared/verification.js';
 import type { InsurerRecord } from '../store/types.js';
-import { LANGUAGE_PACKS, LANGUAGES } from '../../../shared/packs/index.js';
+import { countryProfile, LANGUAGE_PACKS, LANGUAGES } from '../../../shared/packs/index.js';
 import { nameTokens } from './normalise.js';
 
 /** A register row found for a provider name, how it was found and how closely it matched (0..1). */
@@ -60,9 +60,11 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-/** Order of preference among equally good candidates: real before demo, stronger source, authorised, reference. */
+/** Order of preference among equally good candidates: real before demo, insurer before intermediary, stronger source, authorised, reference. */
 function preferRecord(a: InsurerRecord, b: InsurerRecord): number {
   if (a.demo !== b.demo) return a.demo ? 1 : -1;
+  // "Hiscox" names the insurer and its MGA alike: the risk carrier is what a provider most likely means.
+  if (a.kind !== b.kind) return a.kind === 'insurer' ? -1 : 1;
   if (a.priority !== b.priority) return b.priority - a.priority;
   if (a.authorised !== b.authorised) return a.authorised ? -1 : 1;
   return a.reference < b.reference ? -1 : a.reference > b.reference ? 1 : 0;
@@ -350,6 +352,8 @@ export function toInsurerObject(match: InsurerMatch | { record: InsurerRecord; s
     country: record.country,
     source: record.source,
     demo: record.demo,
+    register_status: record.status_text,
+    register_url: record.demo ? null : countryProfile(record.country).regulator.registerLink(record),
   };
   if (typeof match.score === 'number') out.match_score = Math.round(match.score * 100) / 100;
   return out;

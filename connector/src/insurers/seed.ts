@@ -16,6 +16,7 @@ export const SHIPPED_REGISTER_FILES: readonly ShippedFile[] = [
   { format: 'eiopa', file: 'eiopa_register_sample.csv' },
   { format: 'de-vu', file: 'de_motor_insurers_vu_numbers.csv' },
   { format: 'fr-acam', file: 'fr_insurers_acam_codes.csv', extra: { claimsIaNamesText: 'fr_insurers_claimsia_codes.csv' } },
+  { format: 'uk-frn', file: 'uk_insurers_frn.csv' },
   { format: 'demo', file: 'uk_demo_insurers.csv' },
 ];
 

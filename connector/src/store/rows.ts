@@ -64,6 +64,8 @@ export function rowMappers(d: Decode) {
       demo: d.bool(r.demo),
       priority: r.priority as number,
       updated_at: r.updated_at as string,
+      kind: r.kind as InsurerRecord['kind'],
+      status_text: str(r.status_text),
     }),
     toPolicy: (r: Row): RegistryPolicyRecord => ({
       policy_number: r.policy_number as string,

@@ -14,7 +14,17 @@ export const de = {
   aliases: ['DEU'],
   languages: ['de'],
   currencySymbols: [],
-  regulator: { name: 'BaFin', checkSource: 'bafin_register', reference: 'BaFin register number' },
+  regulator: {
+    name: 'BaFin',
+    checkSource: 'bafin_register',
+    reference: 'BaFin register number',
+    referenceShort: 'BaFin register number',
+    completeRegister: 'load the EIOPA register export (npm run register:import -- --format eiopa)',
+    // The company database keys its detail pages by an internal BaFin-ID, not the register number we
+    // hold, so the link is its search by the insurer's name.
+    registerLink: ({ scheme, name }) =>
+      scheme === 'bafin_reg_nr' ? `https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=${encodeURIComponent(name)}` : null,
+  },
   eiopa: {
     homeCodes: ['DE'],
     scheme: 'bafin_reg_nr',

@@ -11,7 +11,16 @@ export const fr = {
   aliases: ['FRA'],
   languages: ['fr'],
   currencySymbols: [],
-  regulator: { name: 'ACPR', checkSource: 'acpr_register', reference: 'ACAM/ACPR code' },
+  regulator: {
+    name: 'ACPR',
+    checkSource: 'acpr_register',
+    reference: 'ACAM/ACPR code',
+    referenceShort: 'ACAM code',
+    completeRegister: 'load the EIOPA register export (npm run register:import -- --format eiopa)',
+    // REGAFI lists banks and investment firms and ORIAS intermediaries by their ORIAS number: neither
+    // has a page for an insurer's ACAM code, so no link rather than a wrong one.
+    registerLink: () => null,
+  },
   eiopa: { homeCodes: ['FR'], scheme: 'eiopa_id' },
   registryName: 'Fichier des véhicules assurés (FVA)',
   formatRules: {

@@ -12,7 +12,17 @@ export const uk = {
   aliases: ['GB', 'GBR'],
   languages: ['en'],
   currencySymbols: ['£'],
-  regulator: { name: 'FCA', checkSource: 'fca_register', reference: 'FCA Firm Reference Number (FRN)' },
+  regulator: {
+    name: 'FCA',
+    checkSource: 'fca_register',
+    reference: 'FCA Firm Reference Number (FRN)',
+    referenceShort: 'FRN',
+    completeRegister:
+      'configure the FCA register API (COVERCHECK_FCA_API_KEY and COVERCHECK_FCA_API_EMAIL) or import FCA firm records (npm run register:import -- --format fca)',
+    // The register's firm pages are keyed by an internal id; its search by FRN lands on the one firm.
+    registerLink: ({ reference, scheme }) =>
+      scheme === 'fca_frn' && /^\d{6,7}$/.test(reference) ? `https://register.fca.org.uk/s/search?q=${reference}&type=Companies` : null,
+  },
   eiopa: { homeCodes: ['GB', 'UK'], scheme: 'eiopa_id' },
   registryName: 'Motor Insurance Database (MID)',
   formatRules: {

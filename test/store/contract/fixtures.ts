@@ -88,6 +88,8 @@ export function insurer(reference: string, over: Partial<InsurerRecord> = {}): I
     aliases: [],
     regulated: 'YES',
     authorised: true,
+    status_text: 'Authorised',
+    kind: 'insurer',
     lei: null,
     source: 'eiopa-register',
     source_detail: null,

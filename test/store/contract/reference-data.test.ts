@@ -21,7 +21,8 @@ storeContract((t) => {
       });
       const demo = insurer('300', { scheme: 'demo', name: 'Demo Versicherung', regulated: 'NO', authorised: false, demo: true, priority: 10, source: 'demo', updated_at: at(5) });
       const other = insurer('1008', { name: 'Allianz', aliases: ['Allianz Versicherungs-AG'] });
-      const uk = insurer('202153', { country: 'UK', scheme: 'fca_frn', name: 'Aviva' });
+      // An intermediary whose source states no status: kind and a null status_text round-trip.
+      const uk = insurer('311492', { country: 'UK', scheme: 'fca_frn', name: 'Hastings Insurance Services Limited', kind: 'intermediary', status_text: null, authorised: false });
       expect(await store.insurers.upsertMany([hdi, demo, other, uk])).toBe(4);
       expect(await store.insurers.listByCountry('DE')).toEqual([other, demo, hdi]);
       expect(await store.insurers.listByCountry('UK')).toEqual([uk]);
@@ -86,12 +87,23 @@ storeContract((t) => {
       expect(await store.registry.count()).toBe(4);
     });
 
-    it('upserts on (country, policy_number, insurance_type)', async () => {
+    it('upserts on (country, policy_number, insurance_type, demo)', async () => {
       await store.registry.upsertMany([policy('P1'), policy('P1', { insurance_type: 'health' })]);
-      const updated = policy('P1', { status: 'cancelled', end_date: '2026-06-30', insurer_reference: '999', vehicle_registration: null, source: 'mid-2', demo: true });
+      const updated = policy('P1', { status: 'cancelled', end_date: '2026-06-30', insurer_reference: '999', vehicle_registration: null, source: 'mid-2' });
       expect(await store.registry.upsertMany([updated])).toBe(1);
       const found = (await store.registry.find('UK', 'P1')).sort((a, b) => a.insurance_type.localeCompare(b.insurance_type));
       expect(found).toEqual([policy('P1', { insurance_type: 'health' }), updated]);
+      expect(await store.registry.count()).toBe(2);
+    });
+
+    it('a demo row and a real row of the same number are both kept: neither load overwrites the other', async () => {
+      const real = policy('P1', { source: 'mid-extract', demo: false });
+      const demo = policy('P1', { source: 'demo', demo: true, insurer_reference: 'DEMO-UK-0001' });
+      await store.registry.upsertMany([real]);
+      // The demo seed runs at every start: it must not replace the operator's row.
+      expect(await store.registry.upsertMany([demo])).toBe(1);
+      const found = (await store.registry.find('UK', 'P1')).sort((a, b) => Number(a.demo) - Number(b.demo));
+      expect(found).toEqual([real, demo]);
       expect(await store.registry.count()).toBe(2);
     });
 

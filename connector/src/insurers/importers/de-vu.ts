@@ -85,6 +85,9 @@ export function parseDeVuCsv(text: string, now: string): InsurerRecord[] {
       aliases,
       regulated: 'YES',
       authorised: !label.formerOnly,
+      // A motor-insurance form's list of current insurers, not a register: it states no authorisation.
+      status_text: label.formerOnly ? 'listed only under a former name' : 'listed as a current motor insurer',
+      kind: 'insurer',
       lei: row['eiopa_crosscheck_lei'] || null,
       source: 'de-vu-list',
       source_detail:

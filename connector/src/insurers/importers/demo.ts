@@ -41,6 +41,8 @@ export function parseDemoInsurers(text: string, now: string): InsurerRecord[] {
       aliases: (row['aliases'] ?? '').split('|').map((a) => a.trim()).filter(Boolean),
       regulated: 'YES',
       authorised: authorised === 'true',
+      status_text: authorised === 'true' ? 'Authorised (demo)' : 'Not authorised (demo)',
+      kind: 'insurer',
       lei: null,
       source: 'demo',
       source_detail: SOURCE_DETAIL,

@@ -122,6 +122,9 @@ function toRecord(group: Group, nowMs: number, now: string): InsurerRecord {
     aliases,
     regulated: 'YES',
     authorised: basis.some((r) => isCurrent(r, nowMs)),
+    status_text: basis.some((r) => isCurrent(r, nowMs)) ? 'authorised (EIOPA register)' : 'no longer authorised (EIOPA register)',
+    // The EIOPA register lists insurance undertakings only.
+    kind: 'insurer',
     lei: group.rows.map((r) => r[COL.lei]).find((v) => v) ?? null,
     source: 'eiopa-register',
     source_detail: `EIOPA Register of Insurance Undertakings export; NCA: ${lead[COL.nca] || 'not given'}; rows: ${shown}${more}.${derived}`,

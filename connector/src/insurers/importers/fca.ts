@@ -10,7 +10,8 @@ import { readCsv, requireColumns } from './csv.js';
  *   { "Status": "FSR-API-02-01-00", "ResultInfo": {...}, "Message": "Ok. Firm Found",
  *     "Data": [ { "FRN": "615820", "Organisation Name": "ABC LTD", "Status": "Authorised",
  *                 "Status Effective Date": "31/08/2018", "Business Type": "Regulated", ... } ] }
- * "FSR-API-02-01-21" (firm not found) comes with no usable Data and is skipped.
+ * "FSR-API-02-01-11" (no such firm) and "FSR-API-02-01-21" (FRN refused) come with Data null and are
+ * skipped (codes as recorded from the live API in github.com/release-art/fca-api, src/fca_api/raw_status_codes.py).
  *
  * Register statuses seen for firms: "Authorised", "EEA Authorised", "Registered", "No longer authorised",
  * "Appointed representative" (typings of public FCA API clients; Creditsafe's FCA field notes,
@@ -80,7 +81,22 @@ function parseCsvFirms(text: string): Firm[] {
   return table.rows;
 }
 
-function toRecord(firm: Firm, now: string, n: number): InsurerRecord {
+/** Where firm records were read: the importer's name, and the first part of each record's provenance. */
+export interface FcaRecordOrigin {
+  source: string;
+  describe(frn: string): string;
+}
+
+const FILE_ORIGIN: FcaRecordOrigin = {
+  source: 'fca-register',
+  describe: (frn) => `FCA Financial Services Register firm record, https://register.fca.org.uk/services/V0.1/Firm/${frn}`,
+};
+
+/**
+ * One FCA firm record (an API `Data` item or a CSV row) as an InsurerRecord; `n` numbers it in
+ * error messages. Throws when it has no valid FRN or no name.
+ */
+export function fcaFirmToRecord(firm: Firm, now: string, n: number, origin: FcaRecordOrigin = FILE_ORIGIN): InsurerRecord {
   const frn = str(firm['FRN']);
   const name = str(firm['Organisation Name']);
   if (!/^\d{6,7}$/.test(frn)) throw new Error(`${WHAT}: firm ${n} has no valid FRN (6 or 7 digits): "${frn}"`);
@@ -89,7 +105,7 @@ function toRecord(firm: Firm, now: string, n: number): InsurerRecord {
   const since = str(firm['Status Effective Date']);
   const type = str(firm['Business Type']);
   const detail = [
-    `FCA Financial Services Register firm record, https://register.fca.org.uk/services/V0.1/Firm/${frn}`,
+    origin.describe(frn),
     `status "${status || 'not given'}"${since ? ` since ${since}` : ''}`,
     type ? `business type ${type}` : '',
   ].filter(Boolean);
@@ -101,8 +117,12 @@ function toRecord(firm: Firm, now: string, n: number): InsurerRecord {
     aliases: [],
     regulated: 'YES',
     authorised: AUTHORISED_STATUSES.has(status.toLowerCase()),
+    status_text: status || null,
+    // A firm record alone does not say whether the firm carries risk (its permissions do, which the online
+    // source reads): a file may say so in a "Kind" column or field; without one its firms are taken as insurers.
+    kind: str(firm['Kind'] ?? firm['kind']).toLowerCase() === 'intermediary' ? 'intermediary' : 'insurer',
     lei: null,
-    source: 'fca-register',
+    source: origin.source,
     source_detail: detail.join('; '),
     demo: false,
     priority: 30,
@@ -121,7 +141,7 @@ export function parseFcaFirmRecords(text: string, now: string): InsurerRecord[] 
   const firms = /^[[{]/.test(trimmed) ? parseJson(trimmed) : parseCsvFirms(trimmed);
   const byFrn = new Map<string, InsurerRecord>();
   firms.forEach((f, i) => {
-    const rec = toRecord(f, now, i + 1);
+    const rec = fcaFirmToRecord(f, now, i + 1);
     byFrn.set(rec.reference, rec);
   });
   return [...byFrn.values()];

@@ -104,6 +104,8 @@ export function parseFrAcamCsv(text: string, now: string, claimsIaNamesText?: st
       aliases,
       regulated: 'YES',
       authorised: true,
+      status_text: 'listed with an ACAM code',
+      kind: 'insurer',
       lei: null,
       source: 'fr-acam-list',
       source_detail: SOURCE_DETAIL + (g.labels.length > 1 ? ` Code listed under ${g.labels.length} labels in the source.` : ''),

@@ -5,12 +5,13 @@ import { parseDemoInsurers } from './demo.js';
 import { parseEiopaRegisterCsv } from './eiopa.js';
 import { parseFcaFirmRecords } from './fca.js';
 import { parseFrAcamCsv } from './fr-acam.js';
+import { parseUkFrnCsv } from './uk-frn.js';
 
-export { parseDeVuCsv, parseDemoInsurers, parseEiopaRegisterCsv, parseFcaFirmRecords, parseFrAcamCsv };
+export { parseDeVuCsv, parseDemoInsurers, parseEiopaRegisterCsv, parseFcaFirmRecords, parseFrAcamCsv, parseUkFrnCsv };
 export { EIOPA_REQUIRED_COLUMNS } from './eiopa.js';
 
 /** File formats the register can be loaded from. */
-export const REGISTER_FORMATS = ['eiopa', 'fca', 'de-vu', 'fr-acam', 'demo'] as const;
+export const REGISTER_FORMATS = ['eiopa', 'fca', 'uk-frn', 'de-vu', 'fr-acam', 'demo'] as const;
 export type RegisterFormat = (typeof REGISTER_FORMATS)[number];
 
 /** Inputs some formats take besides the file itself. */
@@ -31,6 +32,8 @@ export function parseRegisterFile(format: RegisterFormat, text: string, now: str
       return parseEiopaRegisterCsv(text, now);
     case 'fca':
       return parseFcaFirmRecords(text, now);
+    case 'uk-frn':
+      return parseUkFrnCsv(text, now);
     case 'de-vu':
       return parseDeVuCsv(text, now);
     case 'fr-acam':

@@ -400,4 +400,20 @@ export const PG_MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_writebacks ADD COLUMN lease_owner text;
     `,
   },
+  {
+    id: 10,
+    name: 'insurers: kind and register status wording (SQLite migration 13)',
+    sql: `
+      ALTER TABLE insurers ADD COLUMN kind text NOT NULL DEFAULT 'insurer' CHECK (kind IN ('insurer', 'intermediary'));
+      ALTER TABLE insurers ADD COLUMN status_text text;
+    `,
+  },
+  {
+    id: 11,
+    name: 'registry policies: demo and real rows of one number side by side (SQLite migration 14)',
+    sql: `
+      ALTER TABLE registry_policies DROP CONSTRAINT registry_policies_pkey;
+      ALTER TABLE registry_policies ADD PRIMARY KEY (country, policy_number, insurance_type, demo);
+    `,
+  },
 ];

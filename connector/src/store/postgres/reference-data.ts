@@ -15,13 +15,14 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
           for (const r of rows) {
             n += await changed(
               c,
-              `INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+              `INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at, kind, status_text)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
                ON CONFLICT (country, reference) DO UPDATE SET scheme = excluded.scheme, name = excluded.name, aliases = excluded.aliases,
                  regulated = excluded.regulated, authorised = excluded.authorised, lei = excluded.lei, source = excluded.source,
-                 source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at
+                 source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at,
+                 kind = excluded.kind, status_text = excluded.status_text
                WHERE excluded.priority >= insurers.priority`,
-              [r.country, r.reference, r.scheme, r.name, JSON.stringify(r.aliases), r.regulated, r.authorised, r.lei, r.source, r.source_detail, r.demo, r.priority, r.updated_at],
+              [r.country, r.reference, r.scheme, r.name, JSON.stringify(r.aliases), r.regulated, r.authorised, r.lei, r.source, r.source_detail, r.demo, r.priority, r.updated_at, r.kind, r.status_text],
             );
           }
           await c.query(bumpVersion);
@@ -51,9 +52,9 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
               c,
               `INSERT INTO registry_policies (country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-               ON CONFLICT (country, policy_number, insurance_type) DO UPDATE SET insurer_reference = excluded.insurer_reference,
+               ON CONFLICT (country, policy_number, insurance_type, demo) DO UPDATE SET insurer_reference = excluded.insurer_reference,
                  start_date = excluded.start_date, end_date = excluded.end_date, status = excluded.status,
-                 vehicle_registration = excluded.vehicle_registration, source = excluded.source, demo = excluded.demo`,
+                 vehicle_registration = excluded.vehicle_registration, source = excluded.source`,
               [r.country, r.policy_number, r.insurance_type, r.insurer_reference, r.start_date, r.end_date, r.status, r.vehicle_registration, r.source, r.demo],
             );
           }

@@ -370,4 +370,37 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE sheet_writebacks ADD COLUMN lease_owner TEXT;
     `,
   },
+  {
+    id: 13,
+    name: 'insurers: kind (insurer or intermediary) and the register status as the source words it',
+    sql: `
+      -- Rows loaded before this were all insurers; the status wording comes with the next seed or import.
+      ALTER TABLE insurers ADD COLUMN kind TEXT NOT NULL DEFAULT 'insurer' CHECK (kind IN ('insurer', 'intermediary'));
+      ALTER TABLE insurers ADD COLUMN status_text TEXT;
+    `,
+  },
+  {
+    id: 14,
+    name: 'registry policies: a demo row and a real row of the same number live side by side',
+    sql: `
+      -- Before, the start-up demo seed overwrote an operator's real row of the same number (and an import
+      -- the demo row): with live keys on real rows only and sandbox keys on demo rows only, each keeps its own.
+      CREATE TABLE registry_policies_by_kind (
+        country TEXT NOT NULL,
+        policy_number TEXT NOT NULL,
+        insurance_type TEXT NOT NULL,
+        insurer_reference TEXT,
+        start_date TEXT,
+        end_date TEXT,
+        status TEXT NOT NULL,
+        vehicle_registration TEXT,
+        source TEXT NOT NULL,
+        demo INTEGER NOT NULL,
+        PRIMARY KEY (country, policy_number, insurance_type, demo)
+      );
+      INSERT INTO registry_policies_by_kind SELECT country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo FROM registry_policies;
+      DROP TABLE registry_policies;
+      ALTER TABLE registry_policies_by_kind RENAME TO registry_policies;
+    `,
+  },
 ];

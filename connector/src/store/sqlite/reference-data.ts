@@ -6,11 +6,12 @@ import { toCoverage, toInsurer, toPolicy, type Row } from './rows.js';
 
 export function referenceDataStores(db: Db): { insurers: InsurerStore; registry: RegistryStore; sanctions: SanctionStore } {
   const q = {
-    insurerUpsert: db.prepare(`INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at)
-      VALUES (@country, @reference, @scheme, @name, @aliases, @regulated, @authorised, @lei, @source, @source_detail, @demo, @priority, @updated_at)
+    insurerUpsert: db.prepare(`INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at, kind, status_text)
+      VALUES (@country, @reference, @scheme, @name, @aliases, @regulated, @authorised, @lei, @source, @source_detail, @demo, @priority, @updated_at, @kind, @status_text)
       ON CONFLICT (country, reference) DO UPDATE SET scheme = excluded.scheme, name = excluded.name, aliases = excluded.aliases,
         regulated = excluded.regulated, authorised = excluded.authorised, lei = excluded.lei, source = excluded.source,
-        source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at
+        source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at,
+        kind = excluded.kind, status_text = excluded.status_text
       WHERE excluded.priority >= insurers.priority`),
     insurersByCountry: db.prepare('SELECT * FROM insurers WHERE country = ? ORDER BY reference'),
     insurerGet: db.prepare('SELECT * FROM insurers WHERE country = ? AND reference = ?'),
@@ -19,9 +20,9 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
     insurersVersion: db.prepare("SELECT value FROM meta WHERE name = 'insurers_version'"),
     policyUpsert: db.prepare(`INSERT INTO registry_policies (country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo)
       VALUES (@country, @policy_number, @insurance_type, @insurer_reference, @start_date, @end_date, @status, @vehicle_registration, @source, @demo)
-      ON CONFLICT (country, policy_number, insurance_type) DO UPDATE SET insurer_reference = excluded.insurer_reference,
+      ON CONFLICT (country, policy_number, insurance_type, demo) DO UPDATE SET insurer_reference = excluded.insurer_reference,
         start_date = excluded.start_date, end_date = excluded.end_date, status = excluded.status,
-        vehicle_registration = excluded.vehicle_registration, source = excluded.source, demo = excluded.demo`),
+        vehicle_registration = excluded.vehicle_registration, source = excluded.source`),
     policyFind: db.prepare('SELECT * FROM registry_policies WHERE country = ? AND policy_number = ?'),
     policyCount: db.prepare('SELECT count(*) AS n FROM registry_policies'),
     coverageUpsert: db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, demo_covered, updated_at) VALUES (@country, @insurance_type, @source, @demo, @demo, @updated_at)

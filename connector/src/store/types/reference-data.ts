@@ -3,6 +3,9 @@
 import type { TCountry, TInsuranceType } from '../../../../shared/policy.js';
 import type { TRegistryStatus } from '../../../../shared/verification.js';
 
+export const INSURER_KINDS = ['insurer', 'intermediary'] as const;
+export type InsurerKind = (typeof INSURER_KINDS)[number];
+
 export type ReferenceScheme = 'fca_frn' | 'bafin_reg_nr' | 'acam_code' | 'eiopa_id' | 'demo';
 
 export interface InsurerRecord {
@@ -14,7 +17,18 @@ export interface InsurerRecord {
   /** Other names the insurer goes by (commercial names, labels in source lists). */
   aliases: string[];
   regulated: 'YES' | 'NO';
+  /**
+   * True only where the source states a current authorisation. With `status_text` null the source
+   * states none, and the register check says the status is unknown instead of "not authorised".
+   */
   authorised: boolean;
+  /** The status as the source words it ("Authorised", "Deemed authorised", "No longer authorised"); null when it states none. */
+  status_text: string | null;
+  /**
+   * An intermediary (broker, MGA, distributor) is on the regulator's register but does not carry the
+   * risk: it is never accepted as a policy's insurer.
+   */
+  kind: InsurerKind;
   lei: string | null;
   /** Importer that produced the row, e.g. `eiopa-register`, `fca-register`, `demo`. */
   source: string;
@@ -53,7 +67,7 @@ export interface RegistryCoverage {
   demo: boolean;
   /**
    * A demo source covers it, whatever else does too: the only coverage a sandbox key sees
-   * (docs/sandbox.md). Set by any demo load, never cleared by a real one.
+   * (docs/data-sources.md). Set by any demo load, never cleared by a real one.
    */
   demo_covered: boolean;
   updated_at: string;
