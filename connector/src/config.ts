@@ -91,6 +91,12 @@ const EnvSchema = z.object({
   COVERCHECK_REGISTRY_MIN_TIME_MS: int(0, 60_000).default(0),
   COVERCHECK_REGISTRY_PER_SEC: int(1, 100_000).optional(),
   COVERCHECK_REGISTRY_UPSTREAMS: z.string().default(''),
+  COVERCHECK_FCA_API_EMAIL: z.string().min(3).optional(),
+  COVERCHECK_FCA_API_KEY: z.string().min(1).optional(),
+  COVERCHECK_FCA_API_URL: z.url({ protocol: /^https?$/ }).default('https://register.fca.org.uk/services/V0.1'),
+  COVERCHECK_FCA_CACHE_TTL_S: int(0, 30 * 86_400).default(86_400),
+  COVERCHECK_FCA_TIMEOUT_MS: int(50, 60_000).optional(),
+  COVERCHECK_FCA_PER_SEC: int(1, 100_000).default(5),
   COVERCHECK_WORKERS: int(0, 64).default(4),
   COVERCHECK_BATCH_CONCURRENCY: int(1, 100).default(8),
   COVERCHECK_JOB_LEASE_MS: int(200, 600_000).default(15_000),
@@ -227,6 +233,38 @@ export interface Config {
     /** Country code -> base URL of an HTTP registry upstream. */
     upstreams: Partial<Record<(typeof COUNTRIES)[number], string>>;
   };
+  /**
+   * The FCA Financial Services Register API as an online source for the UK insurer check
+   * (insurers/online/); null without the operator's API e-mail and key. Concurrency and spacing are
+   * the registry upstreams' (`registry`).
+   */
+  fcaRegister: {
+    baseUrl: string;
+    email: string;
+    key: string;
+    /** How long a found or not-found answer is reused; 0: never. */
+    cacheTtlMs: number;
+    /** Deadline of one lookup (all its calls), queueing included; default the registry upstreams'. */
+    timeoutMs: number;
+    /** Calls started per second, for the whole deployment when Redis is set. */
+    perSecond: number;
+  } | null;
+}
+
+/** Both or neither: one without the other is a half-done setting, not a choice to leave the source off. */
+function parseFcaRegister(e: z.infer<typeof EnvSchema>): Config['fcaRegister'] {
+  const email = e.COVERCHECK_FCA_API_EMAIL;
+  const key = e.COVERCHECK_FCA_API_KEY;
+  if (!email && !key) return null;
+  if (!email || !key) throw new Error('COVERCHECK_FCA_API_EMAIL and COVERCHECK_FCA_API_KEY: set both to use the FCA register API, or neither');
+  return {
+    baseUrl: e.COVERCHECK_FCA_API_URL.replace(/\/+$/, ''),
+    email,
+    key,
+    cacheTtlMs: e.COVERCHECK_FCA_CACHE_TTL_S * 1000,
+    timeoutMs: e.COVERCHECK_FCA_TIMEOUT_MS ?? e.COVERCHECK_REGISTRY_TIMEOUT_MS,
+    perSecond: e.COVERCHECK_FCA_PER_SEC,
+  };
 }
 
 function parseUpstreams(raw: string): Config['registry']['upstreams'] {
@@ -325,6 +363,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perSecond: e.COVERCHECK_REGISTRY_PER_SEC ?? null,
       upstreams: parseUpstreams(e.COVERCHECK_REGISTRY_UPSTREAMS),
     },
+    fcaRegister: parseFcaRegister(e),
     ...overrides,
   };
 }

@@ -1,4 +1,4 @@
-/** Insurer register: name normalisation, the in-memory matcher, file importers and seeding. */
+/** Insurer register: name normalisation, the in-memory matcher, file importers, seeding and online registers. */
 export { normaliseInsurerName, nameTokens } from './normalise.js';
 export { InsurerIndex, toInsurerObject, type InsurerMatch } from './matcher.js';
 export {
@@ -16,3 +16,4 @@ export {
   type RegisterFileExtra,
 } from './importers/index.js';
 export { seedRegister, SHIPPED_REGISTER_FILES } from './seed.js';
+export { fcaRegister, fcaRegisterFromConfig, type OnlineRegister, type OnlineRegisterAnswer, type FirmKind } from './online/index.js';
