@@ -17,7 +17,9 @@ import type { LookupAll } from './webhooks/url-guard.js';
 import type { Logger } from './logger.js';
 import { createOffload, type Offload } from './offload/index.js';
 import type { Store } from './store/types.js';
+import { fcaRegisterFromConfig, type OnlineRegister } from './insurers/online/index.js';
 import { ReferenceDataCache } from './verify/reference-data.js';
+import type { TCountry } from '../../shared/policy.js';
 import { buildRegistryChain, type RegistryChain } from './verify/registry/index.js';
 
 export interface AppContext {
@@ -26,6 +28,8 @@ export interface AppContext {
   logger: Logger;
   reference: ReferenceDataCache;
   registry: RegistryChain;
+  /** Online insurer registers by country, for live keys (the FCA API when configured). */
+  onlineRegisters: Partial<Record<TCountry, OnlineRegister>>;
   queue: WorkQueue;
   completions: Completions;
   outbox: OutboxProcessor;
@@ -74,6 +78,8 @@ export function createContext(
     opts.fetch,
     limiters,
   );
+  const fca = fcaRegisterFromConfig(config, { limiters, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const onlineRegisters: Partial<Record<TCountry, OnlineRegister>> = fca ? { UK: fca } : {};
   const outbox = new OutboxProcessor(
     { store, logger, now, limiters },
     {
@@ -95,11 +101,11 @@ export function createContext(
   };
   const completions = new Completions();
   const queue = new WorkQueue(
-    { store, engine: { reference, registry, now }, logger, now, onEvent, completions, ...(opts.extractor ? { extractor: opts.extractor } : {}) },
+    { store, engine: { reference, registry, onlineRegisters, now }, logger, now, onEvent, completions, ...(opts.extractor ? { extractor: opts.extractor } : {}) },
     config.queue,
   );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const mailer = opts.mailer ?? createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const offload = createOffload();
-  return { config, store, logger, reference, registry, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return { config, store, logger, reference, registry, onlineRegisters, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }

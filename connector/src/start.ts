@@ -134,6 +134,7 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
       await ctx.sheets?.schedules.stop();
       await ctx.sheets?.limiter.stop();
       await ctx.registry.stop();
+      await Promise.all(Object.values(ctx.onlineRegisters).map((r) => r.stop()));
       await keySweeper.stop();
       await ctx.offload.destroy();
       ctx.mailer.close();

@@ -2,7 +2,9 @@
  * The real connector in its own process for the add-on tests: the vm code blocks the test's
  * thread in Atomics.wait during UrlFetch calls, so the server must not share it. Prints one JSON
  * line {url, keys, google?}; stops on SIGTERM or when stdin closes.
- * argv[2]: JSON {extraction?: boolean, extractionHost?: string, env?: {...}, google?: boolean, slowRegistry?: boolean, keys: {name: {mode, credits?, scopes?}}}
+ * argv[2]: JSON {extraction?: boolean, extractionHost?: string, env?: {...}, google?: boolean, slowRegistry?: boolean, operatorRegistry?: boolean, keys: {name: {mode, credits?, scopes?}}}
+ * With `operatorRegistry`, the store gets the registry extract of test/helpers/operator-registry.ts
+ * (real rows a live key sees, such as OPERATOR_UK_MOTOR), as an operator's registry:import would.
  *
  * A control server always runs beside the connector (its URL is `control` in the JSON line):
  * - POST /advance?ms=N moves this process's Date.now forward by N ms, so a test can "wait" out a
@@ -29,10 +31,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeGoogle, type MetadataVisibility } from '../helpers/fake-google.js';
+import { importDemoNumbersAsReal } from '../helpers/operator-registry.js';
+import { importOperatorRegistry } from '../helpers/operator-registry.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
+const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; operatorRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
 
 let google: FakeGoogle | null = null;
 let googleInfo: { control: string; serviceEmail: string } | undefined;
@@ -117,6 +121,11 @@ if (spec.google) {
 }
 
 const srv = await startTestServer({ extraction: !!spec.extraction, ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}), ...(Object.keys(env).length ? { env } : {}) });
+// A deployed connector whose operator imported a registry extract: live keys see real sources only, so
+// the demo numbers are real rows here too, and the add-on's flows get the same verdicts on a live key
+// (charged) as on a sandbox key (demo rows).
+await importDemoNumbersAsReal(srv.store);
+if (spec.operatorRegistry) await importOperatorRegistry(srv.store);
 const keys: Record<string, string> = {};
 for (const [name, k] of Object.entries(spec.keys ?? {})) keys[name] = (await srv.key({ ...k, name })).key;
 process.stdout.write(JSON.stringify({ url: srv.url, keys, control: controlUrl, ...(googleInfo ? { google: googleInfo } : {}) }) + '\n');

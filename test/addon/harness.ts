@@ -62,7 +62,7 @@ export async function startChild<T>(script: string, args: string[]): Promise<T &
   };
 }
 
-export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
+export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; operatorRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
   // The child can't ask vitest for the run's bundle: it is handed the extraction host.
   return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec.extraction ? { ...spec, extractionHost: built().extractHost } : spec)]);
 }

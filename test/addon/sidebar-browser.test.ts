@@ -8,7 +8,7 @@
  *   then the connector writes into the Sheets stand-in), the progress bar recorded by a
  *   MutationObserver, with a live key against a connector whose UK registry upstream never
  *   answers (so each unknown policy waits 300 ms and progress is visible; a sandbox key never
- *   calls an upstream, docs/sandbox.md);
+ *   calls an upstream, docs/data-sources.md);
  * - PDF: "Choose from Drive…" opens the Picker dialog; the pick grants drive.file access, the
  *   sidebar follows it and the extraction; dataset search → preview → import with a chart, an
  *   Apps Script trigger schedule and a connector schedule, removed again; settings: test

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZJobAcceptedSchema, ZJobSchema } from '../../shared/job.js';
+import { importOperatorRegistry, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -8,6 +9,8 @@ const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer 
 
 beforeAll(async () => {
   srv = await startTestServer();
+  // Live keys are charged on answers from real sources: an operator's registry extract.
+  await importOperatorRegistry(srv.store);
 });
 afterAll(async () => srv.close());
 
@@ -29,7 +32,7 @@ describe('POST /api/v1/verify/async', () => {
 
   it('reserves a credit on submission and keeps it for a verified result', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 3 });
-    const r = await submit(key, policy);
+    const r = await submit(key, OPERATOR_UK_MOTOR);
     expect((await srv.store.credits.ledger(id))[0]).toMatchObject({ delta: -1, reason: 'reserve', ref: `job:${r.body.job_id}`, balance_after: 2 });
     const job = await pollUntil(srv.url, r.body.poll_url, key, finished);
     expect(job.result.credits_charged).toBe(1);
@@ -126,8 +129,8 @@ describe('POST /api/v1/verify/async', () => {
   it('Idempotency-Key: a repeated submission returns the same job and reserves once', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 5 });
     const headers = { 'idempotency-key': 'async-1' };
-    const a = await submit(key, policy, headers);
-    const b = await submit(key, policy, headers);
+    const a = await submit(key, OPERATOR_UK_MOTOR, headers);
+    const b = await submit(key, OPERATOR_UK_MOTOR, headers);
     expect(b.body.job_id).toBe(a.body.job_id);
     expect((await srv.store.keys.get(id))!.balance).toBe(4);
   });

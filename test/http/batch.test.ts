@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZBatchSchema } from '../../shared/batch.js';
+import { importOperatorRegistry, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -7,6 +8,8 @@ const ok = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'mot
 
 beforeAll(async () => {
   srv = await startTestServer();
+  // Live keys are charged on answers from real sources: an operator's registry extract.
+  await importOperatorRegistry(srv.store);
 });
 afterAll(async () => srv.close());
 
@@ -49,7 +52,7 @@ describe('POST /api/v1/verify/batch', () => {
 
   it('reserves one credit per valid item and settles each with the sync rule', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 10 });
-    const policies = [ok, { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' }, { country: 'UK' }, { policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' }];
+    const policies = [OPERATOR_UK_MOTOR, { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' }, { country: 'UK' }, { policy_number: 'UKO-9999-9999', country: 'UK', insurance_type: 'motor' }];
     const r = await submit(key, { policies });
     // The reservation is the first ledger row, written with the batch (the worker may already be done).
     expect((await srv.store.credits.ledger(id))[0]).toMatchObject({ delta: -3, reason: 'reserve', ref: `batch:${r.body.batch_id}`, balance_after: 7 });

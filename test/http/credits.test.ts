@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importOperatorRegistry, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
-const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
+// Live keys are charged for answers from real sources only: an operator's registry extract.
+const policy = OPERATOR_UK_MOTOR;
 
 beforeAll(async () => {
   srv = await startTestServer();
+  await importOperatorRegistry(srv.store);
 });
 afterAll(async () => srv.close());
 
@@ -89,7 +92,7 @@ describe('Idempotency-Key', () => {
     const { key } = await srv.key({ mode: 'live', credits: 10 });
     const headers = { 'idempotency-key': 'k-1' };
     await call(srv.url, 'POST', '/api/v1/verify', { key, body: policy, headers });
-    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { ...policy, policy_number: 'UKM-1000-0004' }, headers });
+    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { ...policy, policy_number: 'UKO-1000-0004' }, headers });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ error: 'idempotency_key_reused', code: 422 });
   });

@@ -2,37 +2,48 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ZSyncErrorBodySchema, ZErrorBodySchema } from '../../shared/errors.js';
 import { ZVerificationResultSchema } from '../../shared/verification.js';
+import { importOperatorRegistry } from '../helpers/operator-registry.js';
 import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
 let key: string;
+let sandbox: string;
 const verify = (body: unknown, k = key, headers: Record<string, string> = {}) => call(srv.url, 'POST', '/api/v1/verify', { key: k, body, headers });
 
 beforeAll(async () => {
   srv = await startTestServer();
   key = (await srv.key({ mode: 'live', credits: 1000 })).key;
+  sandbox = (await srv.key({ mode: 'test' })).key;
 });
 afterAll(async () => srv.close());
 
 describe('POST /api/v1/verify results', () => {
-  it('a known, active demo policy is verified, charged 1 and valid against the contract', async () => {
-    const r = await verify({ policy_number: 'ukm 1000 0001', country: 'uk', insurance_type: 'motor' });
+  // A live key sees real sources only: these run on an operator's registry extract (test/helpers/operator-registry.ts).
+  beforeAll(async () => importOperatorRegistry(srv.store));
+
+  it('a known, active policy is verified, charged 1 and valid against the contract', async () => {
+    const r = await verify({ policy_number: 'uko 1000 0001', country: 'uk', insurance_type: 'motor' });
     expect(r.status).toBe(200);
     expect(ZVerificationResultSchema.parse(r.body)).toBeTruthy();
     expect(r.body).toMatchObject({
       status: 'verified',
       credits_charged: 1,
-      policy_number: 'UKM10000001',
+      policy_number: 'UKO10000001',
       verification_sources: ['format', 'fca_register', 'registry'],
-      insurer: { reference: 'DEMO-UK-0001', demo: true, regulated: 'YES', authorised: true },
+      insurer: { name: 'U K Insurance Limited', reference: '202810', demo: false, regulated: 'YES', authorised: true },
       coverage: { start_date: '2026-01-01', end_date: '2030-12-31', registry_status: 'active' },
     });
-    expect(r.body.flags).toEqual(['demo_data']);
+    expect(r.body.flags).toEqual(['sanctions_not_checked']);
     expect(r.body.confidence_score).toBeGreaterThan(0.7);
     expect(Number.isInteger(r.body.processed_in_ms)).toBe(true);
   });
+  it('a sandbox key gets the same on a demo policy, uncharged, flagged demo_data and sandbox', async () => {
+    const r = await verify({ policy_number: 'ukm 1000 0001', country: 'uk', insurance_type: 'motor' }, sandbox);
+    expect(r.body).toMatchObject({ status: 'verified', credits_charged: 0, insurer: { reference: 'DEMO-UK-0001', demo: true, authorised: true } });
+    expect(r.body.flags).toEqual(['demo_data', 'sandbox']);
+  });
   it('a matching provider name raises confidence to 1 and carries the match score', async () => {
-    const base = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor' };
+    const base = { policy_number: 'KFZ-5096-900001', country: 'DE', insurance_type: 'motor' };
     const without = await verify(base);
     const withProvider = await verify({ ...base, provider: 'hdi global se' });
     expect(without.body.status).toBe('verified');
@@ -44,37 +55,43 @@ describe('POST /api/v1/verify results', () => {
     expect(withProvider.body.checks.map((c: { source: string }) => c.source)).toEqual(['format', 'bafin_register', 'registry', 'sanctions']);
   });
   it('a provider naming another insurer than the registry holds is unverified with provider_mismatch', async () => {
-    const r = await verify({ policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'Debeka Allgemeine Versicherung AG' });
+    const r = await verify({ policy_number: 'KFZ-5096-900001', country: 'DE', insurance_type: 'motor', provider: 'Debeka Allgemeine Versicherung AG' });
     expect(r.body).toMatchObject({ status: 'unverified', credits_charged: 1 });
     expect(r.body.flags).toContain('provider_mismatch');
   });
+  it('country and insurance type as staff type them: Deutschland and Kfz are answered as DE motor', async () => {
+    const r = await verify({ policy_number: 'KFZ-5096-000001', country: 'Deutschland', insurance_type: 'Kfz' }, sandbox);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'verified', country: 'DE', insurance_type: 'motor' });
+  });
   it('an expired policy is unverified with the expired flag', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0002', country: 'UK', insurance_type: 'motor' });
+    const r = await verify({ policy_number: 'UKO-1000-0002', country: 'UK', insurance_type: 'motor' });
     expect(r.body.status).toBe('unverified');
-    expect(r.body.flags).toEqual(expect.arrayContaining(['expired', 'demo_data']));
+    expect(r.body.flags).toContain('expired');
     expect(r.body.confidence_score).toBeLessThanOrEqual(0.4);
   });
   it('a cancelled policy carries cancelled; a future one not_yet_active', async () => {
-    expect((await verify({ policy_number: 'UKM-1000-0003', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('cancelled');
-    expect((await verify({ policy_number: 'UKM-1000-0007', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('not_yet_active');
+    expect((await verify({ policy_number: 'UKO-1000-0003', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('cancelled');
+    expect((await verify({ policy_number: 'UKO-1000-0007', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('not_yet_active');
   });
-  it('a policy whose insurer is sanctioned carries sanctioned and is unverified', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor' });
+  it('a policy whose insurer is sanctioned carries sanctioned and is unverified (the demo list: sandbox)', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor' }, sandbox);
     expect(r.body.status).toBe('unverified');
     expect(r.body.flags).toContain('sanctioned');
     expect(r.body.confidence_score).toBeLessThanOrEqual(0.1);
   });
-  it('an unauthorised insurer is flagged', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0005', country: 'UK', insurance_type: 'motor' });
+  it('an insurer the register shows as no longer authorised is flagged', async () => {
+    const r = await verify({ policy_number: 'UKO-1000-0005', country: 'UK', insurance_type: 'motor' });
+    expect(r.body.insurer).toMatchObject({ reference: '203342', authorised: false, register_status: 'No longer authorised' });
     expect(r.body.flags).toContain('insurer_not_authorised');
     expect(r.body.status).toBe('unverified');
   });
   it('a number the covering registry does not know is unverified and charged', async () => {
-    const r = await verify({ policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' });
+    const r = await verify({ policy_number: 'UKO-9999-9999', country: 'UK', insurance_type: 'motor' });
     expect(r.body).toMatchObject({ status: 'unverified', credits_charged: 1, coverage: null, insurer: null });
   });
   it('a number held for another type is unverified with type_mismatch', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'travel' });
+    const r = await verify({ policy_number: 'UKO-1000-0001', country: 'UK', insurance_type: 'travel' });
     expect(r.body.status).toBe('unverified');
     expect(r.body.flags).toContain('type_mismatch');
   });
@@ -84,9 +101,15 @@ describe('POST /api/v1/verify results', () => {
     expect(r.body.flags).toContain('no_registry_coverage');
     expect(r.body.insurer).toMatchObject({ reference: '21090402' });
   });
-  it('an unknown provider is flagged provider_not_found', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' });
+  it('an unknown provider is flagged provider_not_found in the sandbox, whose demo register counts as complete', async () => {
+    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' }, sandbox);
     expect(r.body.flags).toContain('provider_not_found');
+  });
+  it('for a live key the same name is unknown to a partial register extract, not "not found"', async () => {
+    const r = await verify({ policy_number: 'UKO-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' });
+    expect(r.body.flags).not.toContain('provider_not_found');
+    expect(r.body.checks.find((c: { source: string }) => c.source === 'fca_register')).toMatchObject({ outcome: 'unknown' });
+    expect(r.body.status).toBe('verified');
   });
 });
 
@@ -125,6 +148,7 @@ describe('POST /api/v1/verify errors (sync form: error + detail)', () => {
     ['one field missing', { policy_number: 'UKM-1000-0001', country: 'UK' }, 400, 'missing_required_fields', 'insurance_type'],
     ['unsupported country', { policy_number: 'X1234567', country: 'ES', insurance_type: 'motor' }, 400, 'unsupported_country', 'ES'],
     ['unsupported type', { policy_number: 'X1234567', country: 'UK', insurance_type: 'pet' }, 400, 'unsupported_insurance_type', 'pet'],
+    ['unsupported country name', { policy_number: 'X1234567', country: 'Spanien', insurance_type: 'motor' }, 400, 'unsupported_country', 'Supported: UK, DE, FR (also names such as United Kingdom, Deutschland, France)'],
     ['bad number for the country', { policy_number: 'AB12 CDE', country: 'UK', insurance_type: 'motor' }, 400, 'invalid_policy_number', 'UK motor'],
     ['wrong field type', { policy_number: 12345678, country: 'UK', insurance_type: 'motor' }, 400, 'invalid_request', 'policy_number'],
     ['async-only field', { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: 'https://x' }, 400, 'invalid_request', '/api/v1/verify/async'],

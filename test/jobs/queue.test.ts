@@ -12,6 +12,7 @@ import type { ApiKeyRecord, Store } from '../../connector/src/store/types.js';
 import { ReferenceDataCache } from '../../connector/src/verify/reference-data.js';
 import type { RegistryChain } from '../../connector/src/verify/registry/index.js';
 import { buildRegistryChain } from '../../connector/src/verify/registry/index.js';
+import { importOperatorRegistry, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { tempDbPath } from '../helpers/server.js';
 
 let store: Store;
@@ -19,7 +20,8 @@ let db: string;
 let clock: number;
 let key: ApiKeyRecord;
 const now = () => new Date(clock);
-const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
+// A live key's job: verified from an operator's registry extract (live keys never see demo rows).
+const policy = { ...OPERATOR_UK_MOTOR };
 
 function queue(registry?: Pick<RegistryChain, 'lookup'>) {
   const engine = { reference: new ReferenceDataCache(store), registry: registry ?? buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }), now };
@@ -32,6 +34,7 @@ beforeEach(async () => {
   db = tempDbPath('queue');
   store = await openStore({ databasePath: db });
   await seedReferenceData(store, shippedDataDir(), new Date());
+  await importOperatorRegistry(store);
   clock = Date.parse('2026-11-22T10:00:00Z');
   key = (await createApiKey(store, { mode: 'live', name: 'q', scopes: ['verify'], credits: 10, now: now() })).record;
 });

@@ -18,6 +18,7 @@ import { call } from '../helpers/server.js';
 import { createDatabase } from '../helpers/services.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { sqliteBackend, startCluster, type Backend, type Cluster } from './cluster.js';
+import { importOperatorRegistry, OPERATOR_DE_MOTOR, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 
 const JOBS = 1000;
 
@@ -45,6 +46,8 @@ beforeAll(async () => {
   });
   store = await openStore(backend.kind === 'postgres' ? { databasePath: '', databaseUrl: backend.databaseUrl, poolSize: 4 } : { databasePath: backend.path });
   expect(store.kind).toBe(backend.kind);
+  // Live keys are answered from real sources only: an operator's registry extract, shared by both instances.
+  await importOperatorRegistry(store);
 }, 120_000);
 
 afterAll(async () => {
@@ -71,12 +74,12 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T, i: number) =>
   return out;
 }
 
-// Known demo policies (verified, charged) and unknown numbers with registry coverage (unverified, charged)
-// and without it (inconclusive, refunded), so settlements differ per job.
+// Policies the operator's extract holds (verified, charged) and unknown numbers with its coverage (unverified,
+// charged) and without it (inconclusive, refunded), so settlements differ per job.
 const POLICIES = [
-  { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' },
-  { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor' },
-  { policy_number: 'UKM-1000-9999', country: 'UK', insurance_type: 'motor' },
+  OPERATOR_UK_MOTOR,
+  OPERATOR_DE_MOTOR,
+  { policy_number: 'UKO-1000-9999', country: 'UK', insurance_type: 'motor' },
   { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' },
 ];
 

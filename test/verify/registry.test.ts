@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importOperatorRegistry } from '../helpers/operator-registry.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A fake upstream registry on loopback whose behaviour each test sets. */
@@ -42,7 +43,8 @@ describe('upstream registry adapter', () => {
     mode = 'found';
     const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: frHealth });
     expect(r.body).toMatchObject({ status: 'verified', credits_charged: 1, insurer: { reference: '21090402', demo: false } });
-    expect(r.body.flags).toEqual([]);
+    // No real sanctions list is loaded on this server, and a live key never sees the demo one.
+    expect(r.body.flags).toEqual(['sanctions_not_checked']);
   });
   it('an upstream 404 makes it unverified', async () => {
     mode = 'missing';
@@ -69,8 +71,9 @@ describe('upstream registry adapter', () => {
   });
   it('the local registry answers first: a locally known FR policy never reaches the upstream', async () => {
     mode = 'down';
+    await importOperatorRegistry(srv.store);
     const before = hits;
-    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { policy_number: 'AUTO-2109-000001', country: 'FR', insurance_type: 'motor' } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { policy_number: 'AUTO-2109-900001', country: 'FR', insurance_type: 'motor' } });
     expect(r.body.status).toBe('verified');
     expect(hits).toBe(before);
   });

@@ -13,6 +13,11 @@ describe('score', () => {
   it('registry agreement alone (insurer not on the register) is still verified, just', () => {
     expect(score({ ...agreed, insurer: 'unknown' })).toEqual({ status: 'verified', confidence: 0.75 });
   });
+  it('a provider unknown to a partial register, or naming an intermediary, moves nothing', () => {
+    expect(score({ ...agreed, provider: { kind: 'unknown' } })).toEqual(score(agreed));
+    expect(score({ ...agreed, provider: { kind: 'intermediary' } })).toEqual(score(agreed));
+    expect(score({ ...agreed, provider: { kind: 'not_on_register' } }).confidence).toBe(0.75);
+  });
   it('a provider naming another insurer makes it unverified', () => {
     expect(score({ ...agreed, provider: { kind: 'mismatch' } })).toEqual({ status: 'unverified', confidence: 0.5 });
   });

@@ -7,7 +7,7 @@ import { runSyncVerification } from '../verify/run-sync.js';
 import type { KeyedRoute } from './types.js';
 
 export function verifyRoutes(ctx: AppContext): KeyedRoute[] {
-  const deps = { credits: ctx.store.credits, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
+  const deps = { credits: ctx.store.credits, reference: ctx.reference, registry: ctx.registry, onlineRegisters: ctx.onlineRegisters, now: ctx.now };
   return [
     {
       method: 'post',

@@ -2,23 +2,26 @@
  * The verification engine: format, insurer register, policy registry and sanctions checks for
  * one policy, combined into the spec's result (2.2). Knows nothing of HTTP or credits, so the
  * sync route, the job workers and the tests call it alike. A sandbox (test) key's verification
- * reads demo registry rows only and never reaches an upstream (docs/sandbox.md).
+ * reads demo registry rows only and never reaches an upstream; a live key never sees a demo row,
+ * and a check whose source has no real data says so (docs/data-sources.md).
  */
-import { COUNTRY_PROFILES } from '../../../shared/packs/index.js';
-import type { TPolicy } from '../../../shared/policy.js';
-import type { TCheck, TCoverage, TFlag, TInsurer, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
-import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
-import type { InsurerRecord, KeyMode, RegistryPolicyRecord } from '../store/types.js';
+import type { TCountry, TPolicy } from '../../../shared/policy.js';
+import type { TCheck, TCoverage, TFlag, TVerificationResult, TVerificationSource } from '../../../shared/verification.js';
+import type { KeyMode, RegistryPolicyRecord } from '../store/types.js';
 import { normalisePolicyNumber } from './normalise.js';
 import { requireFormat } from './format-check.js';
-import type { ReferenceData } from './reference-data.js';
+import { viewFor, type ReferenceData } from './reference-data.js';
+import { checkRegister, type OnlineRegisterLookup } from './register-check.js';
 import type { RegistryAnswer, RegistryChain } from './registry/index.js';
+import { checkSanctions } from './sanctions-check.js';
 import { score, type Signals } from './score.js';
 
 
 export interface EngineDeps {
   reference: { get(): Promise<ReferenceData> };
   registry: Pick<RegistryChain, 'lookup'>;
+  /** Online insurer registers by country (the FCA API for the UK), consulted for live keys only. */
+  onlineRegisters?: Partial<Record<TCountry, OnlineRegisterLookup>>;
   now?: () => Date;
 }
 
@@ -38,7 +41,8 @@ function inForce(record: RegistryPolicyRecord, today: string): { ok: boolean; fl
   return { ok: flags.length === 0, flags, why };
 }
 
-function registryCheck(answer: RegistryAnswer, type: string, recordOfType: RegistryPolicyRecord | undefined, sandbox: boolean): TCheck {
+function registryCheck(answer: RegistryAnswer, policy: TPolicy, recordOfType: RegistryPolicyRecord | undefined, sandbox: boolean): TCheck {
+  const type = policy.insurance_type;
   switch (answer.kind) {
     case 'found':
       return recordOfType
@@ -47,9 +51,18 @@ function registryCheck(answer: RegistryAnswer, type: string, recordOfType: Regis
     case 'not_found':
       return { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry covers this country and type and does not know this policy number.` };
     case 'no_coverage':
-      return sandbox
-        ? { source: 'registry', outcome: 'unavailable', detail: 'No demo registry data covers this country and insurance type (a sandbox key sees demo data only).' }
-        : { source: 'registry', outcome: 'unavailable', detail: 'No registry covers this country and insurance type yet.' };
+      if (sandbox) return { source: 'registry', outcome: 'unavailable', detail: 'No demo registry data covers this country and insurance type (a sandbox key sees demo data only).' };
+      // Our own table without a real source, and no upstream for the country: nothing is configured.
+      if (answer.source === 'local') {
+        return {
+          source: 'registry',
+          outcome: 'not_available',
+          detail:
+            `No registry source is configured for ${policy.country} ${type}: set an upstream (COVERCHECK_REGISTRY_UPSTREAMS=${policy.country}=https://…) ` +
+            `or import the registry's extract (npm run registry:import). Demo data is never used for a live key.`,
+        };
+      }
+      return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry does not cover ${policy.country} ${type}.` };
     case 'unavailable':
       return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry could not be consulted: ${answer.reason}.` };
   }
@@ -73,51 +86,24 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyM
     deps.registry.lookup({ country: policy.country, insurance_type: policy.insurance_type, policy_number: normalised }, mode),
   ]);
   const recordOfType = answer.kind === 'found' ? answer.records.find((r) => r.insurance_type === policy.insurance_type) : undefined;
+  const view = viewFor(ref, mode);
 
-  // Register: the insurer the registry names and/or the one the caller named.
-  const registryInsurer: InsurerRecord | null = recordOfType?.insurer_reference ? ref.insurers.byReference(policy.country, recordOfType.insurer_reference) : null;
-  const providerMatch: InsurerMatch | null = policy.provider ? ref.insurers.match(policy.country, policy.provider) : null;
-  let provider: Signals['provider'] = { kind: 'none' };
-  let insurer: TInsurer | null = null;
-  let insurerRecord: InsurerRecord | null = null;
-  // checks[] names the country's own register; verification_sources says fca_register (spec 2.2).
-  const registerSource = COUNTRY_PROFILES[policy.country].regulator.checkSource;
-  if (policy.provider || registryInsurer || recordOfType?.insurer_reference) {
-    sources.push('fca_register');
-    if (policy.provider && !providerMatch) {
-      provider = { kind: 'not_on_register' };
-      flags.add('provider_not_found');
-      checks.push({ source: registerSource, outcome: 'warn', detail: `No insurer on the ${policy.country} register matches "${policy.provider}".` });
-    }
-    if (providerMatch && registryInsurer && providerMatch.record.reference !== registryInsurer.reference) {
-      provider = { kind: 'mismatch' };
-      flags.add('provider_mismatch');
-      checks.push({
-        source: registerSource,
-        outcome: 'fail',
-        detail: `The provider given matches ${providerMatch.record.name}, but the registry records ${registryInsurer.name} for this policy.`,
-      });
-    } else if (providerMatch) {
-      provider = { kind: 'match', score: providerMatch.score };
-    }
-    insurerRecord = registryInsurer ?? providerMatch?.record ?? null;
-    if (insurerRecord) {
-      const sameAsProvider = providerMatch && providerMatch.record.reference === insurerRecord.reference;
-      insurer = toInsurerObject(sameAsProvider ? providerMatch : { record: insurerRecord });
-      if (!insurerRecord.authorised) flags.add('insurer_not_authorised');
-      if (insurerRecord.demo) flags.add('demo_data');
-      checks.push({
-        source: registerSource,
-        outcome: insurerRecord.authorised ? 'pass' : 'fail',
-        detail: `${insurerRecord.name} (${insurerRecord.reference}) is on the register${insurerRecord.authorised ? ' and authorised' : ' but not currently authorised'}; source ${insurerRecord.source}${insurerRecord.demo ? ', demo data' : ''}.`,
-      });
-    } else if (recordOfType?.insurer_reference) {
-      checks.push({ source: registerSource, outcome: 'warn', detail: `The registry names insurer ${recordOfType.insurer_reference}, which is not on the register.` });
-    }
-  }
+  // Register: the insurer the registry names and/or the one the caller named (register-check.ts).
+  const register = await checkRegister({
+    policy,
+    registryReference: recordOfType?.insurer_reference ?? null,
+    view,
+    mode,
+    online: sandbox ? undefined : deps.onlineRegisters?.[policy.country],
+  });
+  if (register.ran) sources.push('fca_register');
+  checks.push(...register.checks);
+  for (const flag of register.flags) flags.add(flag);
+  const insurerRecord = register.insurerRecord;
+  if (insurerRecord?.demo) flags.add('demo_data');
 
   sources.push('registry');
-  checks.push(registryCheck(answer, policy.insurance_type, recordOfType, sandbox));
+  checks.push(registryCheck(answer, policy, recordOfType, sandbox));
   let registrySignal: Signals['registry'];
   let coverage: TCoverage | null = null;
   let inForceNow = true;
@@ -145,29 +131,18 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyM
     flags.add('registry_unavailable');
   }
 
-  const names = [insurerRecord?.name, ...(insurerRecord?.aliases ?? []), policy.provider].filter((n): n is string => !!n);
-  let sanctioned = false;
-  if (names.length > 0) {
-    const hit = ref.sanctions.find(policy.country, names);
-    sanctioned = hit !== null;
-    if (hit) {
-      flags.add('sanctioned');
-      if (hit.demo) flags.add('demo_data');
-    }
-    checks.push(
-      hit
-        ? { source: 'sanctions', outcome: 'fail', detail: `${hit.name} is on the ${hit.list} sanctions list${hit.demo ? ' (demo data)' : ''}.` }
-        : { source: 'sanctions', outcome: 'pass', detail: 'No sanctions listing for the insurer.' },
-    );
-  }
+  const sanctions = checkSanctions(view, policy.country, [insurerRecord?.name, ...(insurerRecord?.aliases ?? []), policy.provider]);
+  if (sanctions.check) checks.push(sanctions.check);
+  for (const flag of sanctions.flags) flags.add(flag);
+  const sanctioned = sanctions.sanctioned;
 
   if (sandbox) flags.add('sandbox');
 
   const { status, confidence } = score({
     registry: registrySignal,
     inForce: inForceNow,
-    insurer: insurerRecord ? (insurerRecord.authorised ? 'authorised' : 'not_authorised') : 'unknown',
-    provider,
+    insurer: register.insurerSignal,
+    provider: register.provider,
     sanctioned,
   });
 
@@ -175,7 +150,7 @@ export async function verifyPolicy(policy: TPolicy, deps: EngineDeps, mode: KeyM
     status,
     confidence_score: confidence,
     verification_sources: sources,
-    insurer,
+    insurer: register.insurer,
     flags: [...flags],
     policy_number: normalised,
     country: policy.country,

@@ -7,7 +7,9 @@
  *   its insurer is on the register        +0.10 if authorised, -0.20 if not
  *   provider given and matches            +0.15 x match score
  *   provider given, names another insurer -0.35
- *   provider given, not on the register   -0.10
+ *   provider given, not on the register   -0.10 (a complete register: the sandbox's, or an online one)
+ *   provider not in a partial extract,    0    (unknown is not evidence either way)
+ *     or naming an intermediary                (the check fails and flags it; the registry decides)
  *   not in force (expired, cancelled ...)  capped at 0.40
  *   sanctioned insurer                    capped at 0.10
  *   registry does not know the policy     capped at 0.30
@@ -23,7 +25,7 @@ export interface Signals {
   registry: 'agrees' | 'type_mismatch' | 'not_found' | 'no_coverage' | 'unavailable';
   inForce: boolean;
   insurer: 'authorised' | 'not_authorised' | 'unknown';
-  provider: { kind: 'none' } | { kind: 'match'; score: number } | { kind: 'mismatch' } | { kind: 'not_on_register' };
+  provider: { kind: 'none' } | { kind: 'match'; score: number } | { kind: 'mismatch' } | { kind: 'not_on_register' } | { kind: 'unknown' } | { kind: 'intermediary' };
   sanctioned: boolean;
 }
 

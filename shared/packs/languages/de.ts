@@ -94,13 +94,14 @@ export const de = {
   sheetNotes: {
     heading: { unverified: 'Covercheck: nicht bestätigt. Warum:', inconclusive: 'Covercheck: nicht eindeutig. Warum:' },
     checks: { format: 'Nummernformat', register: '{regulator}-Register', registry: 'Policenregister', sanctions: 'Sanktionsliste' },
-    outcomes: { pass: 'bestanden', fail: 'nicht bestanden', warn: 'Warnung', unavailable: 'nicht erreichbar', skipped: 'übersprungen' },
+    outcomes: { pass: 'bestanden', fail: 'nicht bestanden', warn: 'Warnung', unavailable: 'nicht erreichbar', skipped: 'übersprungen', not_available: 'keine Quelle eingerichtet', not_checked: 'nicht geprüft', unknown: 'unbekannt' },
     flagsLabel: 'Hinweise',
     flags: {
       expired: 'abgelaufen', not_yet_active: 'noch nicht gültig', cancelled: 'gekündigt', suspended: 'ruhend', sanctioned: 'Versicherer sanktioniert',
       insurer_not_authorised: 'Versicherer nicht zugelassen', provider_mismatch: 'Versicherer stimmt nicht überein', provider_not_found: 'Versicherer nicht gefunden',
       type_mismatch: 'Versicherungsart stimmt nicht überein', registry_unavailable: 'Register nicht erreichbar', no_registry_coverage: 'kein Register deckt dies ab',
       demo_data: 'Demodaten', document_mismatch: 'Dokument stimmt nicht überein', sandbox: 'Sandbox-Schlüssel (nur Demodaten)',
+      provider_is_intermediary: 'Anbieter ist Vermittler, kein Versicherer', sanctions_not_checked: 'Sanktionen nicht geprüft',
     },
     confidence: 'Konfidenz',
   },

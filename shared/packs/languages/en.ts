@@ -88,13 +88,14 @@ export const en = {
   sheetNotes: {
     heading: { unverified: 'Covercheck: not verified. Why:', inconclusive: 'Covercheck: inconclusive. Why:' },
     checks: { format: 'Number format', register: '{regulator} register', registry: 'Policy registry', sanctions: 'Sanctions list' },
-    outcomes: { pass: 'passed', fail: 'failed', warn: 'warning', unavailable: 'unavailable', skipped: 'skipped' },
+    outcomes: { pass: 'passed', fail: 'failed', warn: 'warning', unavailable: 'unavailable', skipped: 'skipped', not_available: 'no source configured', not_checked: 'not checked', unknown: 'unknown' },
     flagsLabel: 'Warnings',
     flags: {
       expired: 'expired', not_yet_active: 'not yet active', cancelled: 'cancelled', suspended: 'suspended', sanctioned: 'insurer sanctioned',
       insurer_not_authorised: 'insurer not authorised', provider_mismatch: 'provider does not match', provider_not_found: 'provider not found',
       type_mismatch: 'insurance type does not match', registry_unavailable: 'registry unavailable', no_registry_coverage: 'no registry covers this',
       demo_data: 'demo data', document_mismatch: 'document does not match', sandbox: 'sandbox key (demo data only)',
+      provider_is_intermediary: 'provider is a broker, not an insurer', sanctions_not_checked: 'sanctions not checked',
     },
     confidence: 'Confidence',
   },

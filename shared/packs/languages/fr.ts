@@ -83,13 +83,14 @@ export const fr = {
   sheetNotes: {
     heading: { unverified: 'Covercheck : non vérifiée. Pourquoi :', inconclusive: 'Covercheck : non concluant. Pourquoi :' },
     checks: { format: 'Format du numéro', register: 'Registre {regulator}', registry: 'Registre des polices', sanctions: 'Liste des sanctions' },
-    outcomes: { pass: 'réussi', fail: 'échoué', warn: 'avertissement', unavailable: 'indisponible', skipped: 'ignoré' },
+    outcomes: { pass: 'réussi', fail: 'échoué', warn: 'avertissement', unavailable: 'indisponible', skipped: 'ignoré', not_available: 'aucune source configurée', not_checked: 'non vérifié', unknown: 'inconnu' },
     flagsLabel: 'Alertes',
     flags: {
       expired: 'expirée', not_yet_active: 'pas encore en vigueur', cancelled: 'résiliée', suspended: 'suspendue', sanctioned: 'assureur sanctionné',
       insurer_not_authorised: 'assureur non agréé', provider_mismatch: 'assureur différent', provider_not_found: 'assureur introuvable',
       type_mismatch: 'type d\'assurance différent', registry_unavailable: 'registre indisponible', no_registry_coverage: 'aucun registre ne couvre ce cas',
       demo_data: 'données de démonstration', document_mismatch: 'document différent', sandbox: 'clé sandbox (données de démonstration)',
+      provider_is_intermediary: 'intermédiaire, pas un assureur', sanctions_not_checked: 'sanctions non vérifiées',
     },
     confidence: 'Confiance',
   },

@@ -1,7 +1,7 @@
 /**
- * The registry chain for a country: our own table first; when it does not know the number and
- * an upstream is configured for the country, the upstream's answer decides. Sandbox keys get the
- * demo rows of our own table and nothing more.
+ * The registry chain for a country: our own table's real rows first; when they do not hold the number
+ * and an upstream is configured for the country, the upstream's answer decides. Sandbox keys get the
+ * demo rows of our own table and nothing more; live keys never see a demo row (docs/data-sources.md).
  */
 import type { TCountry } from '../../../../shared/policy.js';
 import type { Limiters } from '../../redis/limiters.js';
@@ -19,7 +19,7 @@ export { localRegistry } from './local.js';
 export interface RegistryChain {
   /**
    * `mode` is the key's: a test (sandbox) key's lookup reads the demo rows of our own table and
-   * nothing else; no upstream is ever called for it, whatever the answer (docs/sandbox.md).
+   * nothing else; no upstream is ever called for it, whatever the answer (docs/data-sources.md).
    */
   lookup(query: RegistryQuery, mode: KeyMode): Promise<RegistryAnswer>;
   stop(): Promise<void>;
@@ -29,6 +29,7 @@ export interface RegistryChain {
 const NEVER = new AbortController().signal;
 
 export function registryChain(
+  /** Our own table as a live key sees it: real rows and real coverage only. */
   local: RegistryAdapter,
   upstreams: Partial<Record<TCountry, RegistryAdapter & { limiter?: { stop(o?: object): Promise<void> } }>>,
   sandbox: RegistryAdapter,
@@ -59,5 +60,5 @@ export function buildRegistryChain(
   for (const [country, url] of Object.entries(upstreamUrls) as [TCountry, string][]) {
     upstreams[country] = limitedRegistry(httpRegistry(`upstream-${country.toLowerCase()}`, url, fetchFn), limits, limiters);
   }
-  return registryChain(localRegistry(store), upstreams, localRegistry(store, { demoOnly: true }));
+  return registryChain(localRegistry(store, 'real'), upstreams, localRegistry(store, 'demo'));
 }
