@@ -167,6 +167,9 @@ describe.skipIf(!have && !process.env.CI)('key portal in Chromium', () => {
     expect((await byName('used once')).status).toBe('active');
     expect(await apiStatus(unused)).toEqual({ status: 401, error: 'invalid_api_key' });
     expect(await apiStatus(used)).toEqual({ status: 200 });
+    // Its holder is told why, and where to get a new one.
+    const body = (await (await fetch(`${srv.url}/api/v1/account`, { headers: { authorization: `Bearer ${unused}` } })).json()) as { message: string };
+    expect(body.message).toMatch(/deactivated because it was not used within 7 days.*\/portal/);
   });
 
   it('no key, secret or token reached the log', async () => {

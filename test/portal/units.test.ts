@@ -134,8 +134,14 @@ describe('sweep of unused free keys', () => {
     expect(await status(young.keyId)).toBe('active');
     expect(await status(revoked.keyId)).toBe('revoked');
     expect(await status(sandbox.record.id)).toBe('active');
-    // A deactivated key no longer authenticates.
-    expect(await authenticate(`Bearer ${unused.key}`, store.keys)).toMatchObject({ ok: false, error: 'invalid_api_key' });
+    // A deactivated key no longer authenticates, and its holder is told why and where to get a new one.
+    const refused = await authenticate(`Bearer ${unused.key}`, store.keys);
+    expect(refused).toMatchObject({ ok: false, error: 'invalid_api_key' });
+    expect(!refused.ok && refused.message).toMatch(/deactivated because it was not used within 7 days.*\/portal/);
+    // A revoked key says revoked; an unknown one says nothing about any key.
+    const revokedAnswer = await authenticate(`Bearer ${revoked.key}`, store.keys);
+    expect(!revokedAnswer.ok && revokedAnswer.message).toMatch(/revoked/);
+    expect(revokedAnswer).not.toMatchObject({ message: expect.stringMatching(/deactivated/) });
     // A used key is never swept, however old.
     expect(await sweepUnusedKeys(store.portal, at(400 * DAY))).toEqual([young.keyId]);
   });

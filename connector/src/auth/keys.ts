@@ -57,6 +57,9 @@ export function parseKey(key: string): ParsedKey {
   return { ok: true, mode, lookup: body.slice(0, LOOKUP_LEN) };
 }
 
+/** Free-plan keys never used this many days after they were issued are deactivated (spec 5.5, sweep-unused.ts). */
+export const UNUSED_KEY_TTL_DAYS = 7;
+
 // Compared against when no row matches, so an unknown lookup id costs the same as a wrong secret.
 const DUMMY_HASH = Buffer.from(hashKey('pk_test_' + '0'.repeat(44)), 'hex');
 
@@ -90,7 +93,15 @@ export async function authenticate(headers: string | readonly string[] | undefin
   if (!equal || !record || (parsed.ok && record.mode !== parsed.mode)) {
     return { ok: false, error: 'invalid_api_key', message: 'Unknown or revoked API key.' };
   }
-  if (record.status !== 'active') return { ok: false, error: 'invalid_api_key', message: 'Unknown or revoked API key.' };
+  // Only the holder of the whole key gets here, so saying why it stopped working reveals nothing.
+  if (record.status === 'deactivated') {
+    return {
+      ok: false,
+      error: 'invalid_api_key',
+      message: `This free-plan key was deactivated because it was not used within ${UNUSED_KEY_TTL_DAYS} days of being issued. Request a new key at /portal, or ask your Covercheck operator for one.`,
+    };
+  }
+  if (record.status !== 'active') return { ok: false, error: 'invalid_api_key', message: 'This API key was revoked. Ask your Covercheck operator for a new one, or request one at /portal.' };
   return { ok: true, key: record };
 }
 

@@ -3,8 +3,9 @@ import { PollingLoops } from '../polling-loops.js';
 import type { Logger } from '../logger.js';
 import type { PortalStore } from '../store/types.js';
 import { SANDBOX_KEY_NAME } from './create-key.js';
+import { UNUSED_KEY_TTL_DAYS } from './keys.js';
 
-export const UNUSED_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const UNUSED_KEY_TTL_MS = UNUSED_KEY_TTL_DAYS * 24 * 60 * 60 * 1000;
 
 /**
  * One sweep. A key that was ever used (last_used_at set) is never touched. The operator's demo
