@@ -64,7 +64,7 @@ describe('a live key with the FCA register API configured', () => {
   it('a name the register does not hold is provider_not_found: that register is complete', async () => {
     const r = await verify(live, 'Nowhere Near Insurance Limited');
     expect(r.flags).toContain('provider_not_found');
-    expect(register(r)).toMatchObject({ outcome: 'warn', detail: expect.stringContaining('fca-register-api') });
+    expect(register(r)).toMatchObject({ outcome: 'warn', detail: expect.stringContaining('No firm on the FCA register API matches') });
   });
 
   it('a hanging register makes the check unavailable within its deadline; other verifications go on meanwhile', async () => {

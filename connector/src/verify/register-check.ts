@@ -77,7 +77,9 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
   const rows = view.registerRows[country];
   const partial = `the ${country} register this install holds (${rows} firm${rows === 1 ? '' : 's'}, a partial extract)`;
   const howToComplete = COUNTRY_PROFILES[country].regulator.completeRegister;
-  const onlineNote = (answer: OnlineRegisterAnswer): string => (answer.kind === 'unavailable' ? `; the ${online!.name} could not be consulted (${answer.reason})` : '');
+  // Named for people: "the FCA register API" (online.name is the source's id, fca-register-api).
+  const onlineName = `${regulator} register API`;
+  const onlineNote = (answer: OnlineRegisterAnswer): string => (answer.kind === 'unavailable' ? `; the ${onlineName} could not be consulted (${answer.reason})` : '');
 
   // The insurer the registry's record names.
   let registryFound: Found | null = null;
@@ -105,7 +107,10 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
         // A complete register that does not hold the name: the provider is not a regulated firm by that name.
         out.provider = { kind: 'not_on_register' };
         out.flags.push('provider_not_found');
-        out.checks.push({ source, outcome: 'warn', detail: `No firm on the ${online!.name} matches "${policy.provider}".` });
+        out.checks.push({ source, outcome: 'warn', detail: `No firm on the ${onlineName} matches "${policy.provider}".` });
+      } else if (providerOnline?.kind === 'unavailable') {
+        out.provider = { kind: 'unknown' };
+        out.checks.push({ source, outcome: 'unavailable', detail: `"${policy.provider}" is not in ${partial}${onlineNote(providerOnline)}: its status is unknown for now.` });
       } else if (rows === 0) {
         out.provider = { kind: 'unknown' };
         out.checks.push({ source, outcome: 'not_available', detail: `No ${regulator} register is loaded for ${country}, so "${policy.provider}" could not be checked: ${howToComplete}.` });
@@ -113,8 +118,8 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
         out.provider = { kind: 'unknown' };
         out.checks.push({
           source,
-          outcome: providerOnline?.kind === 'unavailable' ? 'unavailable' : 'unknown',
-          detail: `"${policy.provider}" is not in ${partial}${providerOnline ? onlineNote(providerOnline) : ''}: its status is unknown, not "not authorised". To check any firm, ${howToComplete}.`,
+          outcome: 'unknown',
+          detail: `"${policy.provider}" is not in ${partial}: its status is unknown, not "not authorised". To check any firm, ${howToComplete}.`,
         });
       }
     } else if (providerFound.match.record.kind === 'intermediary') {
@@ -176,7 +181,7 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
       sandbox
         ? { source, outcome: 'warn', detail: `The registry names insurer ${registryReference}, which is not on the register.` }
         : registryOnline?.kind === 'not_found'
-          ? { source, outcome: 'warn', detail: `The registry names insurer ${registryReference}, which the ${online!.name} does not hold.` }
+          ? { source, outcome: 'warn', detail: `The registry names insurer ${registryReference}, which the ${onlineName} does not hold.` }
           : { source, outcome: registryOnline?.kind === 'unavailable' ? 'unavailable' : 'unknown', detail: `The registry names insurer ${registryReference}, which is not in ${partial}${onlineWord}.` },
     );
   }
