@@ -1,8 +1,9 @@
 /**
  * "Verify selected rows" (sidebar server side): detect the column mapping, submit the rows that
  * need a check (delta.ts) in batches of 100, and on each poll from the sidebar collect finished
- * batches, write their results, input hashes and notes beside the data and report progress; the
- * last poll adds the summary (run-summary.ts). Run state lives in the user cache between calls.
+ * batches, write their results (the insurer linked to its register page, insurer-links.ts), input
+ * hashes and notes beside the data and report progress; the last poll adds the summary
+ * (run-summary.ts). Run state lives in the user cache between calls.
  */
 import type { TBatch } from '../../shared/batch.js';
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
@@ -12,6 +13,7 @@ import { chunk, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from '.
 import { ensureBound } from './bindings.js';
 import { ConnectorError } from './connector.js';
 import { inputHash, keyKind, recheckOptions, recheckReason, type RecheckOptions } from './delta.js';
+import { linkInsurers, linkWrittenInsurers } from './insurer-links.js';
 import { detectColumns, FIELDS, RESULT_COL, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { resultNote, userLanguage } from './result-notes.js';
 import { summarise, type RunSummary } from './run-summary.js';
@@ -131,6 +133,9 @@ function resultCells(r: TVerificationResult | undefined, error: string | undefin
   if (r) return [r.status, r.confidence_score, r.insurer?.name ?? '', r.flags.join(', '), at, hash];
   return [`Error: ${error ?? 'no result'}`, '', '', '', at, ''];
 }
+
+/** Each row's insurer cell text, as resultCells made it. */
+const insurerTexts = (cells: Map<number, (string | number)[]>) => new Map([...cells].map(([r, c]) => [r, String(c[RESULT_COL.insurer] ?? '')]));
 
 /**
  * Writes each row's cells into `cols`, grouping consecutive rows into one setValues per column
@@ -357,6 +362,7 @@ export function pollRowsRun(runId: string): Progress {
   const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(state.sheet);
   if (!sheet) throw new Error(`The sheet "${state.sheet}" is gone; results can't be written.`);
   const at = stamp();
+  const insurerCol = state.cols[RESULT_COL.insurer]!;
   for (const b of ask) {
     const batch = got.get(b.id);
     if (!batch) continue;
@@ -378,12 +384,16 @@ export function pollRowsRun(runId: string): Progress {
     const hashes = (cache().get(hashKey(state.id, b.id)) ?? '').split(',');
     const cells = new Map<number, (string | number)[]>();
     const notes = new Map<number, string>();
+    // The register links come with the batch's results: no call, nothing kept in the run state.
+    const links = new Map<number, string>();
     for (const item of batch.results) {
       const row = rows[item.index];
       if (row === undefined) continue;
       // Without its hash (the cache lost it) a row is written as not yet checked, so the next run sends it again.
       cells.set(row, resultCells(item.result, item.error?.message, at, hashes[item.index] ?? ''));
       notes.set(row, resultNote(item.result, state.lang));
+      const url = item.result?.insurer?.register_url;
+      if (url) links.set(row, url);
       if (!item.result) state.errors++;
       else state.credits += item.result.credits_charged;
     }
@@ -397,10 +407,14 @@ export function pollRowsRun(runId: string): Progress {
       for (const [start, len] of runs([...notes.keys()].sort((x, y) => x - y))) {
         sheet.getRange(start!, statusCol, len!, 1).setNotes(expand([[start!, len!]]).map((r) => [notes.get(r) ?? '']));
       }
+      // The insurer names are the connector's: links are added only to cells that hold them (insurer-links.ts).
+      if (links.size) linkWrittenInsurers(sheet, insurerCol, insurerTexts(cells), links);
     } else {
       // No write-back asked for, or it failed (the sheet isn't shared with the service account...): write here.
       if (state.writeBack && wb) state.writeBack.failed = wb.error ?? 'unknown error.';
       writeRows(sheet, state.cols, cells, notes);
+      // At most one more call per block written, and only for blocks with a link.
+      if (links.size) linkInsurers(sheet, insurerCol, insurerTexts(cells), links);
     }
     state.done += rows.length - b.completed;
     b.completed = rows.length;

@@ -31,8 +31,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FakeGoogle, type MetadataVisibility } from '../helpers/fake-google.js';
-import { importDemoNumbersAsReal } from '../helpers/operator-registry.js';
-import { importOperatorRegistry } from '../helpers/operator-registry.js';
+import { importDemoNumbersAsReal, importOperatorRegistry } from '../helpers/operator-registry.js';
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 

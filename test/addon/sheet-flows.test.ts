@@ -1,10 +1,12 @@
 /**
  * Issue 22's add-on flows on the Apps Script stand-ins against the real connector in a child:
  * delta re-checks (only changed, failed or old rows are sent and paid for), the results summary
- * with its header note and row links, status colours by conditional format rules added once, and
- * cell notes on unverified and inconclusive rows in the user's language.
+ * with its header note and row links, status colours by conditional format rules added once,
+ * cell notes on unverified and inconclusive rows in the user's language, and the insurer cell
+ * linked to the insurer's register page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { FakeConditionalFormatRule } from './standin/spreadsheet.js';
 import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
@@ -188,6 +190,58 @@ describe('results summary, colours and notes', () => {
     p = de.fns.startRowsRun(de.fns.detectRowMapping().mapping, { recheck: { mode: 'all' } });
     while (!p.finished) p = de.fns.pollRowsRun(p.runId);
     expect(s.note(inc, 4)).toMatch(/^Covercheck : non concluant\. Pourquoi :\n/);
+  });
+});
+
+describe('insurer register links', () => {
+  // Live keys see real rows only: this connector holds an operator's registry extract.
+  let reg: ChildConnector;
+  beforeAll(async () => {
+    reg = await startConnectorChild({ operatorRegistry: true, keys: { live: { mode: 'live', credits: 100 } } });
+  }, 60_000);
+  afterAll(async () => reg?.stop());
+
+  const fca = (frn: string) => `https://register.fca.org.uk/s/search?q=${frn}&type=Companies`;
+
+  it('a real UK insurer\'s cell links to its FCA register page, one rich text call per block; an insurer without a page and a row without one stay plain text; a re-run drops a link that no longer applies', async () => {
+    const direct = (await (
+      await fetch(`${reg.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${reg.keys.live}`, 'content-type': 'application/json' }, body: JSON.stringify(OPERATOR_UK_MOTOR) })
+    ).json()) as { insurer: { name: string; register_url: string | null } };
+    expect(direct.insurer).toMatchObject({ name: 'U K Insurance Limited', register_url: fca('202810') });
+
+    const h = loadAddon(http, { connector: reg.url });
+    h.fns.saveSettings({ url: CONNECTOR, key: reg.keys.live });
+    const s = h.ss.active;
+    s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Insurance type']]);
+    s.getRange(2, 1, 4, 3).setValues([
+      [OPERATOR_UK_MOTOR.policy_number, 'UK', 'motor'], // U K Insurance Limited, FRN 202810
+      ['AUTO-2109-900001', 'FR', 'motor'], // AXA France IARD: an ACAM code, no public page to link
+      ['UKO-1000-0004', 'UK', 'motor'], // Liverpool Victoria Insurance Company Limited, FRN 202965
+      ['UKO-9999-0001', 'UK', 'motor'], // unknown: no insurer
+    ]);
+    const rich0 = h.ss.richTextWrites;
+    expect(verify(h).p).toMatchObject({ total: 4, done: 4, errors: 0 });
+    expect(s.row(1)[5]).toBe('Covercheck insurer');
+    const insurers = () => s.getRange(2, 6, 4, 1).getRichTextValues().map(([v]) => [v!.getText(), v!.getLinkUrl()]);
+    expect(insurers()).toEqual([
+      [direct.insurer.name, direct.insurer.register_url],
+      ['AXA FRANCE I.A.R.D.', null],
+      ['Liverpool Victoria Insurance Company Limited', fca('202965')],
+      ['', null],
+    ]);
+    expect(h.ss.richTextWrites - rich0).toBe(1);
+
+    // Row 2 becomes the French policy: only it is sent again, its block has no link, so no rich
+    // text call; the value written over the cell drops its old link. Row 4 keeps its link.
+    s.getRange(2, 1, 1, 3).setValues([['AUTO-2109-900001', 'FR', 'motor']]);
+    const rich1 = h.ss.richTextWrites;
+    expect(verify(h).p).toMatchObject({ total: 1, skipped: 3 });
+    expect(h.ss.richTextWrites).toBe(rich1);
+    expect(insurers().slice(0, 3)).toEqual([
+      ['AXA FRANCE I.A.R.D.', null],
+      ['AXA FRANCE I.A.R.D.', null],
+      ['Liverpool Victoria Insurance Company Limited', fca('202965')],
+    ]);
   });
 });
 

@@ -123,6 +123,42 @@ describe('rows sidebar: write results back when done', () => {
     expect(String(s.get(2, 9))).toMatch(/^h1:/);
   }, 40_000);
 
+  it('the insurer names are the connector\'s: the sidebar adds register links only to cells that still hold the name, and rewrites no value', async () => {
+    const SID = 'writeback-links-sheet01';
+    const h = addon(SID);
+    h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
+    const s = h.ss.active;
+    s.name = 'Claims';
+    // Unknown numbers with a provider: the insurer is the provider's register row, a real one with a page even for a sandbox key.
+    const data = [['UKM-9999-7001', 'UK', 'motor', 'Hiscox'], ['UKM-9999-7002', 'UK', 'motor', 'Hiscox'], ['UKM-9999-7003', 'UK', 'motor', ''], ['UKM-9999-7004', 'UK', 'motor', 'Hiscox']];
+    s.getRange(1, 1, 1, 4).setValues([['Policy number', 'Country', 'Type', 'Provider']]);
+    s.getRange(2, 1, data.length, 4).setValues(data);
+    await putSheet(SID, 'Claims', [['Policy number', 'Country', 'Type', 'Provider'], ...data]);
+    let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true });
+    expect(p.resultColumns).toEqual([5, 6, 7, 8, 9, 10]);
+    const grid = await gridUntil(SID, 'Claims', (g) => g.slice(1).every((r) => (r[4] ?? '') !== ''));
+    expect(grid.slice(1).map((r) => r[6])).toEqual(['Hiscox Insurance Company Limited', 'Hiscox Insurance Company Limited', '', 'Hiscox Insurance Company Limited']);
+    // The two stand-ins are one spreadsheet seen from two sides, but don't share cells: what the
+    // connector wrote is copied across, and someone has since typed over row 3's insurer.
+    grid.slice(1).forEach((r, i) => s.getRange(i + 2, 5, 1, 5).setValues([r.slice(4, 9)]));
+    s.set(3, 7, 'Hiscox (typed by hand)');
+    const writes0 = h.ss.writes;
+    const rich0 = h.ss.richTextWrites;
+    for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
+    expect(p).toMatchObject({ done: 4, finished: true, writeBack: { written: 4, failed: null } });
+    const link = 'https://register.fca.org.uk/s/search?q=113849&type=Companies';
+    expect(s.getRange(2, 7, 4, 1).getRichTextValues().map(([v]) => [v!.getText(), v!.getLinkUrl()])).toEqual([
+      ['Hiscox Insurance Company Limited', link],
+      ['Hiscox (typed by hand)', null],
+      ['', null],
+      ['Hiscox Insurance Company Limited', link],
+    ]);
+    // Rows 2 and 4, split by the edited row: one rich text call each; the other write is the hash column.
+    expect(h.ss.richTextWrites - rich0).toBe(2);
+    expect(h.ss.writes - writes0).toBe(3);
+    expect(s.get(2, 5)).toBe(grid[1]![4]);
+  }, 40_000);
+
   it('when the connector cannot write (the spreadsheet no longer shared with its service account), the open sidebar writes the results itself and says why', async () => {
     const SID = 'not-shared-sheet-00001';
     const h = addon(SID);

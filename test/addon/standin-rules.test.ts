@@ -288,3 +288,55 @@ describe('notes, conditional format rules, columns, locale (reference/spreadshee
     expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetLocale()')).toBe('en_US');
   });
 });
+
+describe('rich text (reference/spreadsheet/range#setRichTextValues, #getRichTextValues; rich-text-value-builder, rich-text-value)', () => {
+  const linked = (text: string, url: string) => `SpreadsheetApp.newRichTextValue().setText(${JSON.stringify(text)}).setLinkUrl(${JSON.stringify(url)}).build()`;
+  const plain = (text: string) => `SpreadsheetApp.newRichTextValue().setText(${JSON.stringify(text)}).build()`;
+  const FCA = 'https://register.fca.org.uk/s/search?q=202810&type=Companies';
+
+  it('setRichTextValues needs the range\'s dimensions and RichTextValues; the text becomes the value, the link reads back', () => {
+    const w = world();
+    const range = (rows: number, cols: number) => `SpreadsheetApp.getActiveSheet().getRange(1, 1, ${rows}, ${cols})`;
+    expect(() => run(w, `${range(2, 1)}.setRichTextValues([[${plain('a')}]])`)).toThrow(/does not match the number of rows in the range/);
+    expect(() => run(w, `${range(1, 1)}.setRichTextValues([[${plain('a')}, ${plain('b')}]])`)).toThrow(/does not match/);
+    expect(() => run(w, `${range(1, 1)}.setRichTextValues([["a"]])`)).toThrow(/don't match the method signature for SpreadsheetApp\.Range\.setRichTextValues/);
+    expect(w.ss.active.get(1, 1)).toBe('');
+
+    run(w, `${range(2, 1)}.setRichTextValues([[${linked('U K Insurance Limited', FCA)}], [${plain('Demo Insurance Ltd')}]])`);
+    expect([w.ss.active.get(1, 1), w.ss.active.link(1, 1)]).toEqual(['U K Insurance Limited', FCA]);
+    expect([w.ss.active.get(2, 1), w.ss.active.link(2, 1)]).toEqual(['Demo Insurance Ltd', null]);
+    // getRichTextValues: one per cell, null where the value is not text.
+    w.ss.active.set(3, 1, 0.85);
+    const read = `return ${range(4, 1)}.getRichTextValues().map(function (r) { return r[0] && [r[0].getText(), r[0].getLinkUrl()]; })`;
+    expect(run(w, read)).toEqual([['U K Insurance Limited', FCA], ['Demo Insurance Ltd', null], null, ['', null]]);
+    // setText clears a link set before it; a value written over a linked cell drops its link.
+    expect(run(w, `var v = SpreadsheetApp.newRichTextValue().setLinkUrl("${FCA}").setText("x").build(); return v.getLinkUrl()`)).toBeNull();
+    run(w, 'SpreadsheetApp.getActiveSheet().getRange(1, 1).setValues([["Other Insurer plc"]])');
+    expect([w.ss.active.get(1, 1), w.ss.active.link(1, 1)]).toEqual(['Other Insurer plc', null]);
+    // Custom functions read rich text, and write none (the AuthMode refuses before the argument is looked at).
+    expect(run(w, read, 'CUSTOM_FUNCTION')).toHaveLength(4);
+    expect(() => run(w, `${range(1, 1)}.setRichTextValues([[null]])`, 'CUSTOM_FUNCTION')).toThrow('You do not have permission to call Range.setRichTextValues');
+  });
+
+  it('setRichTextValues and getRichTextValues need spreadsheets.currentonly or spreadsheets; building a value needs none', () => {
+    const scopes = [...ALL_SCOPES];
+    // The grant goes while the script runs (at its Utilities.sleep), after it got its range: the refusals are the rich text calls' own.
+    const w = world({ oauthScopes: scopes }, { sleep: () => scopes.splice(scopes.indexOf(`${AUTH}spreadsheets.currentonly`), 1) });
+    const out = run(
+      w,
+      `var r = SpreadsheetApp.getActiveSheet().getRange(1, 1); Utilities.sleep(1);
+       var v = ${linked('U K Insurance Limited', FCA)}; var out = [v.getText(), v.getLinkUrl()];
+       try { r.setRichTextValues([[v]]); } catch (e) { out.push(e.message); }
+       try { r.getRichTextValues(); } catch (e) { out.push(e.message); }
+       return out;`,
+    );
+    const need = '(https://www.googleapis.com/auth/spreadsheets.currentonly || https://www.googleapis.com/auth/spreadsheets)';
+    expect(out).toEqual([
+      'U K Insurance Limited',
+      FCA,
+      `Specified permissions are not sufficient to call Range.setRichTextValues. Required permissions: ${need}`,
+      `Specified permissions are not sufficient to call Range.getRichTextValues. Required permissions: ${need}`,
+    ]);
+    expect(w.ss.active.get(1, 1)).toBe('');
+  });
+});

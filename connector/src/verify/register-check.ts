@@ -15,21 +15,13 @@ import { COUNTRY_PROFILES } from '../../../shared/packs/index.js';
 import type { TPolicy } from '../../../shared/policy.js';
 import type { TCheck, TFlag, TInsurer } from '../../../shared/verification.js';
 import { toInsurerObject, type InsurerMatch } from '../insurers/matcher.js';
+import type { OnlineRegister, OnlineRegisterAnswer } from '../insurers/online/index.js';
 import type { InsurerRecord, KeyMode } from '../store/types.js';
 import type { ReferenceView } from './reference-data.js';
 import type { Signals } from './score.js';
 
-/** An online register's answer (insurers/online/): a firm found, not on the register, or no answer now. */
-export type OnlineRegisterAnswer =
-  | { kind: 'found'; record: InsurerRecord; firmKind: 'insurer' | 'intermediary' | 'unknown' }
-  | { kind: 'not_found' }
-  | { kind: 'unavailable'; reason: string };
-
-export interface OnlineRegisterLookup {
-  readonly name: string;
-  byReference(reference: string): Promise<OnlineRegisterAnswer>;
-  byName(name: string): Promise<OnlineRegisterAnswer>;
-}
+/** What the check asks of an online register (insurers/online/): a lookup by reference and by name. */
+export type OnlineRegisterLookup = Pick<OnlineRegister, 'name' | 'byReference' | 'byName'>;
 
 export interface RegisterInput {
   policy: TPolicy;

@@ -50,9 +50,9 @@ export interface Execution {
  */
 const NONE_OK = /^(SpreadsheetApp\.getUi|Ui\.createAddonMenu|Menu\.\w+|Session\.(getActiveUserLocale|getTemporaryActiveUserKey)|Utilities\.\w+)$/;
 const LIMITED_OK =
-  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange|getUi)|(Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder|EmbeddedChartBuilder)\.\w+|Ui\.createAddonMenu|Menu\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate)\.\w+|Session\.\w+|Utilities\.\w+)$/;
+  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange|getUi|newRichTextValue)|(Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder|EmbeddedChartBuilder|RichTextValueBuilder|RichTextValue)\.\w+|Ui\.createAddonMenu|Menu\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 const CUSTOM_FUNCTION_OK =
-  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|DeveloperMetadataFinder\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp)\.\w+|Session\.\w+|Utilities\.\w+)$/;
+  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|(DeveloperMetadataFinder|RichTextValue)\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 
 export function modeAllows(mode: AuthMode, method: string): boolean {
   if (mode === 'FULL') return true;

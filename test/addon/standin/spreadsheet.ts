@@ -82,6 +82,54 @@ export function newConditionalFormatRule(guard: Guard, from?: FakeConditionalFor
   return b;
 }
 
+/**
+ * A built RichTextValue (reference/spreadsheet/rich-text-value): its text and the link of the
+ * whole value (getLinkUrl(): "null if there is no link"). Links on part of the text are not modelled.
+ */
+export class FakeRichTextValue {
+  constructor(
+    private guard: Guard,
+    readonly text: string,
+    readonly link: string | null,
+  ) {}
+  getText() {
+    this.guard.call('RichTextValue.getText');
+    return this.text;
+  }
+  getLinkUrl() {
+    this.guard.call('RichTextValue.getLinkUrl');
+    return this.link;
+  }
+}
+
+/**
+ * SpreadsheetApp.newRichTextValue() (reference/spreadsheet/rich-text-value-builder): setText "sets
+ * the text for this value and clears any existing text style" (a link set before it goes too, so
+ * the link is set after the text, as the reference's examples do); setLinkUrl(linkUrl) links the
+ * entire value, null clears it. setLinkUrl(startOffset, endOffset, linkUrl) is not modelled.
+ */
+export function newRichTextValue(guard: Guard) {
+  const st = { text: '', link: null as string | null };
+  const b: V = {
+    setText: (t: V) => {
+      if (typeof t !== 'string') throw new GasError(`The parameters (${typeof t}) don't match the method signature for SpreadsheetApp.RichTextValueBuilder.setText.`);
+      st.text = t;
+      st.link = null;
+      return b;
+    },
+    setLinkUrl: (...a: V[]) => {
+      if (a.length !== 1) throw new GasError('stand-in: RichTextValueBuilder.setLinkUrl(startOffset, endOffset, linkUrl) is not modelled');
+      st.link = a[0] === null ? null : String(a[0]);
+      return b;
+    },
+    build: () => {
+      guard.call('RichTextValueBuilder.build');
+      return new FakeRichTextValue(guard, st.text, st.link);
+    },
+  };
+  return b;
+}
+
 /** Sheets' default grid: 1,000 rows (a new sheet), more when data goes further. */
 const DEFAULT_MAX_ROWS = 1000;
 
@@ -90,6 +138,8 @@ export class FakeSheet {
   charts: V[] = [];
   /** Cell notes by "row,col" (1-based). */
   notes = new Map<string, string>();
+  /** Links of whole cells (set with setRichTextValues) by "row,col" (1-based). */
+  links = new Map<string, string>();
   hiddenColumns = new Set<number>();
   conditionalFormatRules: FakeConditionalFormatRule[] = [];
   constructor(
@@ -158,11 +208,13 @@ export class FakeSheet {
   clearContents() {
     this.g.call('Sheet.clearContents');
     this.cells = [];
+    this.links.clear();
     return this;
   }
   clear() {
     this.g.call('Sheet.clear');
     this.cells = [];
+    this.links.clear();
     return this;
   }
   getCharts() {
@@ -217,6 +269,10 @@ export class FakeSheet {
     if (!Array.isArray(rules) || rules.some((r) => !(r instanceof FakeConditionalFormatRule))) throw new GasError('Invalid argument: rules');
     if (rules.some((r) => r.ranges.some((x) => x.sheet !== this))) throw new GasError('A conditional format rule cannot reference a different sheet.');
     this.conditionalFormatRules = [...rules];
+  }
+  /** Test helper: a cell's link (null when none). */
+  link(r: number, c: number): string | null {
+    return this.links.get(`${r},${c}`) ?? null;
   }
   /** Test helper: a cell's note ('' when none). */
   note(r: number, c: number): string {
@@ -286,15 +342,51 @@ export class FakeRange {
     if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
       throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
     }
-    values.forEach((r, i) => r.forEach((v, j) => this.sheet.set(this.row + i, this.col + j, v)));
+    values.forEach((r, i) => r.forEach((v, j) => this.putValue(this.row + i, this.col + j, v, null)));
     this.sheet.parent.writes++;
     return this;
   }
   setValue(v: V) {
     this.g.call('Range.setValue');
-    this.sheet.set(this.row, this.col, v);
+    this.putValue(this.row, this.col, v, null);
     this.sheet.parent.writes++;
     return this;
+  }
+  /**
+   * A written value replaces the cell's link: Sheets API CellData.textFormatRuns, "When writing a
+   * new user_entered_value, previous runs are erased" (a RichTextValue's link is such a run).
+   */
+  private putValue(r: number, c: number, v: V, link: string | null) {
+    this.sheet.set(r, c, v);
+    if (link) this.sheet.links.set(`${r},${c}`, link);
+    else this.sheet.links.delete(`${r},${c}`);
+  }
+  /**
+   * reference/spreadsheet/range#setRichTextValues(values): "Sets a rectangular grid of Rich Text
+   * values"; its dimensions must match the range's, as for setValues (the same refusal), and each
+   * must be a RichTextValue (the method's signature). A cell's value becomes the value's text, a
+   * string, and its link the value's link.
+   */
+  setRichTextValues(values: V[][]) {
+    this.g.call('Range.setRichTextValues');
+    if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
+      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
+    }
+    if (values.some((r) => r.some((v) => !(v instanceof FakeRichTextValue)))) throw new GasError("The parameters (Object[][]) don't match the method signature for SpreadsheetApp.Range.setRichTextValues.");
+    values.forEach((r, i) => r.forEach((v: FakeRichTextValue, j) => this.putValue(this.row + i, this.col + j, v.text, v.link)));
+    this.sheet.parent.writes++;
+    this.sheet.parent.richTextWrites++;
+    return this;
+  }
+  /** reference/spreadsheet/range#getRichTextValues: a RichTextValue per cell, null where the cell's value is not text (a number, a date, a boolean). */
+  getRichTextValues(): (FakeRichTextValue | null)[][] {
+    this.g.call('Range.getRichTextValues');
+    return Array.from({ length: this.nr }, (_, i) =>
+      Array.from({ length: this.nc }, (_, j) => {
+        const v = this.sheet.get(this.row + i, this.col + j);
+        return typeof v === 'string' ? new FakeRichTextValue(this.g, v, this.sheet.link(this.row + i, this.col + j)) : null;
+      }),
+    );
   }
   private putNote(r: number, c: number, n: V) {
     const text = n === null || n === undefined ? '' : String(n);
@@ -385,6 +477,8 @@ export class FakeSpreadsheet {
   toasts: string[] = [];
   writes = 0;
   noteWrites = 0;
+  /** setRichTextValues calls (also counted in writes). */
+  richTextWrites = 0;
   /** reference/spreadsheet/spreadsheet#getSpreadsheetLocale: e.g. en_US, de_DE. */
   locale = 'en_US';
   /** Developer metadata on the spreadsheet itself (location SPREADSHEET). */

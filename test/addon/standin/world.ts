@@ -13,7 +13,7 @@ import { makeHtmlService, makeUi, type UiLog } from './html.js';
 import { checkAllowlist, readManifest, type Manifest } from './manifest.js';
 import { Clock, CUSTOM_FUNCTION_LIMIT_MS, GasError, Guard, SCRIPT_LIMIT_MS, type AuthMode, type Execution } from './runtime.js';
 import { makeScriptApp, type FakeTrigger } from './script-app.js';
-import { BooleanCriteria, DeveloperMetadataVisibility, FakeSpreadsheet, newConditionalFormatRule, type MetadataEvent } from './spreadsheet.js';
+import { BooleanCriteria, DeveloperMetadataVisibility, FakeSpreadsheet, newConditionalFormatRule, newRichTextValue, type MetadataEvent } from './spreadsheet.js';
 import { DailyQuota, FakeCache, FakeProperties, PROPERTY_LIMITS } from './storage.js';
 import type { SyncHttp } from './sync-http.js';
 import { makeUrlFetchApp, URLFETCH_LIMITS, type FetchStats } from './url-fetch.js';
@@ -166,6 +166,7 @@ export class World {
         DeveloperMetadataVisibility,
         BooleanCriteria,
         newConditionalFormatRule: () => (g.call('SpreadsheetApp.newConditionalFormatRule'), newConditionalFormatRule(g)),
+        newRichTextValue: () => (g.call('SpreadsheetApp.newRichTextValue'), newRichTextValue(g)),
         getActiveSpreadsheet: () => (g.call('SpreadsheetApp.getActiveSpreadsheet'), doc ? ss : null),
         getActive: () => (g.call('SpreadsheetApp.getActive'), doc ? ss : null),
         getActiveSheet: () => (g.call('SpreadsheetApp.getActiveSheet'), doc ? ss.active : null),
