@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZVerificationResultSchema, type TCheck, type TVerificationResult } from '../../shared/verification.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
+import { parseSanctionsFile, storeSanctionsList } from '../../connector/src/sanctions/importers/index.js';
 import { parseRegistryCsv } from '../../connector/src/verify/registry/import.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -170,5 +171,46 @@ describe('the contract', () => {
     expect(schemas.Check.properties.outcome.enum).toEqual(expect.arrayContaining(['not_available', 'not_checked', 'unknown']));
     expect(schemas.Flag.enum).toEqual(expect.arrayContaining(['provider_is_intermediary', 'sanctions_not_checked']));
     expect(Object.keys(schemas.Insurer.properties)).toEqual(expect.arrayContaining(['register_url', 'register_status']));
+  });
+});
+
+describe('a live key once the operator loads the official sanctions lists', () => {
+  let withLists: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    withLists = await startTestServer();
+    const fixture = (f: string) => fs.readFileSync(new URL(`../fixtures/sanctions/${f}`, import.meta.url), 'utf8');
+    // As npm run sanctions:import does, before the first verification reads the lists.
+    await storeSanctionsList(withLists.store.sanctions, parseSanctionsFile('ofsi', fixture('ofsi-conlist.csv')));
+    await storeSanctionsList(withLists.store.sanctions, parseSanctionsFile('eu', fixture('eu-fsf.xml')));
+    key = (await withLists.key({ mode: 'live', credits: 10 })).key;
+  });
+  afterAll(async () => withLists.close());
+
+  const verifyOn = async (provider: string, country = 'UK') => {
+    const r = await call(withLists.url, 'POST', '/api/v1/verify', { key, body: { policy_number: country === 'UK' ? 'AB12345678' : 'KFZ-5096-000001', country, insurance_type: 'motor', provider } });
+    return ZVerificationResultSchema.parse(r.body);
+  };
+
+  it('a name on the OFSI list flags sanctioned, in every country, naming the list and its reference', async () => {
+    for (const country of ['UK', 'DE']) {
+      const r = await verifyOn('Example Sanctioned Insurance Company Limited', country);
+      expect(r.flags, country).toContain('sanctioned');
+      expect(r.flags).not.toContain('sanctions_not_checked');
+      expect(r.confidence_score).toBeLessThanOrEqual(0.1);
+      expect(check(r, 'sanctions')).toMatchObject({ outcome: 'fail', detail: expect.stringMatching(/on the (uk-ofsi|eu-fsf) sanctions list/) });
+    }
+  });
+
+  it('an alias on the EU list flags sanctioned too', async () => {
+    const r = await verifyOn('ESIC Versicherung AG', 'DE');
+    expect(r.flags).toContain('sanctioned');
+    expect(check(r, 'sanctions')!.detail).toContain('eu-fsf');
+  });
+
+  it('a name on no list passes, naming the lists it was checked against; the demo list is still invisible', async () => {
+    const r = await verifyOn('Seaview Demo Insurance Company Limited');
+    expect(r.flags).not.toContain('sanctioned');
+    expect(check(r, 'sanctions')).toMatchObject({ outcome: 'pass', detail: 'No listing for the insurer on eu-fsf, uk-ofsi.' });
   });
 });
