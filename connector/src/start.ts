@@ -16,6 +16,7 @@ import { createConnectorExtraction } from './extract/as-extractor.js';
 import { listen } from './http/server.js';
 import type { Logger } from './logger.js';
 import { shippedDataDir } from './paths.js';
+import { liveReadiness } from './verify/live-readiness.js';
 import { connectRedis } from './redis/client.js';
 import { createLimiters } from './redis/limiters.js';
 import { createSheets } from './sheets/index.js';
@@ -83,6 +84,13 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   if (opts.seed !== false) {
     const seeded = await seedReferenceData(store, shippedDataDir(), new Date());
     logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
+  }
+  const readiness = await liveReadiness(store, { upstreams: config.registry.upstreams, fcaApi: config.fcaRegister !== null });
+  if (readiness.registryMissing.length || readiness.sanctionsMissing) {
+    logger.warn(
+      { live_keys_inconclusive_for: readiness.registryMissing, sanctions_list_loaded: !readiness.sanctionsMissing, uk_register_partial: readiness.ukRegisterPartial },
+      'live keys see real sources only: configure registry upstreams or import registry extracts, and import a sanctions list (README, Before production)',
+    );
   }
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const threads = opts.extractionThreads ?? config.extraction.threads;
