@@ -9,7 +9,7 @@ import {
   storeSanctionsList,
   type ParsedSanctionsList,
 } from '../sanctions/importers/index.js';
-import { wantsHelp, withStore } from './args.js';
+import { runCli, UsageError, withStore } from './args.js';
 
 const USAGE =
   `usage: npm run sanctions:import -- --format ${SANCTIONS_FORMATS.join('|')} FILE [--db PATH]\n` +
@@ -19,19 +19,12 @@ const USAGE =
   '  --db      SQLite file (default: $COVERCHECK_DB or data/covercheck.db)\n' +
   'Only entities are loaded (individuals and ships are skipped); the list named above is replaced whole.';
 
-/** Exit code for bad arguments or a file that cannot be read or parsed. */
-const EXIT_USAGE = 2;
-
+/** Bad arguments or a file that can't be read: exit 2 with the usage (runCli). */
 function fail(message: string): never {
-  process.stderr.write(`sanctions:import: ${message}\n${USAGE}\n`);
-  process.exit(EXIT_USAGE);
+  throw new UsageError(`sanctions:import: ${message}`);
 }
 
 async function main(): Promise<void> {
-  if (wantsHelp()) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
   let parsedArgs;
   try {
     parsedArgs = parseArgs({ allowPositionals: true, options: { format: { type: 'string' }, db: { type: 'string' } } });
@@ -59,7 +52,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ format, file, kind, list, published, entities, names: parsed.records.length, skipped, stored })}\n`);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`sanctions:import: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+runCli(main, USAGE);
