@@ -27,7 +27,7 @@ export interface StandinFirm {
 }
 
 /** What a request gets instead of the register's answer. */
-export type StandinFault = 'hang' | 'garbage' | 500 | 429 | null;
+export type StandinFault = 'hang' | 'garbage' | 'huge' | 500 | 429 | null;
 
 export interface FcaStandin {
   /** http://127.0.0.1:PORT/services/V0.1 */
@@ -259,6 +259,20 @@ export async function startFcaStandin(opts: { firms?: StandinFirm[]; email?: str
       if (fault === 500) return send(500, '{"message":"Internal Server Error"}');
       if (fault === 429) return send(429, '{"message":"Too Many Requests"}', { 'retry-after': '60' });
       if (fault === 'garbage') return send(200, '{"Status": "FSR-API-02-01-00", "Data": [{"FRN": ');
+      if (fault === 'huge') {
+        // Chunked, no Content-Length: the client can only find out by counting.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const more = (): void => {
+          while (sent < 4 * 1024 * 1024 && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        return more();
+      }
       const { status, body } = answer(url);
       send(status, JSON.stringify(body));
     }, standin.delayMs).unref();

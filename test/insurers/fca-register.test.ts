@@ -173,6 +173,12 @@ describe('unavailable', () => {
     expect(await r.byName('Hiscox Insurance Company Limited')).toEqual({ kind: 'unavailable', reason: 'answered with an unexpected body' });
   });
 
+  it('an answer past 1 MB is refused while it arrives, not held whole', async () => {
+    const r = register();
+    standin.fault = () => 'huge';
+    expect(await r.byReference('113849')).toEqual({ kind: 'unavailable', reason: 'answered more than 1048576 bytes' });
+  });
+
   it('permissions that fail leave the firm found, of unknown kind, and not cached', async () => {
     const r = register();
     standin.fault = (p) => (p.includes('/Permissions') ? 500 : null);

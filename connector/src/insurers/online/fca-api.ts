@@ -107,6 +107,28 @@ export function searchText(name: string): string {
     .trim();
 }
 
+/**
+ * The largest answer read. A search page of 20 firms or a permissions page is a few kilobytes; an answer
+ * far past that is not the register's, and holding it whole would let one upstream fill the memory.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The body as text, or FcaUnavailable once it passes `max` bytes (the rest is not read). */
+async function readAtMost(res: Response, max: number): Promise<string> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel();
+    throw new FcaUnavailable(`answered more than ${max} bytes`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body ?? []) {
+    size += chunk.byteLength;
+    if (size > max) throw new FcaUnavailable(`answered more than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function retryAfterMs(header: string | null): number {
   const s = header ? Number(header) : NaN;
   return Number.isFinite(s) && s >= 0 ? Math.min(s, 3600) * 1000 : DEFAULT_BLOCK_MS;
@@ -123,7 +145,7 @@ export function fcaApi(opts: FcaApiOptions): FcaApi {
       async () => {
         const r = await opts.fetch(`${opts.baseUrl}${path}`, { signal, headers });
         // Read inside the slot: a body that trickles in still occupies the upstream.
-        return { status: r.status, text: await r.text(), retryAfter: r.headers.get('retry-after') };
+        return { status: r.status, text: await readAtMost(r, MAX_BODY_BYTES), retryAfter: r.headers.get('retry-after') };
       },
       () => lookup.started++,
     ).catch((err: unknown) => {
