@@ -240,6 +240,17 @@ describe('unavailable', () => {
 });
 
 describe('limits', () => {
+  it('ten lookups of one firm at once make one lookup; each gets its own copy', async () => {
+    const r = register();
+    standin.delayMs = 30;
+    const before = standin.requests.length;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => r.byName('Example Bancassurance plc')));
+    expect(answers.every((a) => a.kind === 'found' && a.record.reference === '900004')).toBe(true);
+    // One search, one firm record, two permission pages: the same as a single lookup.
+    expect(standin.requests.length - before).toBe(4);
+    if (answers[0]!.kind === 'found' && answers[1]!.kind === 'found') expect(answers[0]!.record).not.toBe(answers[1]!.record);
+  });
+
   it('concurrent lookups never have more calls in flight than maxConcurrent', async () => {
     const r = register({ maxConcurrent: 2, timeoutMs: 5_000 });
     standin.delayMs = 40;

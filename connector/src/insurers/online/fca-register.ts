@@ -75,7 +75,7 @@ interface Outcome {
 const NOT_FOUND: Outcome = { answer: { kind: 'not_found' }, cacheable: true };
 const unavailable = (reason: string): OnlineRegisterAnswer => ({ kind: 'unavailable', reason });
 
-function copy(answer: Settled): Settled {
+function copy<A extends OnlineRegisterAnswer>(answer: A): A {
   return answer.kind === 'found' ? { ...answer, record: { ...answer.record, aliases: [...answer.record.aliases] } } : answer;
 }
 
@@ -111,9 +111,21 @@ export function fcaRegister(opts: FcaRegisterOptions): OnlineRegister {
     return `failed (${(err as Error)?.message ?? String(err)})`;
   }
 
+  // A batch naming one firm on many rows asks once: later askers share the lookup under way.
+  const inFlight = new Map<string, Promise<OnlineRegisterAnswer>>();
+
   function guarded(key: string, work: (lookup: Lookup) => Promise<Outcome>): Promise<OnlineRegisterAnswer> {
     const hit = cache.get(key);
     if (hit) return Promise.resolve(copy(hit));
+    const pending = inFlight.get(key);
+    if (pending) return pending.then(copy);
+    const answer = lookupOnce(key, work);
+    inFlight.set(key, answer);
+    void answer.finally(() => inFlight.delete(key));
+    return answer.then(copy);
+  }
+
+  function lookupOnce(key: string, work: (lookup: Lookup) => Promise<Outcome>): Promise<OnlineRegisterAnswer> {
     if (stopped) return Promise.resolve(unavailable('stopped'));
     const waitMs = blockedUntil - now();
     if (waitMs > 0) return Promise.resolve(unavailable(`rate limited by the FCA register; not called for another ${Math.ceil(waitMs / 1000)} s`));
