@@ -28,9 +28,13 @@ export function chunk<T>(items: T[], size = MAX_BATCH_SIZE): T[][] {
 
 export type Submitted = { ok: true; batchId: string } | { ok: false; error: ConnectorError };
 
-/** One fetchAll for every chunk; a 402 or 429 on one chunk leaves the others submitted. */
-export function submitChunks(conn: Conn, chunks: TVerifyRequest[][], opts: CallOpts = {}, sheetTarget?: TSheetTarget): Submitted[] {
-  const outs = callMany<{ batch_id: string }>(conn, chunks.map((c) => api.submitBatchReq(c, sheetTarget)), opts);
+/**
+ * One fetchAll for every chunk; a 402 or 429 on one chunk leaves the others submitted. With
+ * `idempotencyKeys` (one per chunk), a chunk sent again with its key is answered with the batch
+ * its first sending made, and not charged again.
+ */
+export function submitChunks(conn: Conn, chunks: TVerifyRequest[][], opts: CallOpts = {}, sheetTarget?: TSheetTarget, idempotencyKeys?: string[]): Submitted[] {
+  const outs = callMany<{ batch_id: string }>(conn, chunks.map((c, i) => api.submitBatchReq(c, sheetTarget, idempotencyKeys?.[i])), opts);
   return outs.map((o) => (o.ok ? { ok: true, batchId: o.body.batch_id } : { ok: false, error: o.error }));
 }
 

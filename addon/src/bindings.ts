@@ -9,13 +9,11 @@
  */
 import type { TSheetBinding } from '../../shared/sheets.js';
 import { api, ConnectorError, type Conn } from './connector.js';
+import { keyTag } from './key-tag.js';
 import { userConn } from './settings.js';
 
-/** Document property per key (by a digest, never the key): the id of the metadata entry this add-on wrote for it. */
-const recordProp = (key: string) => {
-  const d = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, key, Utilities.Charset.UTF_8);
-  return `covercheck.binding.${Utilities.base64EncodeWebSafe(d).slice(0, 12)}`;
-};
+/** Document property per key (by its tag, never the key): the id of the metadata entry this add-on wrote for it. */
+const recordProp = (key: string) => `covercheck.binding.${keyTag(key)}`;
 
 export interface BindingView {
   /** False when the connector has no Google service account (it writes into no spreadsheet). */

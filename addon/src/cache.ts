@@ -1,8 +1,9 @@
 /**
  * What =VERIFYPOLICY remembers between executions, so a recalculation neither refetches nor
  * re-charges:
- * - Results, in the document cache, packed into at most 64 items (one per first character of the
- *   input hash, up to 100 KB each) rather than one item per policy: CacheService keeps at most
+ * - Results, in the document cache, under a hash of the input and of whose answer it is (the
+ *   connector and the granted key's tag: resultScope), packed into at most 64 items (one per first
+ *   character of the input hash, up to 100 KB each) rather than one item per policy: CacheService keeps at most
  *   1,000 items and then only the 900 farthest from expiry (Cache reference, put), so one item per
  *   policy would lose results, and re-charge, past ~900 distinct policies. Each entry carries its
  *   own expiry: 6 hours (CacheService's maximum) for verified and unverified, 10 minutes for
@@ -13,6 +14,8 @@
  */
 import type { TPolicy } from '../../shared/policy.js';
 import type { TVerificationResult, TVerificationStatus } from '../../shared/verification.js';
+import type { Conn } from './connector.js';
+import { keyTag } from './key-tag.js';
 
 export const RESULT_TTL_SECONDS = 6 * 60 * 60;
 export const INCONCLUSIVE_TTL_SECONDS = 10 * 60;
@@ -41,10 +44,19 @@ export function toCached(r: TVerificationResult): CachedResult {
   return { s: r.status, c: r.confidence_score, i: r.insurer?.name ?? '', f: r.flags };
 }
 
+/**
+ * Whose answers these are: the connector and the key's tag (never the key). Part of every input
+ * hash, so a result or pending batch recorded for one key is never found for another (a pk_test_
+ * key's demo answers are no answer for a pk_live_ key, and its batches are not the other's).
+ */
+export function resultScope(conn: Conn): string {
+  return `${conn.url}\u0000${keyTag(conn.key ?? '')}`;
+}
+
 /** Matching ignores case, whitespace, dashes and dots in the number (as the connector does); provider case too. */
-export function inputHash(connectorUrl: string, p: TPolicy): string {
+export function inputHash(scope: string, p: TPolicy): string {
   const number = p.policy_number.toUpperCase().replace(/[\s\-\u2010-\u2015.]/g, '');
-  const text = ['v1', connectorUrl, number, p.country, p.insurance_type, (p.provider ?? '').trim().toLowerCase()].join('\u0000');
+  const text = ['v2', scope, number, p.country, p.insurance_type, (p.provider ?? '').trim().toLowerCase()].join('\u0000');
   const digest = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, text, Utilities.Charset.UTF_8);
   return Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '').slice(0, HASH_CHARS);
 }
@@ -98,6 +110,18 @@ export function putResults(results: Map<string, CachedResult>): void {
     out[k] = text;
   }
   c.putAll(out, RESULT_TTL_SECONDS);
+}
+
+/** Every pack key: CacheService has no listing, and a hash starts with one of 64 web-safe base64 characters. */
+const PACK_KEYS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'].map((ch) => PACK + ch);
+
+/**
+ * Forgets every cached result (one removeAll), when the granted key is revoked or replaced by
+ * another. Pending records stay: they are the connector's batches of the key that submitted
+ * them, found again only under that key's scope, and expire on their own.
+ */
+export function forgetResults(): void {
+  cache()?.removeAll(PACK_KEYS);
 }
 
 export interface PendingItem {

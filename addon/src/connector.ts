@@ -48,6 +48,8 @@ export interface Req {
   path: string;
   json?: unknown;
   form?: Record<string, GoogleAppsScript.Base.Blob | string>;
+  /** Sent as an Idempotency-Key header: a repeat of the same request is answered as the first was, and charged once. */
+  idempotencyKey?: string;
 }
 
 export type Outcome<T> = { ok: true; body: T } | { ok: false; error: ConnectorError };
@@ -62,6 +64,7 @@ export interface CallOpts {
 function toParams(conn: Conn, req: Req): GoogleAppsScript.URL_Fetch.URLFetchRequest {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (conn.key) headers.Authorization = `Bearer ${conn.key}`;
+  if (req.idempotencyKey) headers['Idempotency-Key'] = req.idempotencyKey;
   const out: GoogleAppsScript.URL_Fetch.URLFetchRequest = {
     url: conn.url.replace(/\/+$/, '') + req.path,
     method: req.method,
@@ -205,8 +208,16 @@ function conforming<T extends z.ZodType>(schema: T, body: unknown, what: string)
 /** The endpoints, named for what they do. */
 export const api = {
   account: (conn: Conn, opts?: CallOpts) => call<TAccount>(conn, { method: 'get', path: '/api/v1/account' }, opts),
-  /** With `sheetTarget`, the connector writes the results into that sheet itself when the batch completes. */
-  submitBatchReq: (policies: TVerifyRequest[], sheetTarget?: TSheetTarget): Req => ({ method: 'post', path: '/api/v1/verify/batch', json: sheetTarget ? { policies, sheet_target: sheetTarget } : { policies } }),
+  /**
+   * With `sheetTarget`, the connector writes the results into that sheet itself when the batch
+   * completes. With `idempotencyKey`, sending the same batch again gets the same batch back, charged once.
+   */
+  submitBatchReq: (policies: TVerifyRequest[], sheetTarget?: TSheetTarget, idempotencyKey?: string): Req => ({
+    method: 'post',
+    path: '/api/v1/verify/batch',
+    json: sheetTarget ? { policies, sheet_target: sheetTarget } : { policies },
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  }),
   /**
    * `wait` asks the connector to hold the answer until the batch is complete or `wait` seconds
    * pass (long-poll). A connector without it ignores the parameter and answers at once.

@@ -9,6 +9,7 @@ import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, sh
 import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { confirmExtraction } from './review.js';
 import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
+import { updatePendingResults } from './pending-cells.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
 import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule, resumeConnectorSchedule } from './sheets.js';
@@ -16,6 +17,7 @@ import { VERIFYPOLICY } from './verifypolicy.js';
 
 export const entryPoints = {
   VERIFYPOLICY,
+  updatePendingResults,
   onOpen,
   onInstall,
   showVerifySidebar,

@@ -13,6 +13,7 @@ export function onOpen(_e?: unknown): void {
     .addItem('Verify selected rows', 'showVerifySidebar')
     .addItem('Extract from Drive PDF', 'showPdfSidebar')
     .addItem('Import dataset', 'showDatasetSidebar')
+    .addItem('Update pending results', 'updatePendingResults')
     .addSeparator()
     .addItem('Settings', 'showSettings')
     .addToUi();

@@ -26,10 +26,14 @@ export interface WriteOutcome {
   cleared: number;
 }
 
-const pad = (n: number) => String(n).padStart(2, '0');
-/** A date cell as YYYY-MM-DD: Sheets may have turned the text into a Date. */
-function dateKey(v: unknown): string {
-  if (v instanceof Date) return `${v.getFullYear()}-${pad(v.getMonth() + 1)}-${pad(v.getDate())}`;
+/**
+ * A date cell as YYYY-MM-DD. Sheets turns the YYYY-MM-DD text written into a Date at midnight in
+ * the spreadsheet's time zone, which need not be the script's (the manifest's Etc/UTC): read in the
+ * script's zone, a Berlin or summer-London midnight is the day before. So the day is read in the
+ * spreadsheet's zone ("Custom Functions in Google Sheets", data types: the script must compensate).
+ */
+function dateKey(v: unknown, timeZone: string): string {
+  if (v instanceof Date) return Utilities.formatDate(v, timeZone, 'yyyy-MM-dd');
   return String(v ?? '').trim();
 }
 
@@ -53,7 +57,8 @@ export function writeSeriesByMode(sheet: GoogleAppsScript.Spreadsheet.Sheet, hea
     if (cleared) sheet.getRange(2 + points.length, 1, cleared, 2).setValues(Array.from({ length: cleared }, () => ['', '']));
     return { dataRows: points.length, added: points.length, updated: 0, cleared };
   }
-  const dates = old.map((r) => dateKey(r[0]));
+  const timeZone = sheet.getParent().getSpreadsheetTimeZone();
+  const dates = old.map((r) => dateKey(r[0], timeZone));
   if (mode === 'append') {
     const { fresh } = placePoints(dates, points, 'append');
     if (fresh.length) sheet.getRange(2 + old.length, 1, fresh.length, 2).setValues(fresh.map((p) => [p.date, p.value]));

@@ -125,7 +125,8 @@ export function appendExtractedRow(values: Partial<Record<TReviewKey, string>>):
   const { row, newHeaders } = placeValues(headers, values);
   if (newHeaders.length) sheet.getRange(1, headers.length + 1, 1, newHeaders.length).setValues([newHeaders]);
   const at = Math.max(2, sheet.getLastRow() + 1);
-  sheet.getRange(at, 1, 1, row.length).setValues([row]);
+  // Written as read, as plain text: Sheets would type a policy number of digits as a number (leading zeros and digits past 15 lost).
+  sheet.getRange(at, 1, 1, row.length).setNumberFormat('@').setValues([row]);
   const found = REVIEW_KEYS.filter((f) => values[f] !== undefined).length;
   return { status: 'complete', row: at, message: `Row ${at}: ${found} field${found === 1 ? '' : 's'} found.` };
 }

@@ -3,16 +3,18 @@
  * need a check (delta.ts) in batches of 100, and on each poll from the sidebar collect finished
  * batches, write their results (the insurer linked to its register page, insurer-links.ts), input
  * hashes and notes beside the data and report progress; the last poll adds the summary
- * (run-summary.ts). Run state lives in the user cache between calls.
+ * (run-summary.ts). Run state lives in the user cache between calls, recorded before anything is
+ * paid for (see "Run state" below).
  */
 import type { TBatch } from '../../shared/batch.js';
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import type { TVerificationResult } from '../../shared/verification.js';
-import { chunk, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
+import { MAX_BATCH_SIZE, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
 import { ensureBound } from './bindings.js';
 import { ConnectorError } from './connector.js';
 import { inputHash, keyKind, recheckOptions, recheckReason, type RecheckOptions } from './delta.js';
+import { identifierText } from './identifiers.js';
 import { linkInsurers, linkWrittenInsurers } from './insurer-links.js';
 import { detectColumns, FIELDS, RESULT_COL, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { resultNote, userLanguage } from './result-notes.js';
@@ -61,9 +63,10 @@ export interface RunOptions {
 }
 
 interface RunBatch {
-  id: string;
-  /** Sheet rows as [start, length] runs, in submission order. */
-  rows: number[][];
+  /** The connector's batch id; null until a save after submitting recorded it (the next poll submits it again, with its Idempotency-Key). */
+  id: string | null;
+  /** Policies in the batch (its rows, hashes and policies are in its piece). */
+  n: number;
   /** Epoch ms before which polling this batch is probably wasted. */
   due: number;
   done: boolean;
@@ -80,6 +83,10 @@ interface RunState {
   batches: RunBatch[];
   notes: string[];
   writeBack?: { written: number; missing: string[]; failed: string | null };
+  /** Policy numbers not found beyond the MAX_MISSING_KEPT named in writeBack.missing. */
+  missingMore?: number;
+  /** The write-back target the batches were sent with: a batch sent again must be the same request. */
+  target?: TSheetTarget;
   first: number;
   last: number;
   policyCol: number;
@@ -164,17 +171,144 @@ function previousResults(sheet: GoogleAppsScript.Spreadsheet.Sheet, cols: number
   return st.map((v, i) => ({ status: v, checkedAt: at[i], hash: h[i] }));
 }
 
-/** Each batch's input hashes, in its row order, kept beside the run state (one cache item per batch keeps every item well under 100 KB). */
-const hashKey = (runId: string, batchId: string) => `run:${runId}:h:${batchId}`;
+/*
+ * Run state. Everything the connector may charge for is recorded before it is sent, so no accepted
+ * batch can be lost or paid for twice:
+ * - the head, `run:<id>`: counts, notes, and per batch its id, size and progress (under 100 bytes
+ *   a batch, at most MAX_RUN_BATCHES of them);
+ * - one piece per batch, `run:<id>:b:<n>`: its sheet rows, input hashes and policies as sent,
+ *   at most 100 policies and PIECE_BUDGET_BYTES.
+ * Why pieces: one item holding every batch's rows passes CacheService's 100 KB per value at about
+ * 9,500 policies on non-adjacent rows, and a save that fails after submitting leaves batches
+ * charged that nothing can write. Head and pieces go in one putAll before anything is submitted;
+ * if that fails, nothing is sent. Each batch is sent with the Idempotency-Key
+ * `covercheck-rows-<run id>-<n>`, which the connector keeps per API key: when the save after
+ * submitting (the batch ids) fails, the next poll sends the unrecorded batches again, from their
+ * pieces, with the same keys and bodies, and the connector answers with the batches it already
+ * made, charging nothing. Every item is asserted under
+ * ITEM_MAX_BYTES, half of the 100 KB, so that a future field can't bring the failure back unseen.
+ * A run is at most MAX_RUN_BATCHES batches: with its head it stays well under the 1,000 items a
+ * cache keeps (more are evicted), leaving room for the add-on's other user-cache items.
+ */
+export const ITEM_MAX_BYTES = 50 * 1024;
+const PIECE_BUDGET_BYTES = 24 * 1024;
+export const MAX_RUN_BATCHES = 400;
+const MAX_MISSING_KEPT = 50;
+
+interface RunPiece {
+  /** Sheet rows as [start, length] runs, in submission order. */
+  rows: number[][];
+  /** Input hashes, comma-separated, in the same order. */
+  hashes: string;
+  /** The batch's policies exactly as sent, to send it again with its Idempotency-Key. */
+  policies: TPolicy[];
+}
+
+const headKey = (runId: string) => `run:${runId}`;
+const pieceKey = (runId: string, n: number) => `run:${runId}:b:${n}`;
+const idempotencyKey = (runId: string, n: number) => `covercheck-rows-${runId}-${n}`;
+
+/** UTF-8 bytes of a string (what CacheService's 100 KB counts; V8 in Apps Script has no TextEncoder). */
+function utf8Bytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 4 : c >= 0xdc00 && c < 0xe000 ? 0 : 3;
+  }
+  return n;
+}
+
+function bounded(key: string, value: unknown): string {
+  const text = JSON.stringify(value);
+  const bytes = utf8Bytes(text);
+  if (bytes > ITEM_MAX_BYTES) throw new Error(`Internal limit: the run's cache item ${key} would be ${bytes} bytes, over ${ITEM_MAX_BYTES}. Select fewer rows.`);
+  return text;
+}
+
+/**
+ * Batches of at most 100 policies whose pieces stay within PIECE_BUDGET_BYTES (a row run and a
+ * hash cost at most ~40 bytes beside the policy's JSON).
+ */
+function pieceChunks<T extends { policy: TPolicy }>(items: T[]): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const it of items) {
+    const b = utf8Bytes(JSON.stringify(it.policy)) + 40;
+    if (cur.length && (cur.length >= MAX_BATCH_SIZE || bytes + b > PIECE_BUDGET_BYTES)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(it);
+    bytes += b;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/** An exception's message (Apps Script's own exceptions aren't instances of this script's Error). */
+const messageOf = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e));
 
 const cache = () => CacheService.getUserCache()!;
 function save(state: RunState): void {
-  cache().put(`run:${state.id}`, JSON.stringify(state), RUN_TTL_SECONDS);
+  cache().put(headKey(state.id), bounded(headKey(state.id), state), RUN_TTL_SECONDS);
+}
+/** The head and every piece in one call, before anything is sent. */
+function record(state: RunState, pieces: RunPiece[]): void {
+  const items: Record<string, string> = { [headKey(state.id)]: bounded(headKey(state.id), state) };
+  pieces.forEach((p, n) => (items[pieceKey(state.id, n)] = bounded(pieceKey(state.id, n), p)));
+  cache().putAll(items, RUN_TTL_SECONDS);
 }
 function load(runId: string): RunState {
-  const raw = cache().get(`run:${runId}`);
+  const raw = cache().get(headKey(runId));
   if (!raw) throw new Error('This run is no longer known (it ran more than 6 hours ago). Start it again.');
   return JSON.parse(raw) as RunState;
+}
+function loadPieces(runId: string, ns: number[]): Map<number, RunPiece> {
+  if (!ns.length) return new Map();
+  const got = cache().getAll(ns.map((n) => pieceKey(runId, n)));
+  const out = new Map<number, RunPiece>();
+  for (const n of ns) {
+    const raw = got[pieceKey(runId, n)];
+    if (raw) out.set(n, JSON.parse(raw) as RunPiece);
+  }
+  return out;
+}
+
+/**
+ * Sends the listed batches (their pieces) in one fetchAll, each with its Idempotency-Key, and
+ * records what came back in the state: the batch id, or the rows as errors in `errorsNow`.
+ */
+function submitPieces(state: RunState, pieces: Map<number, RunPiece>, errorsNow: Map<number, (string | number)[]>, at: string): void {
+  const ns = [...pieces.keys()];
+  if (!ns.length) return;
+  const submittedAt = Date.now();
+  const submitted = submitChunks(
+    userConn(),
+    ns.map((n) => pieces.get(n)!.policies),
+    { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) },
+    state.target,
+    ns.map((n) => idempotencyKey(state.id, n)),
+  );
+  // A refusal that concerns the whole connection is thrown when no batch got through; otherwise
+  // the batches that did are kept, and the others' rows get the error.
+  const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden', 'sheet_not_bound'].includes(s.error.kind));
+  if (fatal && !fatal.ok && !submitted.some((s) => s.ok)) throw new Error(fatal.error.message);
+  submitted.forEach((s, i) => {
+    const n = ns[i]!;
+    const b = state.batches[n]!;
+    if (s.ok) {
+      b.id = s.batchId;
+      b.due = submittedAt + POLL_BASE_MS + (i + 1) * b.n * POLL_MS_PER_ROW;
+    } else {
+      for (const r of expand(pieces.get(n)!.rows)) errorsNow.set(r, resultCells(undefined, s.error.message, at));
+      b.done = true;
+      state.done += b.n;
+      state.errors += b.n;
+      if (!state.notes.includes(s.error.message)) state.notes.push(s.error.message);
+    }
+  });
 }
 
 /** Column letters (1 -> A, 27 -> AA) for sheet targets. */
@@ -187,10 +321,10 @@ export function columnLetter(n: number): string {
 function writeBackNote(s: RunState): string[] {
   const wb = s.writeBack;
   if (!wb) return [];
-  const waiting = s.batches.filter((b) => !b.done && b.completed >= expand(b.rows).length).length;
+  const waiting = s.batches.filter((b) => !b.done && b.completed >= b.n).length;
   const out: string[] = [];
   if (wb.written) out.push(`The connector wrote ${wb.written} result${wb.written === 1 ? '' : 's'} into the sheet.`);
-  if (wb.missing.length) out.push(`Not found in the sheet any more, nothing written for: ${wb.missing.join(', ')}.`);
+  if (wb.missing.length) out.push(`Not found in the sheet any more, nothing written for: ${wb.missing.join(', ')}${s.missingMore ? ` and ${s.missingMore} more` : ''}.`);
   if (wb.failed) out.push(`Write-back failed: ${wb.failed} This sidebar wrote those results instead.`);
   if (waiting) out.push(`Waiting for the connector to write ${waiting} batch${waiting === 1 ? '' : 'es'} into the sheet…`);
   return out;
@@ -243,7 +377,10 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const { first, last } = targetRows(sheet);
   if (last < first) throw new Error('No data rows to verify: put the policies below a header row.');
   const width = Math.max(...FIELDS.map((f) => mapping[f] ?? 0));
-  const values = sheet.getRange(first, 1, last - first + 1, width).getValues();
+  // The inputs as the cells show them; the values only to tell a policy number Sheets typed as a number or date.
+  const inputs = sheet.getRange(first, 1, last - first + 1, width);
+  const values = inputs.getValues();
+  const shown = inputs.getDisplayValues();
   if (created) {
     cols.forEach((c, i) => {
       if (String(headers[c - 1] ?? '').trim() !== RESULT_HEADERS[i]) sheet.getRange(1, c).setValue(RESULT_HEADERS[i]!);
@@ -262,11 +399,17 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const valid: { row: number; policy: TPolicy; hash: string }[] = [];
   let blanks = 0;
   let skipped = 0;
-  values.forEach((v, i) => {
+  shown.forEach((v, i) => {
     const get = (f: (typeof FIELDS)[number]) => (mapping[f] ? String(v[mapping[f]! - 1] ?? '').trim() : '');
-    const raw = { policy_number: get('policy_number'), country: get('country'), insurance_type: get('insurance_type'), provider: get('provider') };
+    const pc = mapping.policy_number! - 1;
+    const id = identifierText(values[i]![pc], v[pc]);
+    const raw = { policy_number: id.ok ? id.text : get('policy_number'), country: get('country'), insurance_type: get('insurance_type'), provider: get('provider') };
     if (!raw.policy_number && !raw.country && !raw.insurance_type) {
       blanks++;
+      return;
+    }
+    if (!id.ok) {
+      errorsNow.set(first + i, resultCells(undefined, id.error, at));
       return;
     }
     const p = parsePolicyInput(raw);
@@ -296,11 +439,14 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
     lang: userLanguage(),
     summary: null,
   };
-  let target: TSheetTarget | undefined;
+  const chunks = pieceChunks(valid);
+  if (chunks.length > MAX_RUN_BATCHES) {
+    throw new Error(`${valid.length} rows need a check, more than one run sends (${MAX_RUN_BATCHES * MAX_BATCH_SIZE}). Select fewer rows and verify them in parts; rows already checked are skipped.`);
+  }
   if (opts.writeBack && valid.length) {
     // The connector writes only into a spreadsheet bound to the key.
     ensureBound();
-    target = {
+    state.target = {
       spreadsheet_id: SpreadsheetApp.getActive().getId(),
       sheet_name: sheet.getName(),
       key_column: columnLetter(mapping.policy_number!),
@@ -309,33 +455,35 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
     };
     state.writeBack = { written: 0, missing: [], failed: null };
   }
-  const chunks = chunk(valid);
-  const submittedAt = Date.now();
-  const submitted = chunks.length
-    ? submitChunks(conn, chunks.map((c) => c.map((x) => x.policy)), { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }, target)
-    : [];
-  const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden', 'sheet_not_bound'].includes(s.error.kind));
-  if (fatal && !fatal.ok) throw new Error(fatal.error.message);
-  const hashes: Record<string, string> = {};
-  submitted.forEach((s, ci) => {
-    const rows = chunks[ci]!.map((x) => x.row);
-    if (s.ok) {
-      state.batches.push({ id: s.batchId, rows: runs(rows), due: submittedAt + POLL_BASE_MS + (ci + 1) * chunks[ci]!.length * POLL_MS_PER_ROW, done: false, completed: 0 });
-      hashes[hashKey(state.id, s.batchId)] = chunks[ci]!.map((x) => x.hash).join(',');
-    } else {
-      for (const r of rows) errorsNow.set(r, resultCells(undefined, s.error.message, at));
-      state.done += rows.length;
-      state.errors += rows.length;
-      if (!state.notes.includes(s.error.message)) state.notes.push(s.error.message);
-    }
-  });
-  if (Object.keys(hashes).length) cache().putAll(hashes, RUN_TTL_SECONDS);
-  writeRows(sheet, cols, errorsNow, new Map([...errorsNow.keys()].map((r) => [r, ''])));
   if (skipped) state.notes.push(`${skipped} row${skipped > 1 ? 's' : ''} unchanged since the last check: skipped, no credits spent.`);
   if (blanks) state.notes.push(`${blanks} blank row${blanks > 1 ? 's' : ''} skipped.`);
+  const pieces = chunks.map((c): RunPiece => ({ rows: runs(c.map((x) => x.row)), hashes: c.map((x) => x.hash).join(','), policies: c.map((x) => x.policy) }));
+  state.batches = chunks.map((c) => ({ id: null, n: c.length, due: 0, done: false, completed: 0 }));
+  try {
+    record(state, pieces);
+  } catch (e) {
+    throw new Error(`Could not record the run before sending it (${messageOf(e)}): nothing was sent and no credits were spent. Try again in a moment.`);
+  }
+  submitPieces(state, new Map(pieces.map((p, n) => [n, p])), errorsNow, at);
+  writeRows(sheet, cols, errorsNow, new Map([...errorsNow.keys()].map((r) => [r, ''])));
   finish(sheet, state);
-  save(state);
+  saveOrRepeat(state);
   return view(state);
+}
+
+/**
+ * Saves the head after a call that changed it; false if it could not. Then the run goes on from the head
+ * saved before: the next poll sends unrecorded batches again (same Idempotency-Keys: the same
+ * batches, not charged again) and repeats the reads and writes of this one, which charge nothing.
+ */
+function saveOrRepeat(state: RunState): boolean {
+  try {
+    save(state);
+    return true;
+  } catch (e) {
+    state.notes.push(`Progress not saved (${messageOf(e)}); the next update repeats this one, without charging again.`);
+    return false;
+  }
 }
 
 /**
@@ -344,8 +492,27 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
  */
 export function pollRowsRun(runId: string): Progress {
   const state = load(runId);
-  const open = state.batches.filter((b) => !b.done);
-  if (open.length === 0) return view(state);
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(state.sheet);
+  if (!sheet) throw new Error(`The sheet "${state.sheet}" is gone; results can't be written.`);
+  const at = stamp();
+  // Batches whose ids a failed save lost: sent again with their Idempotency-Keys, the connector
+  // answers with the batches it made for them, and charges nothing more.
+  const unsent = state.batches.map((b, n) => (!b.done && b.id === null ? n : -1)).filter((n) => n >= 0);
+  if (unsent.length) {
+    const pieces = loadPieces(state.id, unsent);
+    loseMissing(state, unsent.filter((n) => !pieces.has(n)));
+    const errorsNow = new Map<number, (string | number)[]>();
+    submitPieces(state, pieces, errorsNow, at);
+    writeRows(sheet, state.cols, errorsNow, new Map([...errorsNow.keys()].map((r) => [r, ''])));
+  }
+  const open = state.batches.filter((b): b is RunBatch & { id: string } => !b.done && b.id !== null);
+  if (open.length === 0) {
+    if (unsent.length) {
+      finish(sheet, state);
+      saveOrRepeat(state);
+    }
+    return view(state);
+  }
   const firstDue = Math.min(...open.map((b) => b.due));
   const wait = firstDue - Date.now();
   if (wait > 0) Utilities.sleep(Math.min(wait, 5000));
@@ -356,13 +523,14 @@ export function pollRowsRun(runId: string): Progress {
   try {
     got = pollRound(userConn(), ask.map((b) => b.id), SIDEBAR_WAIT_SECONDS, { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }).got;
   } catch (e) {
-    save(state);
+    saveOrRepeat(state);
     throw new Error(e instanceof ConnectorError ? e.message : String(e));
   }
-  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(state.sheet);
-  if (!sheet) throw new Error(`The sheet "${state.sheet}" is gone; results can't be written.`);
-  const at = stamp();
   const insurerCol = state.cols[RESULT_COL.insurer]!;
+  const complete = ask.filter((b) => got.get(b.id)?.status === 'complete').map((b) => state.batches.indexOf(b));
+  const pieces = loadPieces(state.id, complete);
+  loseMissing(state, complete.filter((n) => !pieces.has(n)));
+  const written: number[] = [];
   for (const b of ask) {
     const batch = got.get(b.id);
     if (!batch) continue;
@@ -372,7 +540,10 @@ export function pollRowsRun(runId: string): Progress {
       b.due = Date.now() + 500;
       continue;
     }
-    const rows = expand(b.rows);
+    const n = state.batches.indexOf(b);
+    const piece = pieces.get(n);
+    if (!piece) continue;
+    const rows = expand(piece.rows);
     const wb = batch.sheet_writeback;
     if (state.writeBack && (!wb || wb.status === 'pending')) {
       // Verified; the connector has yet to write the results into the sheet.
@@ -381,7 +552,7 @@ export function pollRowsRun(runId: string): Progress {
       b.due = Date.now() + 500;
       continue;
     }
-    const hashes = (cache().get(hashKey(state.id, b.id)) ?? '').split(',');
+    const hashes = piece.hashes.split(',');
     const cells = new Map<number, (string | number)[]>();
     const notes = new Map<number, string>();
     // The register links come with the batch's results: no call, nothing kept in the run state.
@@ -389,7 +560,7 @@ export function pollRowsRun(runId: string): Progress {
     for (const item of batch.results) {
       const row = rows[item.index];
       if (row === undefined) continue;
-      // Without its hash (the cache lost it) a row is written as not yet checked, so the next run sends it again.
+      // Without its hash a row is written as not yet checked, so the next run sends it again.
       cells.set(row, resultCells(item.result, item.error?.message, at, hashes[item.index] ?? ''));
       notes.set(row, resultNote(item.result, state.lang));
       const url = item.result?.insurer?.register_url;
@@ -399,7 +570,12 @@ export function pollRowsRun(runId: string): Progress {
     }
     if (state.writeBack && wb && wb.status === 'written') {
       state.writeBack.written += wb.written;
-      for (const m of wb.missing) if (!state.writeBack.missing.includes(m)) state.writeBack.missing.push(m);
+      for (const m of wb.missing) {
+        if (state.writeBack.missing.includes(m)) continue;
+        // Kept short: the head must stay small however many rows vanished.
+        if (state.writeBack.missing.length < MAX_MISSING_KEPT) state.writeBack.missing.push(m);
+        else state.missingMore = (state.missingMore ?? 0) + 1;
+      }
       // The connector wrote the five visible columns; the hash and the notes are the add-on's.
       const hashCol = state.cols[RESULT_COL.hash]!;
       const statusCol = state.cols[RESULT_COL.status]!;
@@ -419,9 +595,30 @@ export function pollRowsRun(runId: string): Progress {
     state.done += rows.length - b.completed;
     b.completed = rows.length;
     b.done = true;
-    cache().remove(hashKey(state.id, b.id));
+    written.push(n);
   }
   finish(sheet, state);
-  save(state);
+  // A piece goes only once the head that marks its batch done is saved: if that save fails, the
+  // next poll writes the batch again from its piece.
+  if (saveOrRepeat(state) && written.length) cache().removeAll(written.map((n) => pieceKey(state.id, n)));
   return view(state);
+}
+
+/**
+ * Batches whose pieces the cache no longer holds (evicted, or past 6 hours): their rows can't be
+ * found, so they are counted as errors and the user is told; those rows have no new hash, so the
+ * next run sends them again.
+ */
+function loseMissing(state: RunState, ns: number[]): void {
+  if (!ns.length) return;
+  let lost = 0;
+  for (const n of ns) {
+    const b = state.batches[n]!;
+    lost += b.n - b.completed;
+    state.done += b.n - b.completed;
+    state.errors += b.n;
+    b.completed = b.n;
+    b.done = true;
+  }
+  state.notes.push(`The record of ${lost} row${lost === 1 ? '' : 's'} of this run was lost from the cache, so their results can't be written: run again to check them.`);
 }

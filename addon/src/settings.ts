@@ -4,6 +4,7 @@
  * properties (custom functions guide), so it uses a key the user explicitly granted to this
  * spreadsheet (document properties), which every editor's formulas then spend.
  */
+import { forgetResults } from './cache.js';
 import { api, ConnectorError, type Conn } from './connector.js';
 
 /** The manifest's urlFetchWhitelist, compiled in by scripts/build-addon.mjs. */
@@ -135,12 +136,17 @@ export function grantKeyToSpreadsheet(confirmed: boolean): SettingsView {
   const conn = userConn();
   if (!conn.url || !conn.key) throw new Error('Save a connector URL and API key first.');
   const account = api.account(conn);
-  PropertiesService.getDocumentProperties().setProperties({ [DOC_URL]: conn.url, [DOC_KEY]: conn.key, [DOC_ACCOUNT]: account.name, [DOC_AT]: new Date().toISOString() });
+  const d = PropertiesService.getDocumentProperties();
+  // Results are cached per key (cache.ts resultScope); another key's are dropped, not only unreachable.
+  if (d.getProperty(DOC_KEY) !== conn.key || d.getProperty(DOC_URL) !== conn.url) forgetResults();
+  d.setProperties({ [DOC_URL]: conn.url, [DOC_KEY]: conn.key, [DOC_ACCOUNT]: account.name, [DOC_AT]: new Date().toISOString() });
   return getSettings();
 }
 
+/** Stops =VERIFYPOLICY spending the key, and forgets the results it paid for (granted again, it asks again). */
 export function revokeGrant(): SettingsView {
   const d = PropertiesService.getDocumentProperties();
   for (const k of [DOC_URL, DOC_KEY, DOC_ACCOUNT, DOC_AT]) d.deleteProperty(k);
+  forgetResults();
   return getSettings();
 }

@@ -1,8 +1,9 @@
 /** =VERIFYPOLICY: single cells or whole ranges, batched, cached, with readable cell errors. */
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import { chunk, collect, firstPollDelayMs, submitChunks } from './batches.js';
-import { dropPending, getPending, getResults, inputHash, putPending, putResults, toCached, type CachedResult, type PendingItem } from './cache.js';
+import { dropPending, getPending, getResults, inputHash, putPending, putResults, resultScope, toCached, type CachedResult, type PendingItem } from './cache.js';
 import type { ConnectorError } from './connector.js';
+import { identifierText } from './identifiers.js';
 import { grantConn } from './settings.js';
 
 type Cell = string | number | boolean | Date | null | undefined;
@@ -14,10 +15,18 @@ type Out = string | number;
  * the pending records are written and the cells answered before Sheets ends the execution.
  */
 export const CUSTOM_FUNCTION_BUDGET_MS = 25_000;
+/**
+ * What a pending cell tells the user to do. Sheets recalculates a custom function only when its
+ * formula or a cell it references is edited (custom functions guide), never by itself, so the
+ * cell names the one action that does it (pending-cells.ts).
+ */
+export const UPDATE_PENDING_ACTION = 'Extensions > Covercheck > Update pending results';
 /** The cell of a policy submitted but not finished in time: its batch is recorded, so the next run collects it without paying again. */
-export const STILL_RUNNING = 'Still verifying: recalculate in a minute (already submitted, no second charge).';
+export const STILL_RUNNING = `Still verifying (already submitted, no second charge): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
 /** The cell of a policy not submitted because the pending records are at their budget. */
-export const QUEUED = 'Queued: too many policies in flight; recalculate in a minute to continue (nothing charged for this one yet).';
+export const QUEUED = `Queued: too many policies in flight (nothing charged for this one yet): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
+/** The cell of a policy whose recorded batch the connector no longer has: the next run submits it again. */
+export const GONE = `The connector no longer has this batch: choose ${UPDATE_PENDING_ACTION} to verify again.`;
 
 const cellText = (v: Cell): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
 
@@ -47,22 +56,30 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   const cols = [pn, country, type, provider].map((a) => column(a as Arg));
   const rangeMode = cols.some((c) => c !== null);
   const n = rangeMode ? Math.max(...cols.map((c) => (c ? c.length : 0))) : 1;
-  const at = (i: number, k: number): string => {
+  const cell = (i: number, k: number): Cell => {
     const c = cols[k];
-    return cellText(c ? c[i] : (([pn, country, type, provider][k] as Cell) ?? ''));
+    return c ? c[i] : (([pn, country, type, provider][k] as Cell) ?? '');
   };
+  const at = (i: number, k: number): string => cellText(cell(i, k));
 
   const conn = grantConn();
+  const scope = resultScope(conn);
   const rows: RowOutcome[] = [];
   for (let i = 0; i < n; i++) {
-    const raw = { policy_number: at(i, 0), country: at(i, 1), insurance_type: at(i, 2), provider: at(i, 3) };
+    // The argument is the cell's value, not its text: a number or Date Sheets made of the policy number is refused, never sent.
+    const id = identifierText(cell(i, 0));
+    const raw = { policy_number: id.ok ? id.text : '', country: at(i, 1), insurance_type: at(i, 2), provider: at(i, 3) };
+    if (!id.ok) {
+      rows.push({ kind: 'error', text: id.error });
+      continue;
+    }
     if (rangeMode && !raw.policy_number && !raw.country && !raw.insurance_type) {
       rows.push({ kind: 'blank' });
       continue;
     }
     const parsed = parsePolicyInput(raw);
     if (!parsed.ok) rows.push({ kind: 'error', text: parsed.problem.detail });
-    else rows.push({ kind: 'policy', policy: parsed.policy, hash: inputHash(conn.url, parsed.policy) });
+    else rows.push({ kind: 'policy', policy: parsed.policy, hash: inputHash(scope, parsed.policy) });
   }
 
   const byHash = new Map<string, TPolicy>();
@@ -85,10 +102,10 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   });
   if (!rangeMode) {
     const only = rows[0]!;
-    // A single cell's error shows as #ERROR! with the message on hover; a pending one is plain text.
+    // A single cell's error shows as #ERROR! with the message on hover; a pending one (or a vanished batch) is plain text naming the action that updates it.
     if (only.kind === 'error') throw new Error(only.text);
     const e = only.kind === 'policy' && !results.has(only.hash) ? errors.get(only.hash) : undefined;
-    if (e !== undefined && e !== QUEUED) throw new Error(e);
+    if (e !== undefined && e !== QUEUED && e !== GONE) throw new Error(e);
     return full ? outRows : outRows[0]![0]!;
   }
   return outRows;
@@ -123,7 +140,7 @@ function fetchMisses(
   const { done, gone } = collect(conn, [...new Set([...all.values()].map((p) => p.batchId))], firstPollDelayMs(freshCount), deadline, { deadline });
   const fetched = new Map<string, CachedResult>();
   for (const [h, p] of all) {
-    if (gone.includes(p.batchId)) errors.set(h, 'The connector no longer has this batch: recalculate to verify again.');
+    if (gone.includes(p.batchId)) errors.set(h, GONE);
     const item = done.get(p.batchId)?.results.find((r) => r.index === p.index);
     if (!item) continue;
     if (item.result) fetched.set(h, toCached(item.result));

@@ -82,13 +82,13 @@ describe('build, install and open', () => {
     expect(fs.readFileSync(path.join(ROOT, 'dist/addon/sidebar.html'), 'utf8')).toContain('.sidebar.branding-below');
   });
 
-  it('onInstall (FULL) and onOpen in NONE and LIMITED build the four menu items', () => {
+  it('onInstall (FULL) and onOpen in NONE and LIMITED build the five menu items', () => {
     const h = addon();
     h.install();
     h.open('NONE');
     h.open('LIMITED');
     expect(h.ui.menus.map((m) => m.items.filter((i) => i !== '---').map((i) => (i as { label: string }).label))).toEqual(
-      Array(3).fill(['Verify selected rows', 'Extract from Drive PDF', 'Import dataset', 'Settings']),
+      Array(3).fill(['Verify selected rows', 'Extract from Drive PDF', 'Import dataset', 'Update pending results', 'Settings']),
     );
   });
 });
@@ -206,15 +206,15 @@ describe('=VERIFYPOLICY', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: slow.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
     const before = await balance(slow.keys.live!, slow);
-    expect(h.fns.VERIFYPOLICY('UKM-9999-0001', 'UK', 'motor')).toBe('Still verifying: recalculate in a minute (already submitted, no second charge).');
-    expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([['Still verifying: recalculate in a minute (already submitted, no second charge).'], ['Still verifying: recalculate in a minute (already submitted, no second charge).']]);
+    expect(h.fns.VERIFYPOLICY('UKM-9999-0001', 'UK', 'motor')).toBe('Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.');
+    expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'], ['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.']]);
     expect(Object.keys(h.docProps.data).filter((k) => k.startsWith('cc.p.'))).toHaveLength(2);
     // The cache may drop anything at any time (Cache reference); the pending records are not in it.
     h.docCache.entries.clear();
     let single: unknown;
     for (let i = 0; i < 40; i++) {
       single = h.fns.VERIFYPOLICY('UKM-9999-0001', 'UK', 'motor');
-      if (single !== 'Still verifying: recalculate in a minute (already submitted, no second charge).') break;
+      if (single !== 'Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.') break;
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(single).toBe('inconclusive');
@@ -327,7 +327,8 @@ describe('datasets: imports, two users\' schedules, removal', () => {
     const sheet = h.ss.sheets.find((s) => s.name === 'Motor RPI')!;
     const series = (await fetch(`${conn.url}/api/v1/datasets/${SLUG}/series?limit=24`).then((x) => x.json())) as { points: { date: string; value: number }[] };
     expect(sheet.row(1)).toEqual(['Date', expect.stringMatching(/^UK RPI: vehicles tax and insurance.*\(% change over 12 months\)$/)]);
-    expect(sheet.getRange(2, 1, 24, 2).getValues()).toEqual(series.points.map((p) => [p.date, p.value]));
+    // As shown: Sheets typed the dates and values (getValues has Dates and numbers).
+    expect(sheet.getRange(2, 1, 24, 2).getDisplayValues()).toEqual(series.points.map((p) => [p.date, String(p.value)]));
     expect(sheet.charts).toHaveLength(1);
     expect(sheet.charts[0]).toMatchObject({ type: 'LINE', ranges: ['A1:B25'] });
     expect(h.triggers).toMatchObject([{ handler: 'refreshScheduledImports', everyMs: 3600_000 }]);

@@ -96,7 +96,7 @@ export const ENTRY_POINTS = [
   'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
   'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule', 'showPdfPicker', 'getPickerConfig', 'pickedPdf',
   'pickCancelled', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule', 'resumeConnectorSchedule',
-  'confirmExtraction',
+  'confirmExtraction', 'updatePendingResults',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];
 

@@ -291,7 +291,9 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     for (let row = 1; row <= limit + 1; row++) sheet.set(row, 3, row === 1 ? 'My notes' : `note ${row}`);
     return { h, sheet, id: r.schedule.id as string };
   }
-  const ab = (sheet: { getRange: (...a: number[]) => { getValues(): unknown[][] } }, n: number) => sheet.getRange(2, 1, n, 2).getValues();
+  /** A:B as shown: Sheets typed the dates and values written as text (getValues has Dates and numbers). */
+  const ab = (sheet: { getRange: (...a: number[]) => { getDisplayValues(): string[][] } }, n: number) => sheet.getRange(2, 1, n, 2).getDisplayValues();
+  const shown = (pts: { date: string; value: number }[]) => pts.map((p) => [p.date, String(p.value)]);
 
   it('overwrite: A:B replaced (old rows beyond the new points blanked), the user\'s column kept', async () => {
     const { h, sheet, id } = imported('overwrite', 24);
@@ -301,7 +303,7 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     sheet.getRange(26, 1, 3, 2).setValues([['1999-01-01', 1], ['1999-02-01', 2], ['1999-03-01', 3]]);
     sheet.set(2, 2, 999);
     h.fns.refreshScheduleNow(id);
-    expect(ab(sheet, 24)).toEqual(pts.map((p) => [p.date, p.value]));
+    expect(ab(sheet, 24)).toEqual(shown(pts));
     expect(ab(sheet, 27).slice(24)).toEqual([['', ''], ['', ''], ['', '']]);
     expect(sheet.get(2, 3)).toBe('note 2');
     expect(sheet.get(25, 3)).toBe('note 25');
@@ -315,11 +317,11 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     sheet.getRange(11, 1, 3, 2).setValues([['', ''], ['', ''], ['', '']]);
     sheet.set(2, 2, 999);
     h.fns.refreshScheduleNow(id);
-    expect(ab(sheet, 12)).toEqual([[pts[0]!.date, 999], ...pts.slice(1).map((p) => [p.date, p.value])]);
+    expect(ab(sheet, 12)).toEqual([[pts[0]!.date, '999'], ...shown(pts.slice(1))]);
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
     h.fns.refreshScheduleNow(id);
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 0 });
-    expect(sheet.get(13, 1)).toBe(pts[11]!.date);
+    expect(sheet.display(13, 1)).toBe(pts[11]!.date);
     expect(sheet.get(14, 1)).toBe('');
     expect(sheet.get(12, 3)).toBe('note 12');
   });
@@ -330,10 +332,28 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     sheet.set(5, 2, 999);
     sheet.getRange(12, 1, 2, 2).setValues([['', ''], ['', '']]);
     h.fns.refreshScheduleNow(id);
-    expect(ab(sheet, 12)).toEqual(pts.map((p) => [p.date, p.value]));
+    expect(ab(sheet, 12)).toEqual(shown(pts));
     expect(sheet.get(5, 3)).toBe('note 5');
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
     expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'upsert' })).toThrow('Output mode must be one of overwrite, append, merge.');
+  });
+
+  it('east of UTC (a Berlin spreadsheet, the script in UTC): append and merge find the dates already in column A, as Sheets typed them', async () => {
+    const pts = await series(6);
+    for (const mode of ['append', 'merge']) {
+      const h = loadAddon(http, { connector: conn.url });
+      h.ss.timeZone = 'Europe/Berlin';
+      h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+      const id = h.fns.importDataset({ slug: SLUG, sheetName: 'RPI', limit: 6, schedule: 'daily', mode }).schedule.id as string;
+      const sheet = h.ss.sheets.find((x) => x.name === 'RPI')!;
+      // Sheets typed the dates: Dates at Berlin midnight, shown as written.
+      expect(sheet.get(2, 1)).toBeInstanceOf(Date);
+      h.fns.refreshScheduleNow(id);
+      h.fns.refreshScheduleNow(id);
+      expect(sheet.lastRow(), mode).toBe(7);
+      expect(ab(sheet, 6)).toEqual(shown(pts));
+      expect(h.fns.listSchedules().schedules[0].runs[0], mode).toMatchObject({ ok: true, rows: 0 });
+    }
   });
 });
 

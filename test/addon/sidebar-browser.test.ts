@@ -230,7 +230,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(h.world.triggers).toHaveLength(0);
     const grid = await gridUntil(SID, 'Motor RPI', (g) => g.length >= 25);
     expect(grid[0]).toEqual(['date', expect.stringMatching(/^UK RPI: vehicles tax and insurance/)]);
-    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(sheet().getRange(2, 1, 24, 1).getValues().map((r) => r[0]));
+    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(sheet().getRange(2, 1, 24, 1).getDisplayValues().map((r) => r[0]));
 
     await page.fill('#ds-sheet', 'Motor RPI (trigger)');
     await page.selectOption('#ds-schedule', 'weekly');

@@ -20,7 +20,10 @@ let http: SyncHttp;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gas-probe-'));
   // The probe: run(src) evaluates a snippet with the execution's globals, as a script body would.
-  fs.writeFileSync(path.join(dir, 'Code.js'), 'var seen = typeof seen === "undefined" ? 0 : seen + 1;\nfunction run(src) { return new Function(src)(); }\nfunction seenBefore() { return seen; }\nfunction tick(e) { return e.triggerUid; }\n');
+  fs.writeFileSync(path.join(dir, 'Code.js'), 'var seen = typeof seen === "undefined" ? 0 : seen + 1;\nfunction run(src) { return new Function(src)(); }\nfunction seenBefore() { return seen; }\nfunction tick(e) { return e.triggerUid; }\n' +
+      // Custom functions for the recalculation rules: STAMP says what it read and when it ran.
+      'function STAMP(a) { return (Array.isArray(a) ? a.map(function (r) { return r[0]; }).join("+") : a) + "@" + Date.now(); }\n' +
+      'function TWICE(a) { return a.map(function (r) { return [r[0], r[0]]; }); }\nfunction BOOM() { throw new Error("no"); }\nfunction SLOW() { Utilities.sleep(31000); return 1; }\n');
   fs.writeFileSync(path.join(dir, 'page.html'), '<p><?= who ?></p><?!= raw ?>');
   fs.writeFileSync(path.join(dir, 'appsscript.json'), '{}');
   http = new SyncHttp();
@@ -160,6 +163,24 @@ describe('CacheService (Cache reference: put, putAll)', () => {
     expect(run(w, 'return CacheService.getUserCache().get("k")')).toBe('v');
     w.advance(2_000);
     expect(run(w, 'return CacheService.getUserCache().get("k")')).toBeNull();
+  });
+  it('counts the 100 KB in UTF-8 bytes, for every value of a putAll, which then stores nothing', () => {
+    const w = world();
+    // 35,000 characters, 105,000 bytes.
+    expect(() => run(w, 'CacheService.getUserCache().put("k", new Array(35001).join("\u20ac"))')).toThrow('Argument too large: value');
+    expect(() => run(w, 'CacheService.getUserCache().putAll({ a: "v", b: new Array(102402).join("v") })')).toThrow('Argument too large: value');
+    expect(run(w, 'return CacheService.getUserCache().getAll(["k", "a", "b"])')).toEqual({});
+  });
+  it('a put the test makes fail (a service error) throws once and stores nothing', () => {
+    const w = world();
+    const cache = w.user(w.owner).userCache;
+    cache.refusePut((keys) => keys.includes('b'));
+    run(w, 'CacheService.getUserCache().put("a", "v")');
+    expect(() => run(w, 'CacheService.getUserCache().putAll({ b: "v", c: "v" })')).toThrow('Service error: Cache');
+    expect(cache.refusals).toBe(1);
+    expect(run(w, 'return CacheService.getUserCache().getAll(["a", "b", "c"])')).toEqual({ a: 'v' });
+    run(w, 'CacheService.getUserCache().putAll({ b: "v", c: "v" })');
+    expect(run(w, 'return CacheService.getUserCache().getAll(["b", "c"])')).toEqual({ b: 'v', c: 'v' });
   });
 });
 
@@ -338,5 +359,121 @@ describe('rich text (reference/spreadsheet/range#setRichTextValues, #getRichText
       `Specified permissions are not sufficient to call Range.getRichTextValues. Required permissions: ${need}`,
     ]);
     expect(w.ss.active.get(1, 1)).toBe('');
+  });
+});
+
+describe('typed cells and the spreadsheet\'s time zone (range#setValues, #getValues, #getDisplayValues; spreadsheet#getSpreadsheetTimeZone; Sheets API ValueInputOption USER_ENTERED; custom functions guide, data types)', () => {
+  const cell = (a1: string) => `SpreadsheetApp.getActiveSheet().getRange("${a1}")`;
+
+  it('the spreadsheet has its own time zone, apart from the script\'s; only a valid zone can be set, and not from a custom function', () => {
+    const w = world({ timeZone: 'Etc/UTC' });
+    expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetTimeZone()')).toBe('Europe/London');
+    run(w, 'SpreadsheetApp.getActiveSpreadsheet().setSpreadsheetTimeZone("Europe/Berlin")');
+    expect(w.ss.timeZone).toBe('Europe/Berlin');
+    expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getSpreadsheetTimeZone()', 'CUSTOM_FUNCTION')).toBe('Europe/Berlin');
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet().setSpreadsheetTimeZone("Mars/Olympus")')).toThrow('Invalid argument: timeZone Mars/Olympus');
+    expect(() => run(w, 'SpreadsheetApp.getActiveSpreadsheet().setSpreadsheetTimeZone("UTC")', 'CUSTOM_FUNCTION')).toThrow('You do not have permission to call Spreadsheet.setSpreadsheetTimeZone');
+    // The script's zone is the manifest's: its Date getters are UTC here.
+    expect(run(w, 'return new Date(Date.UTC(2024, 5, 1, 23, 30)).getDate()')).toBe(1);
+    expect(() => run(world({ oauthScopes: [`${AUTH}script.external_request`] }), 'SpreadsheetApp.getActive()')).toThrow(/not sufficient/);
+  });
+
+  it('text that looks like a date becomes a Date at the spreadsheet\'s midnight: the script\'s own getters read the day before east of UTC, formatDate in the spreadsheet\'s zone reads it right', () => {
+    const w = world({ timeZone: 'Etc/UTC' });
+    w.ss.timeZone = 'Europe/Berlin';
+    run(w, `${cell('A1:A2')}.setValues([["2024-06-01"], ["2024-01-15"]])`);
+    const a1 = w.ss.active.get(1, 1) as Date;
+    expect(a1).toBeInstanceOf(Date);
+    expect(a1.getTime()).toBe(Date.UTC(2024, 4, 31, 22));
+    expect((w.ss.active.get(2, 1) as Date).getTime()).toBe(Date.UTC(2024, 0, 14, 23));
+    // A Date of the script's own realm (instanceof Date holds in the script), read in the wrong zone as the day before.
+    expect(run(w, `var v = ${cell('A1')}.getValue(); return [v instanceof Date, v.getDate(), Utilities.formatDate(v, SpreadsheetApp.getActive().getSpreadsheetTimeZone(), "yyyy-MM-dd")]`)).toEqual([true, 31, '2024-06-01']);
+    expect(run(w, `return ${cell('A1:A2')}.getDisplayValues()`)).toEqual([['2024-06-01'], ['2024-01-15']]);
+    // Not a day: stays text.
+    run(w, `${cell('A3')}.setValue("2024-02-30")`);
+    expect(w.ss.active.get(3, 1)).toBe('2024-02-30');
+    // Dates in the spreadsheet's locale: 15.01.2024 in de_DE, and only there.
+    w.ss.locale = 'de_DE';
+    run(w, `${cell('A4')}.setValue("15.01.2024")`);
+    expect(w.ss.active.get(4, 1)).toBeInstanceOf(Date);
+    expect(w.ss.active.display(4, 1)).toBe('15.01.2024');
+    w.ss.locale = 'en_US';
+    run(w, `${cell('A5')}.setValue("15.01.2024")`);
+    expect(w.ss.active.get(5, 1)).toBe('15.01.2024');
+    expect(() => run(w, 'return Utilities.formatDate(new Date(), "Nowhere/Land", "yyyy")')).toThrow('Invalid argument: timeZone Nowhere/Land');
+  });
+
+  it('text that looks like a number becomes a double: leading zeros gone, digits past 15 lost, shown in scientific notation; identifiers stay text', () => {
+    const w = world();
+    run(w, `${cell('A1:D1')}.setValues([["00123", "1234567890123456789", "UKM-1000-0001", "0.85"]])`);
+    expect(w.ss.active.row(1)).toEqual([123, 1234567890123456789, 'UKM-1000-0001', 0.85]);
+    expect(String(w.ss.active.get(1, 2))).toBe('1234567890123456800');
+    expect(run(w, `return [${cell('A1:D1')}.getValues()[0], ${cell('A1:D1')}.getDisplayValues()[0]]`)).toEqual([
+      [123, 1234567890123456789, 'UKM-1000-0001', 0.85],
+      ['123', '1.23457E+18', 'UKM-1000-0001', '0.85'],
+    ]);
+    // Numbers written as numbers stay numbers; text with spaces or letters stays text.
+    run(w, `${cell('A2:C2')}.setValues([[0.5, " uk ", "h1:abc"]])`);
+    expect(w.ss.active.row(2)).toEqual([0.5, ' uk ', 'h1:abc']);
+    // Format > Number > Plain text ("@"), or a leading apostrophe: what is typed stays text.
+    run(w, `${cell('A3:B3')}.setNumberFormat("@"); ${cell('A3:B3')}.setValues([["00123", "1234567890123456789"]]); ${cell('C3')}.setValue("'00042")`);
+    expect(w.ss.active.row(3)).toEqual(['00123', '1234567890123456789', '00042']);
+    expect(() => run(w, `${cell('A4')}.setNumberFormat("#,##0.00")`)).toThrow(/not modelled/);
+    // A person typing does the same as setValue.
+    w.ss.active.type(5, 1, '0042');
+    expect(w.ss.active.get(5, 1)).toBe(42);
+  });
+});
+
+describe('recalculation only on edit (custom functions guide; range#setFormula, #setFormulas, #getFormulas)', () => {
+  const B1 = 'SpreadsheetApp.getActiveSheet().getRange("B1")';
+
+  it('a custom function runs when its formula is entered and when a cell it references changes; not as time passes, the sheet is read, a script runs or another cell changes', () => {
+    const w = world();
+    const s = w.ss.active;
+    s.set(1, 1, 'a');
+    run(w, `${B1}.setFormula("=STAMP(A1:A2)")`);
+    const t0 = w.clock.now;
+    expect(s.get(1, 2)).toBe(`a+@${t0}`);
+    expect(w.ss.formulas.runs).toBe(1);
+    // Broken on purpose: an hour, reads, scripts (onOpen on reopening is one) and an unreferenced edit leave the cell as it was.
+    w.advance(3600_000);
+    expect(run(w, `return ${B1}.getValue()`)).toBe(`a+@${t0}`);
+    expect(run(w, 'return 1', 'LIMITED')).toBe(1);
+    s.set(5, 5, 'x');
+    run(w, 'SpreadsheetApp.getActiveSheet().getRange("C3").setValue("y")');
+    expect(s.get(1, 2)).toBe(`a+@${t0}`);
+    expect(w.ss.formulas.runs).toBe(1);
+    // A referenced cell changes, typed or set by a script: it runs again.
+    s.set(2, 1, 'b');
+    expect(s.get(1, 2)).toBe(`a+b@${w.clock.now}`);
+    w.advance(1000);
+    run(w, 'SpreadsheetApp.getActiveSheet().getRange("A1").setValue("c")');
+    expect(s.get(1, 2)).toBe(`c+b@${w.clock.now}`);
+    // The same formula entered again runs again.
+    w.advance(1000);
+    run(w, `var r = ${B1}; r.setFormulas(r.getFormulas())`);
+    expect(s.get(1, 2)).toBe(`c+b@${w.clock.now}`);
+    expect(w.ss.formulas.runs).toBe(4);
+    expect(run(w, 'return SpreadsheetApp.getActiveSheet().getRange("A1:B1").getFormulas()')).toEqual([['', '=STAMP(A1:A2)']]);
+    // A value typed over the formula replaces it: nothing runs any more.
+    s.set(1, 2, 'typed');
+    s.set(1, 1, 'd');
+    expect(s.get(1, 2)).toBe('typed');
+    expect(run(w, `return ${B1}.getFormula()`)).toBe('');
+    expect(w.ss.formulas.runs).toBe(4);
+  });
+
+  it('each run is a custom-function execution (read only, 30 s); a range result fills down and right; an error shows #ERROR!', () => {
+    const w = world();
+    const s = w.ss.active;
+    s.set(1, 1, 'p');
+    s.set(2, 1, 'q');
+    run(w, 'var sh = SpreadsheetApp.getActiveSheet(); sh.getRange("C1").setFormula("=TWICE(A1:A2)"); sh.getRange("F1:F2").setFormulas([["=BOOM()"], ["=SLOW()"]])');
+    expect([s.row(1).slice(2, 4), s.row(2).slice(2, 4)]).toEqual([['p', 'p'], ['q', 'q']]);
+    expect([s.get(1, 6), s.get(2, 6)]).toEqual(['#ERROR!', '#ERROR!']);
+    expect([...w.ss.formulas.errors.values()]).toEqual(['no', 'Exceeded maximum execution time']);
+    expect(() => run(w, `${B1}.setFormula("=STAMP(A1)")`, 'CUSTOM_FUNCTION')).toThrow('You do not have permission to call Range.setFormula');
+    expect(() => run(w, `${B1}.setFormulas([["=STAMP(A1)"], ["=STAMP(A2)"]])`)).toThrow(/does not match the number of rows in the range/);
   });
 });

@@ -30,6 +30,8 @@ const table: Record<string, string[]> = {
   'Spreadsheet.setActiveSheet': SHEETS,
   'Spreadsheet.toast': SHEETS,
   'Spreadsheet.getSpreadsheetLocale': SHEETS,
+  'Spreadsheet.getSpreadsheetTimeZone': SHEETS,
+  'Spreadsheet.setSpreadsheetTimeZone': SHEETS,
   'SpreadsheetApp.newConditionalFormatRule': [],
   // reference/spreadsheet/spreadsheet-app#newRichTextValue, rich-text-value-builder, rich-text-value: no Authorization section
   'SpreadsheetApp.newRichTextValue': [],
@@ -82,6 +84,13 @@ const table: Record<string, string[]> = {
   'Range.getValue': SHEETS,
   'Range.setValues': SHEETS,
   'Range.setValue': SHEETS,
+  'Range.getDisplayValues': SHEETS,
+  'Range.getDisplayValue': SHEETS,
+  'Range.setNumberFormat': SHEETS,
+  'Range.getFormulas': SHEETS,
+  'Range.getFormula': SHEETS,
+  'Range.setFormulas': SHEETS,
+  'Range.setFormula': SHEETS,
   'Range.setRichTextValues': SHEETS,
   'Range.getRichTextValues': SHEETS,
   'Range.setNote': SHEETS,
@@ -128,7 +137,7 @@ const NO_SCOPE = [
   'PropertiesService.getDocumentProperties', 'PropertiesService.getUserProperties', 'PropertiesService.getScriptProperties',
   'HtmlService.createHtmlOutputFromFile', 'HtmlService.createTemplateFromFile', 'HtmlService.createHtmlOutput',
   'Menu.addItem', 'Menu.addSeparator', 'Menu.addToUi',
-  'Utilities.sleep', 'Utilities.computeDigest', 'Utilities.base64Encode', 'Utilities.base64EncodeWebSafe', 'Utilities.newBlob', 'Utilities.getUuid',
+  'Utilities.sleep', 'Utilities.computeDigest', 'Utilities.base64Encode', 'Utilities.base64EncodeWebSafe', 'Utilities.newBlob', 'Utilities.getUuid', 'Utilities.formatDate',
   'EmbeddedChartBuilder.build',
 ];
 for (const m of NO_SCOPE) table[m] = [];

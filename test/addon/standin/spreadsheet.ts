@@ -3,6 +3,8 @@
  * the guard (scopes from reference/spreadsheet/*, AuthMode: read only in custom functions). The
  * test's own helpers (get, set, row, cells) bypass it, as a person typing in Sheets would.
  */
+import { checkTimeZone, displayValue, PLAIN_TEXT, typeValue } from './cell-values.js';
+import { FormulaEngine } from './formulas.js';
 import { GasError, type Guard } from './runtime.js';
 
 type V = any;
@@ -142,6 +144,8 @@ export class FakeSheet {
   links = new Map<string, string>();
   hiddenColumns = new Set<number>();
   conditionalFormatRules: FakeConditionalFormatRule[] = [];
+  /** Number formats by "row,col" (1-based): "@" (plain text), or the date format Sheets applied to a typed date. */
+  formats = new Map<string, string>();
   constructor(
     public name: string,
     readonly parent: FakeSpreadsheet,
@@ -180,6 +184,8 @@ export class FakeSheet {
     return max;
   }
   get(r: number, c: number): V {
+    // Edits are recalculated before anything reads the sheet (formulas.ts).
+    if (this.parent.formulas.pending) this.parent.formulas.drain();
     return this.cells[r - 1]?.[c - 1] ?? '';
   }
   set(r: number, c: number, v: V) {
@@ -187,6 +193,7 @@ export class FakeSheet {
     const row = this.cells[r - 1]!;
     while (row.length < c) row.push('');
     row[c - 1] = v;
+    this.parent.formulas.edited(this, r, c);
   }
   getRange(a: number | string, col?: number, nr = 1, nc = 1): FakeRange {
     this.g.call('Sheet.getRange');
@@ -208,13 +215,17 @@ export class FakeSheet {
   clearContents() {
     this.g.call('Sheet.clearContents');
     this.cells = [];
+    this.parent.formulas.clearSheet(this);
     this.links.clear();
     return this;
   }
+  /** reference/spreadsheet/sheet#clear: "Clears the sheet of content and formatting information." */
   clear() {
     this.g.call('Sheet.clear');
     this.cells = [];
+    this.parent.formulas.clearSheet(this);
     this.links.clear();
+    this.formats.clear();
     return this;
   }
   getCharts() {
@@ -280,7 +291,29 @@ export class FakeSheet {
   }
   /** Test helper: a whole row. */
   row(r: number): V[] {
+    if (this.parent.formulas.pending) this.parent.formulas.drain();
     return [...(this.cells[r - 1] ?? [])];
+  }
+  /** Test helper: a cell's number format (null: Automatic). */
+  format(r: number, c: number): string | null {
+    return this.formats.get(`${r},${c}`) ?? null;
+  }
+  /** Test helper: the text a cell shows (what getDisplayValues reads). */
+  display(r: number, c: number): string {
+    const ss = this.parent;
+    return displayValue(this.get(r, c), { locale: ss.locale, timeZone: ss.timeZone, format: this.format(r, c) });
+  }
+  /** Test helper: a person typing `v` into a cell: Sheets types it as setValue does (cell-values.ts). */
+  type(r: number, c: number, v: V) {
+    this.put(r, c, v);
+  }
+  /** A value entered into a cell (setValue(s), or typed): typed by cell-values.ts, its number format kept beside it. */
+  put(r: number, c: number, v: V) {
+    const ss = this.parent;
+    const t = typeValue(v, { locale: ss.locale, timeZone: ss.timeZone, format: this.format(r, c) });
+    this.set(r, c, t.value);
+    if (t.format) this.formats.set(`${r},${c}`, t.format);
+    else this.formats.delete(`${r},${c}`);
   }
 }
 
@@ -328,13 +361,40 @@ export class FakeRange {
     const a = `${numToCol(this.col)}${this.row}`;
     return this.nr === 1 && this.nc === 1 ? a : `${a}:${numToCol(this.col + this.nc - 1)}${this.row + this.nr - 1}`;
   }
+  /** A cell's value as getValues returns it: a date as a Date of the running script's realm. */
+  private valueAt(r: number, c: number): V {
+    const v = this.sheet.get(r, c);
+    return v instanceof Date ? this.sheet.parent.dateOf(v.getTime()) : v;
+  }
+  /** reference/spreadsheet/range#getValues: Number, Boolean, Date or String by the cell's value; '' when empty. */
   getValues(): V[][] {
     this.g.call('Range.getValues');
-    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.get(this.row + i, this.col + j)));
+    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.valueAt(this.row + i, this.col + j)));
   }
   getValue() {
     this.g.call('Range.getValue');
-    return this.sheet.get(this.row, this.col);
+    return this.valueAt(this.row, this.col);
+  }
+  /** reference/spreadsheet/range#getDisplayValues: Strings, as the cells show them (formats, the spreadsheet's locale and time zone). */
+  getDisplayValues(): string[][] {
+    this.g.call('Range.getDisplayValues');
+    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.display(this.row + i, this.col + j)));
+  }
+  getDisplayValue(): string {
+    this.g.call('Range.getDisplayValue');
+    return this.sheet.display(this.row, this.col);
+  }
+  /**
+   * reference/spreadsheet/range#setNumberFormat: the format of every cell of the range; "@" is
+   * plain text (Format > Number > Plain text), after which typed text stays text. Only "@" and the
+   * date patterns of cell-values.ts are modelled.
+   */
+  setNumberFormat(format: V) {
+    this.g.call('Range.setNumberFormat');
+    if (typeof format !== 'string') throw new GasError(`The parameters (${typeof format}) don't match the method signature for SpreadsheetApp.Range.setNumberFormat.`);
+    if (format !== PLAIN_TEXT && !/^[yMdHms/.: -]+$/.test(format)) throw new Error(`stand-in: number format "${format}" is not modelled`);
+    for (let i = 0; i < this.nr; i++) for (let j = 0; j < this.nc; j++) this.sheet.formats.set(`${this.row + i},${this.col + j}`, format);
+    return this;
   }
   setValues(values: V[][]) {
     this.g.call('Range.setValues');
@@ -342,13 +402,14 @@ export class FakeRange {
     if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
       throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
     }
-    values.forEach((r, i) => r.forEach((v, j) => this.putValue(this.row + i, this.col + j, v, null)));
+    // Each value is entered as typed in the UI (cell-values.ts): numbers and dates become Number and Date.
+    values.forEach((r, i) => r.forEach((v, j) => this.putValue(this.row + i, this.col + j, v, null, true)));
     this.sheet.parent.writes++;
     return this;
   }
   setValue(v: V) {
     this.g.call('Range.setValue');
-    this.putValue(this.row, this.col, v, null);
+    this.putValue(this.row, this.col, v, null, true);
     this.sheet.parent.writes++;
     return this;
   }
@@ -356,8 +417,9 @@ export class FakeRange {
    * A written value replaces the cell's link: Sheets API CellData.textFormatRuns, "When writing a
    * new user_entered_value, previous runs are erased" (a RichTextValue's link is such a run).
    */
-  private putValue(r: number, c: number, v: V, link: string | null) {
-    this.sheet.set(r, c, v);
+  private putValue(r: number, c: number, v: V, link: string | null, typed = false) {
+    if (typed) this.sheet.put(r, c, v);
+    else this.sheet.set(r, c, v);
     if (link) this.sheet.links.set(`${r},${c}`, link);
     else this.sheet.links.delete(`${r},${c}`);
   }
@@ -417,6 +479,33 @@ export class FakeRange {
   getNotes() {
     this.g.call('Range.getNotes');
     return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.note(this.row + i, this.col + j)));
+  }
+  /** reference/spreadsheet/range#getFormulas: each cell's formula, "" where it holds none (formulas.ts). */
+  getFormulas(): string[][] {
+    this.g.call('Range.getFormulas');
+    const f = this.sheet.parent.formulas;
+    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => f.formulaAt(this.sheet, this.row + i, this.col + j)));
+  }
+  getFormula(): string {
+    this.g.call('Range.getFormula');
+    return this.sheet.parent.formulas.formulaAt(this.sheet, this.row, this.col);
+  }
+  /** reference/spreadsheet/range#setFormulas: dimensions must match the range's (as setValues); each formula is entered, so it is calculated (formulas.ts). */
+  setFormulas(formulas: V[][]) {
+    this.g.call('Range.setFormulas');
+    if (!Array.isArray(formulas) || formulas.length !== this.nr || formulas.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
+      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${formulas?.length} but the range has ${this.nr}.`);
+    }
+    formulas.forEach((r, i) => r.forEach((t, j) => this.sheet.parent.formulas.setFormula(this.sheet, this.row + i, this.col + j, t)));
+    this.sheet.parent.writes++;
+    return this;
+  }
+  /** reference/spreadsheet/range#setFormula: the top-left cell's formula. */
+  setFormula(formula: V) {
+    this.g.call('Range.setFormula');
+    this.sheet.parent.formulas.setFormula(this.sheet, this.row, this.col, formula);
+    this.sheet.parent.writes++;
+    return this;
   }
   /** reference/spreadsheet/range#activate: the range becomes the active range, its sheet the active sheet. */
   activate() {
@@ -481,8 +570,18 @@ export class FakeSpreadsheet {
   richTextWrites = 0;
   /** reference/spreadsheet/spreadsheet#getSpreadsheetLocale: e.g. en_US, de_DE. */
   locale = 'en_US';
+  /**
+   * reference/spreadsheet/spreadsheet#getSpreadsheetTimeZone. The spreadsheet's own zone, not the
+   * script's (the manifest's timeZone): by default London, ahead of UTC in summer, so code that
+   * reads dates in the script's zone is caught.
+   */
+  timeZone = 'Europe/London';
+  /** Makes the Date a script gets from getValues: World sets it to the execution's Date, so `instanceof Date` holds in the script. */
+  dateOf: (ms: number) => Date = (ms) => new Date(ms);
   /** Developer metadata on the spreadsheet itself (location SPREADSHEET). */
   metadata: FakeDeveloperMetadata[] = [];
+  /** Formulas and their recalculation (formulas.ts); World connects it to its executions. */
+  readonly formulas = new FormulaEngine(this);
   private nextMetadataId = 1000;
   constructor(
     readonly id: string,
@@ -528,6 +627,15 @@ export class FakeSpreadsheet {
   getSpreadsheetLocale() {
     this.guard.call('Spreadsheet.getSpreadsheetLocale');
     return this.locale;
+  }
+  getSpreadsheetTimeZone() {
+    this.guard.call('Spreadsheet.getSpreadsheetTimeZone');
+    return this.timeZone;
+  }
+  /** reference/spreadsheet/spreadsheet#setSpreadsheetTimeZone(timezone): a zone Apps Script knows, else it throws. */
+  setSpreadsheetTimeZone(tz: V) {
+    this.guard.call('Spreadsheet.setSpreadsheetTimeZone');
+    this.timeZone = checkTimeZone(tz);
   }
   toast(msg: string) {
     this.guard.call('Spreadsheet.toast');

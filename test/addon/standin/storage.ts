@@ -11,6 +11,9 @@ export const CACHE_LIMITS = { keyChars: 250, valueBytes: 100 * 1024, minTtl: 1, 
 export class FakeCache {
   entries = new Map<string, { v: string; until: number }>();
   stats = { puts: 0, gets: 0, evicted: 0 };
+  /** Puts refused by `refusePut` so far (tests read it). */
+  refusals = 0;
+  private refusal: { match: (keys: string[]) => boolean; message: string } | null = null;
   constructor(
     private guard: Guard,
     private clock: Clock,
@@ -41,6 +44,21 @@ export class FakeCache {
     this.stats.evicted += this.entries.size - keep.length;
     this.entries = new Map(keep);
   }
+  /**
+   * Tests: the next put or putAll whose keys `match` throws `message` and stores nothing, once.
+   * CacheService is a network service and promises nothing more (Cache reference: no guarantee
+   * beyond the limits; a "Service error: Cache" can come back from any call).
+   */
+  refusePut(match: (keys: string[]) => boolean = () => true, message = 'Service error: Cache'): void {
+    this.refusal = { match, message };
+  }
+  private maybeRefuse(keys: string[]): void {
+    if (!this.refusal?.match(keys)) return;
+    const { message } = this.refusal;
+    this.refusal = null;
+    this.refusals++;
+    throw new GasError(message);
+  }
   /** Live items (tests read it). */
   size(): number {
     for (const k of [...this.entries.keys()]) this.live(k);
@@ -67,6 +85,7 @@ export class FakeCache {
   put(k: string, v: string, ttl: number = CACHE_LIMITS.defaultTtl): void {
     this.guard.call('Cache.put');
     this.check(k, v, ttl);
+    this.maybeRefuse([k]);
     this.stats.puts++;
     this.entries.set(k, { v: String(v), until: this.clock.now + ttl * 1000 });
     this.enforceCap();
@@ -74,6 +93,7 @@ export class FakeCache {
   putAll(o: Record<string, string>, ttl: number = CACHE_LIMITS.defaultTtl): void {
     this.guard.call('Cache.putAll');
     for (const [k, v] of Object.entries(o)) this.check(k, v, ttl);
+    this.maybeRefuse(Object.keys(o));
     for (const [k, v] of Object.entries(o)) {
       this.stats.puts++;
       this.entries.set(k, { v: String(v), until: this.clock.now + ttl * 1000 });

@@ -1,5 +1,6 @@
 /** Utilities, Blob and Session stand-ins (reference/utilities/utilities, reference/base/blob, reference/base/session). */
 import crypto from 'node:crypto';
+import { checkTimeZone, formatInZone } from './cell-values.js';
 import { Clock, GasError, type Guard } from './runtime.js';
 
 type V = any;
@@ -80,6 +81,12 @@ export function makeUtilities(guard: Guard, clock: Clock, stats: () => SleepStat
     getUuid() {
       guard.call('Utilities.getUuid');
       return crypto.randomUUID();
+    },
+    /** reference/utilities/utilities#formatDate(date, timeZone, format): SimpleDateFormat patterns, in the zone given (cell-values.ts). */
+    formatDate(date: V, timeZone: V, format: V) {
+      guard.call('Utilities.formatDate');
+      if (!(date instanceof Date) || typeof format !== 'string') throw new GasError(`The parameters (${typeof date}, ${typeof timeZone}, ${typeof format}) don't match the method signature for Utilities.formatDate.`);
+      return formatInZone(date.getTime(), checkTimeZone(timeZone), format);
     },
   };
 }

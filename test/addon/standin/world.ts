@@ -99,6 +99,8 @@ export class World {
     if (this.manifest.urlFetchWhitelist) checkAllowlist(this.manifest.urlFetchWhitelist);
     this.guard = new Guard(this.manifest.oauthScopes ?? [], this.clock, () => this.exec);
     this.ss = new FakeSpreadsheet(opts.spreadsheetId ?? 'spreadsheet-0001', this.guard, opts.onMetadata ?? null);
+    // Custom functions in formulas run as their own executions (formulas.ts).
+    this.ss.formulas.host = { currentUser: () => this.exec?.user ?? null, owner: opts.owner ?? 'alice@example.com', runCustomFunction: (user, name, args) => this.run(user, 'CUSTOM_FUNCTION', name, args) };
     const quota = () => (this.exec ? this.user(this.exec.user).propsQuota : null);
     this.docProps = new FakeProperties(this.guard, quota);
     this.scriptProps = new FakeProperties(this.guard, quota);
@@ -120,6 +122,11 @@ export class World {
         return clock.now;
       }
     } as unknown as DateConstructor;
+    const SimDate = this.SimDate;
+    this.ss.dateOf = (ms) => new SimDate(ms);
+    // The script's zone is the manifest's timeZone (manifest structure: "The script time zone"): a
+    // script's Date getters and its new Date(y, m, d) work in it. The vm shares the process's zone.
+    if (typeof this.manifest.timeZone === 'string' && process.env.TZ !== this.manifest.timeZone) process.env.TZ = this.manifest.timeZone;
   }
 
   user(email: string): UserState {
@@ -212,6 +219,8 @@ export class World {
   /** Runs one top-level function as `user` in `mode`: a fresh global scope, the time limit of its kind. */
   run(user: string, mode: AuthMode, name: string, args: unknown[], opts: { documentContext?: boolean } = {}): V {
     if (this.exec) throw new Error(`stand-in: ${name} called while ${this.exec.calls.at(-1) ?? 'another execution'} runs`);
+    // Formulas whose cells were edited since are recalculated first, and those this execution edits when it ends.
+    this.ss.formulas.drain();
     const exec: Execution = { user, mode, started: this.clock.now, limitMs: mode === 'CUSTOM_FUNCTION' ? CUSTOM_FUNCTION_LIMIT_MS : SCRIPT_LIMIT_MS, documentContext: opts.documentContext ?? true, calls: [] };
     this.exec = exec;
     try {
@@ -224,6 +233,7 @@ export class World {
       return out;
     } finally {
       this.exec = null;
+      this.ss.formulas.drain();
     }
   }
 

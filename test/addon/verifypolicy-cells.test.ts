@@ -1,0 +1,128 @@
+/**
+ * What =VERIFYPOLICY cells show, through the built add-on against real connector children:
+ * answers for the key granted now (never a result cached for another key), and pending cells
+ * brought up to date by one action, since Sheets recalculates a custom function only when its
+ * formula or a cell it references is edited (the stand-in's rule, standin-rules.test.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAddon, CONNECTOR, DIST, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+
+let conn: ChildConnector;
+let slow: ChildConnector;
+let http: SyncHttp;
+
+beforeAll(async () => {
+  buildAddon();
+  http = new SyncHttp();
+  [conn, slow] = await Promise.all([
+    startConnectorChild({ keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 100 } } }),
+    // Every unknown UK policy waits 3 s for its registry (which never answers): batches that outlast a custom function's budget.
+    startConnectorChild({ slowRegistry: true, env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' }, keys: { live: { mode: 'live', credits: 100 } } }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([conn?.stop(), slow?.stop()]);
+  await http?.close();
+});
+
+async function direct(key: string, body: unknown): Promise<any> {
+  const res = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return res.json();
+}
+const balance = async (key: string) =>
+  ((await fetch(`${conn.url}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { credits: { balance: number } }).credits.balance;
+
+function grant(h: Harness, key: string): void {
+  h.fns.saveSettings({ url: CONNECTOR, key });
+  h.fns.grantKeyToSpreadsheet(true);
+}
+
+describe('results belong to the key that asked', () => {
+  it('after a pk_test_ grant is replaced by a pk_live_ one, the live key is asked (and charged); nothing of a key is readable in the cache; revoking clears the results', async () => {
+    const h = loadAddon(http, { connector: conn.url });
+    const cells = [['UKM-1000-0001'], ['KFZ-5096-000001']];
+    const countries = [['UK'], ['DE']];
+    grant(h, conn.keys.sandbox!);
+    const sandboxOut = h.fns.VERIFYPOLICY(cells, countries, 'motor', '', 'full');
+    const liveBefore = await balance(conn.keys.live!);
+
+    grant(h, conn.keys.live!);
+    const n = h.stats.requests;
+    const liveOut = h.fns.VERIFYPOLICY(cells, countries, 'motor', '', 'full');
+    expect(h.stats.requests).toBeGreaterThan(n);
+    const liveAfter = await balance(conn.keys.live!);
+    // The same key's direct answers (each charged too, after the balance was read).
+    const want = [];
+    for (const [i, c] of cells.entries()) {
+      const r = await direct(conn.keys.live!, { policy_number: c[0], country: countries[i]![0], insurance_type: 'motor' });
+      want.push([r.status, r.confidence_score, r.insurer?.name ?? '', r.flags.join(', ')]);
+    }
+    expect(liveOut).toEqual(want);
+    expect(liveOut).not.toEqual(sandboxOut);
+    const charged = want.filter((w) => w[0] !== 'inconclusive').length;
+    expect(charged).toBeGreaterThan(0);
+    expect(liveAfter).toBe(liveBefore - charged);
+    // A recalculation with the same key is still free.
+    const m = h.stats.requests;
+    expect(h.fns.VERIFYPOLICY(cells, countries, 'motor', '', 'full')).toEqual(liveOut);
+    expect(h.stats.requests).toBe(m);
+
+    const stored = JSON.stringify([...h.docCache.entries]) + JSON.stringify(Object.entries(h.docProps.data).filter(([k]) => k !== 'covercheck.grant.key'));
+    for (const k of [conn.keys.sandbox!, conn.keys.live!]) expect(stored).not.toContain(k.slice(8));
+
+    h.fns.revokeGrant();
+    expect(h.docCache.size()).toBe(0);
+    // Granted again, the same key asks the connector again (a revoke is a revoke).
+    grant(h, conn.keys.live!);
+    const k = h.stats.requests;
+    h.fns.VERIFYPOLICY(cells, countries, 'motor', '', 'full');
+    expect(h.stats.requests).toBeGreaterThan(k);
+  });
+});
+
+describe('pending cells brought up to date by one action', () => {
+  const PENDING = /^Still verifying \(already submitted, no second charge\): in a minute, choose Extensions > Covercheck > Update pending results\.$/;
+
+  it('"Still verifying" names the menu item; cells stay pending by themselves; "Update pending results" recalculates only the pending formulas, without a second charge', async () => {
+    // Round trips of 11 s (simulated): after the submit there is no time for a long poll.
+    const h = loadAddon(http, { connector: slow.url, rttMs: 11_000 });
+    h.fns.saveSettings({ url: CONNECTOR, key: slow.keys.live });
+    h.fns.grantKeyToSpreadsheet(true);
+    h.open();
+    expect(h.ui.menus.at(-1)!.items.filter((i) => i !== '---').map((i) => (i as { label: string }).label)).toContain('Update pending results');
+    const s = h.ss.active;
+    s.getRange(1, 1, 4, 3).setValues([['Policy', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor'], ['UKM-9999-0003', 'UK', 'motor']]);
+    // A range formula, a single-cell one, and one whose answer is final (an error, no call).
+    s.getRange('D2').setFormula('=VERIFYPOLICY(A2:A3,B2:B3,C2:C3)');
+    s.getRange('E4').setFormula('=VERIFYPOLICY(A4,"UK","motor")');
+    s.getRange('F4').setFormula('=VERIFYPOLICY(A4,"ES","motor")');
+    expect([s.get(2, 4), s.get(3, 4), s.get(4, 5), s.get(4, 6)]).toEqual([expect.stringMatching(PENDING), expect.stringMatching(PENDING), expect.stringMatching(PENDING), '#ERROR!']);
+    const runs = h.ss.formulas.runs;
+
+    // Nothing recalculates them: the batches complete, minutes pass, the spreadsheet is reopened.
+    await new Promise((r) => setTimeout(r, 3500));
+    h.advance(5 * 60_000);
+    h.open();
+    expect([s.get(2, 4), s.get(4, 5)]).toEqual([expect.stringMatching(PENDING), expect.stringMatching(PENDING)]);
+    expect(h.ss.formulas.runs).toBe(runs);
+
+    let out: { formulas: number; message: string } | undefined;
+    for (let i = 0; i < 40; i++) {
+      out = h.fns.updatePendingResults();
+      if (s.get(2, 4) === 'inconclusive' && s.get(4, 5) === 'inconclusive') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect([s.get(2, 4), s.get(3, 4), s.get(4, 5), s.get(4, 6)]).toEqual(['inconclusive', 'inconclusive', 'inconclusive', '#ERROR!']);
+    expect(out!).toMatchObject({ formulas: 2, message: 'Recalculating 2 =VERIFYPOLICY formulas with pending results.' });
+    expect(h.ss.formulas.ran.slice(runs)).not.toContain('Sheet1!F4');
+    // One batch per formula, none sent twice.
+    expect(h.stats.log.filter((l) => l.method === 'POST').length).toBe(2);
+    expect(h.fns.updatePendingResults()).toMatchObject({ formulas: 0, message: 'No =VERIFYPOLICY cell is waiting for a result.' });
+    expect(h.ss.toasts.at(-1)).toBe('No =VERIFYPOLICY cell is waiting for a result.');
+    // The sidebar offers the same action.
+    expect(fs.readFileSync(path.join(DIST, 'sidebar.html'), 'utf8')).toMatch(/<button id="pending-run">Update pending results<\/button>[\s\S]*run\('updatePendingResults'\)/);
+  }, 60_000);
+});
