@@ -11,6 +11,7 @@
  * - Submitted batches not yet collected, in document properties, which are never evicted: one
  *   property per batch ("cc.p.<batch id>" -> "<submitted, epoch s>|<hash>,<hash>,…", about 1.7 KB
  *   for 100 policies, under the 9 KB a value), kept under a budget well inside the 500 KB a store.
+ * - How many fresh single-cell calls this minute (takeSingleCellCall), in the document cache.
  */
 import type { TPolicy } from '../../shared/policy.js';
 import type { TVerificationResult, TVerificationStatus } from '../../shared/verification.js';
@@ -136,10 +137,18 @@ interface PendingRecords {
   storeBytes: number;
 }
 
-/** Every live pending record (expired ones are deleted on the way). */
-function readPending(): PendingRecords {
+/**
+ * Every document property, in one read: a run of =VERIFYPOLICY reads the grant and its pending
+ * records from this alone, so a recalculation answered from the cache costs one property
+ * operation ("Quotas for Google Services": 50,000 property reads and writes a day per consumer user).
+ */
+export function readDocProperties(): Record<string, string> {
+  return PropertiesService.getDocumentProperties().getProperties();
+}
+
+/** Every live pending record in `all` (expired ones are deleted on the way). */
+function readPending(all: Record<string, string>): PendingRecords {
   const props = PropertiesService.getDocumentProperties();
-  const all = props.getProperties();
   const items = new Map<string, PendingItem>();
   const cutoff = nowSec() - PENDING_TTL_SECONDS;
   let storeBytes = 0;
@@ -156,13 +165,20 @@ function readPending(): PendingRecords {
   return { items, storeBytes };
 }
 
-export function getPending(hashes: string[]): { pending: Map<string, PendingItem>; roomBatches: number } {
-  const { items, storeBytes } = readPending();
-  const pending = new Map<string, PendingItem>();
+/**
+ * The pending records of `hashes`, with every other policy of their batches (collected together,
+ * so each result of a paid batch is cached, never asked for again), and how many more batches may
+ * be recorded; `all` is readDocProperties().
+ */
+export function getPending(hashes: string[], all: Record<string, string>): { pending: Map<string, PendingItem>; roomBatches: number } {
+  const { items, storeBytes } = readPending(all);
+  const batches = new Set<string>();
   for (const h of hashes) {
     const p = items.get(h);
-    if (p) pending.set(h, p);
+    if (p) batches.add(p.batchId);
   }
+  const pending = new Map<string, PendingItem>();
+  for (const [h, p] of items) if (batches.has(p.batchId)) pending.set(h, p);
   // A record of 100 hashes is about 1.7 KB.
   const perBatch = PENDING.length + 40 + 100 * (HASH_CHARS + 1) + 12;
   return { pending, roomBatches: Math.max(0, Math.floor((PENDING_BUDGET_BYTES - storeBytes) / perBatch)) };
@@ -179,4 +195,28 @@ export function putPending(batches: { batchId: string; hashes: string[] }[]): vo
 export function dropPending(batchIds: string[]): void {
   const props = PropertiesService.getDocumentProperties();
   for (const id of batchIds) props.deleteProperty(PENDING + id);
+}
+
+/**
+ * Fresh single-cell calls (one policy not cached, not pending, outside a range) each document may
+ * make a minute. A column of per-row formulas would spend one UrlFetch call per row of the user's
+ * 20,000 a day ("Quotas for Google Services", consumer accounts), and past the quota every feature
+ * of the add-on fails for up to 24 h; beyond this, a cell answers USE_A_RANGE instead.
+ */
+export const SINGLE_CELL_CALLS_PER_MINUTE = 30;
+const MINUTE = 'cc.m.';
+
+/**
+ * Counts one fresh single-cell call against this minute's budget (in the document cache, which
+ * costs no property operation); false when the budget is spent. Executions running at the same
+ * time may each see the same count, so a burst can pass the budget by the few Sheets runs at once.
+ */
+export function takeSingleCellCall(): boolean {
+  const c = cache();
+  if (!c) return true;
+  const key = MINUTE + Math.floor(Date.now() / 60_000);
+  const used = Number(c.get(key) ?? 0);
+  if (used >= SINGLE_CELL_CALLS_PER_MINUTE) return false;
+  c.put(key, String(used + 1), 120);
+  return true;
 }

@@ -219,6 +219,11 @@ export const api = {
     ...(idempotencyKey ? { idempotencyKey } : {}),
   }),
   /**
+   * One policy answered in the same call (POST /verify). With `idempotencyKey`, sending it again
+   * (after a run that ended before it could keep the answer) gets the first answer back, charged once.
+   */
+  verifyReq: (policy: TVerifyRequest, idempotencyKey: string): Req => ({ method: 'post', path: '/api/v1/verify', json: policy, idempotencyKey }),
+  /**
    * `wait` asks the connector to hold the answer until the batch is complete or `wait` seconds
    * pass (long-poll). A connector without it ignores the parameter and answers at once.
    */

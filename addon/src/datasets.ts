@@ -8,8 +8,13 @@
  * Restrictions). Schedules live in document properties with their owner (a random id kept in the
  * owner's user properties; no email address, which would need the userinfo.email scope). Any
  * editor may remove any schedule; since an editor can't see or delete another's trigger
- * (getProjectTriggers returns the current user's), a handler that finds none of its owner's
- * schedules deletes its own trigger. Installable triggers don't run in test deployments.
+ * (getUserTriggers(spreadsheet) returns the current user's in that spreadsheet), a handler that
+ * finds none of its owner's schedules deletes its own trigger. Installable triggers don't run in
+ * test deployments. Apps Script allows 20 triggers per user per script (Quotas for Google
+ * Services), so a user with refreshes in 20 spreadsheets is told so; the triggers of a user share
+ * 90 minutes a day (6 h on Workspace), so the handler stops at its share of the day; and after an
+ * update that adds a scope the owner has not accepted, the handler pauses the owner's schedules
+ * with the reason (ScriptApp.getAuthorizationInfo) until they authorize again.
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
@@ -35,6 +40,21 @@ const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 360
 const DUE_SLACK_MS = 10 * 60_000;
 /** The handler starts no refresh after this much of its 6 minutes. */
 const HANDLER_BUDGET_MS = 4 * 60_000;
+/** "Quotas for Google Services": triggers 20 / user / script. */
+const TRIGGERS_PER_USER = 20;
+/**
+ * Triggers total runtime is 90 min / day per consumer user (6 h Workspace), shared with the user's
+ * other scripts: the hourly refreshes start none past this much in 24 hours, kept per user.
+ */
+export const DAILY_TRIGGER_SHARE_MS = 60 * 60_000;
+const TRIGGER_TIME_PROP = 'covercheck.triggerTime';
+const DAY_MS = 24 * 3600_000;
+export const TOO_MANY_TRIGGERS =
+  'Covercheck can\'t add an hourly refresh here: your Google account already has 20 Covercheck refresh triggers, one per spreadsheet, the most Apps Script allows. Remove an add-on refresh in another spreadsheet, or choose "Refreshed by: the connector".';
+export const NEEDS_AUTHORIZATION =
+  'Paused: Covercheck needs permission again from whoever set up this refresh, after an update of the add-on. They can open Extensions > Covercheck in this spreadsheet and accept; the refreshes then resume by themselves.';
+const dailyShareUsed = (resumeAt: number) =>
+  `The hourly refreshes have used today's share of Apps Script's trigger time (${DAILY_TRIGGER_SHARE_MS / 60_000} of the 90 minutes a day a Google account gets); due schedules refresh again from ${new Date(resumeAt).toISOString().slice(0, 16).replace('T', ' ')} UTC, or use "Refresh now".`;
 export const NO_DOCUMENT =
   'The hourly refresh ran without access to this spreadsheet, so nothing was refreshed. Use "Refresh now", or let the connector refresh the sheet.';
 
@@ -70,6 +90,8 @@ interface ScheduleEntry {
   failures?: number;
   /** Why the hourly trigger no longer refreshes it, until someone resumes it. */
   paused?: string | null;
+  /** Set when paused for the owner's authorization: the owner's trigger resumes it once authorized. */
+  pausedFor?: 'authorization';
 }
 
 /** What the sidebar shows of a schedule. */
@@ -190,33 +212,35 @@ function ownId(): string {
   return id;
 }
 
-/** The current user's hourly trigger for this spreadsheet, created when missing. */
+/**
+ * The current user's hourly trigger for this spreadsheet, created when missing. It is looked up
+ * with getUserTriggers(spreadsheet), this user's triggers in this spreadsheet only
+ * (getProjectTriggers lists every spreadsheet's). Its id is recorded for the handler, which may
+ * run without the spreadsheet and then finds the document by it.
+ */
 function ensureTrigger(): string {
   const up = PropertiesService.getUserProperties();
-  const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
-  const recorded = up.getProperty(triggerProp(docId));
-  const mine = ScriptApp.getProjectTriggers();
-  if (recorded && mine.some((t) => t.getUniqueId() === recorded)) return recorded;
-  let uid: string;
-  try {
-    uid = ScriptApp.newTrigger(REFRESH_HANDLER).timeBased().everyHours(1).create().getUniqueId();
-  } catch (e) {
-    // One already exists for this document but its record was lost: adopt the refresh trigger no other document claims.
-    const claimed = new Set(Object.entries(up.getProperties()).filter(([k]) => k.startsWith('covercheck.trigger.')).map(([, v]) => v));
-    const orphan = mine.find((t) => t.getHandlerFunction() === REFRESH_HANDLER && !claimed.has(t.getUniqueId()));
-    if (!orphan) throw e;
-    uid = orphan.getUniqueId();
+  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  let uid = ScriptApp.getUserTriggers(ss).find((t) => t.getHandlerFunction() === REFRESH_HANDLER)?.getUniqueId();
+  if (!uid) {
+    if (ScriptApp.getProjectTriggers().length >= TRIGGERS_PER_USER) throw new Error(TOO_MANY_TRIGGERS);
+    try {
+      uid = ScriptApp.newTrigger(REFRESH_HANDLER).timeBased().everyHours(1).create().getUniqueId();
+    } catch (e) {
+      // Apps Script's own refusal ("This script has too many triggers…"), should the count above have missed one.
+      if (/too many triggers/i.test(e instanceof Error ? e.message : String(e))) throw new Error(TOO_MANY_TRIGGERS);
+      throw e;
+    }
   }
-  up.setProperty(triggerProp(docId), uid);
+  up.setProperty(triggerProp(ss.getId()), uid);
   return uid;
 }
 
-function deleteOwnTrigger(docId: string): void {
+function deleteOwnTrigger(ss: GoogleAppsScript.Spreadsheet.Spreadsheet): void {
   const up = PropertiesService.getUserProperties();
-  const uid = up.getProperty(triggerProp(docId));
-  for (const t of ScriptApp.getProjectTriggers()) if (t.getUniqueId() === uid) ScriptApp.deleteTrigger(t);
-  up.deleteProperty(triggerProp(docId));
-  up.deleteProperty(triggerErrorProp(docId));
+  for (const t of ScriptApp.getUserTriggers(ss)) if (t.getHandlerFunction() === REFRESH_HANDLER) ScriptApp.deleteTrigger(t);
+  up.deleteProperty(triggerProp(ss.getId()));
+  up.deleteProperty(triggerErrorProp(ss.getId()));
 }
 
 function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule, mode: TOutputMode): ScheduleView {
@@ -245,16 +269,16 @@ export function removeSchedule(id: string): SchedulesView {
   const left = readSchedules(props).filter((s) => s.id !== id);
   writeSchedules(props, left);
   forgetRuns(props, id);
-  if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet().getId());
+  if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet());
   return listSchedules();
 }
 
-/** Refreshes the given schedules now (within the handler budget), recording the outcome on each. */
-function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by']): void {
+/** Refreshes the given schedules now (none started past `budgetMs`), recording the outcome on each; the ids refreshed. */
+function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by'], budgetMs = HANDLER_BUDGET_MS): string[] {
   const list = readSchedules(props);
   const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue' | 'failures' | 'paused'>>();
   for (const s of list.filter((x) => ids.includes(x.id))) {
-    if (Date.now() - started > HANDLER_BUDGET_MS) break;
+    if (Date.now() - started >= budgetMs) break;
     const at = Date.now();
     try {
       const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
@@ -271,12 +295,13 @@ function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleApps
   }
   // Re-read before writing: another editor may have changed the list meanwhile.
   writeSchedules(props, readSchedules(props).map((s) => (done.has(s.id) ? { ...s, ...done.get(s.id)! } : s)));
+  return [...done.keys()];
 }
 
 /** "Resume" in the sidebar: un-pauses a schedule and refreshes it at once (it pauses again after three more failures). */
 export function resumeSchedule(id: string): SchedulesView {
   const props = PropertiesService.getDocumentProperties();
-  writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, failures: 0 } : s)));
+  writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, pausedFor: undefined, failures: 0 } : s)));
   return refreshScheduleNow(id);
 }
 
@@ -286,30 +311,69 @@ export function refreshScheduleNow(id: string): SchedulesView {
   return listSchedules();
 }
 
+/** The trigger time this user's refreshes used in the current 24 hours (kept in user properties, which every spreadsheet of the user's shares). */
+function triggerTime(up: GoogleAppsScript.Properties.Properties, now: number): { since: number; usedMs: number } {
+  const raw = up.getProperty(TRIGGER_TIME_PROP);
+  const t = raw ? (JSON.parse(raw) as { since: number; usedMs: number }) : null;
+  return t && now - t.since < DAY_MS ? t : { since: now, usedMs: 0 };
+}
+
 /**
- * The hourly trigger's handler, run as the trigger's owner. The time-driven event object names the
- * trigger but no document, and SpreadsheetApp.getActiveSpreadsheet() "returns null if there is
- * none": without the spreadsheet (and so without its document properties) the run records why in
- * the owner's user properties and stops.
+ * The hourly trigger's handler, run as the trigger's owner. First the owner's authorization: after
+ * an update whose new scopes the owner has not accepted, ScriptApp.getAuthorizationInfo(FULL)
+ * answers REQUIRED and calls needing them fail, so the owner's schedules pause with the reason
+ * (no failed run, no failure count) and resume by themselves once the owner has authorized again.
+ * The time-driven event object names the trigger but no document, and
+ * SpreadsheetApp.getActiveSpreadsheet() "returns null if there is none": without the spreadsheet
+ * (and so without its document properties) the run records why in the owner's user properties and
+ * stops. Refreshes stop at the handler's budget and at the day's share of trigger time; those not
+ * started stay due and run at a later hour.
  */
 export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   const started = Date.now();
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const authorized = ScriptApp.getAuthorizationInfo(ScriptApp.AuthMode.FULL).getAuthorizationStatus() !== ScriptApp.AuthorizationStatus.REQUIRED;
+  let ss: GoogleAppsScript.Spreadsheet.Spreadsheet | null = null;
+  try {
+    ss = SpreadsheetApp.getActiveSpreadsheet();
+  } catch (err) {
+    // Not authorized for the spreadsheet any more: recorded below as for a run without it.
+    if (authorized) throw err;
+  }
   const props = ss ? PropertiesService.getDocumentProperties() : null;
+  const up = PropertiesService.getUserProperties();
   if (!ss || !props) {
-    const up = PropertiesService.getUserProperties();
     const key = Object.entries(up.getProperties()).find(([k, v]) => k.startsWith('covercheck.trigger.') && v === e?.triggerUid)?.[0];
-    if (key) up.setProperty(triggerErrorProp(key.slice('covercheck.trigger.'.length)), JSON.stringify({ at: new Date().toISOString(), message: NO_DOCUMENT }));
+    if (key) up.setProperty(triggerErrorProp(key.slice('covercheck.trigger.'.length)), JSON.stringify({ at: new Date().toISOString(), message: authorized ? NO_DOCUMENT : NEEDS_AUTHORIZATION }));
     return;
   }
   const me = ownId();
-  const mine = readSchedules(props).filter((s) => s.owner === me);
   const docId = ss.getId();
+  let mine = readSchedules(props).filter((s) => s.owner === me);
   if (mine.length === 0) {
     // Every schedule of this user's was removed (perhaps by another editor): stop firing.
-    deleteOwnTrigger(docId);
+    deleteOwnTrigger(ss);
     return;
   }
-  PropertiesService.getUserProperties().deleteProperty(triggerErrorProp(docId));
-  refresh(ss, props, mine.filter((s) => !s.paused && s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id), started, 'trigger');
+  up.deleteProperty(triggerErrorProp(docId));
+  const pause = authorized ? mine.filter((s) => s.pausedFor === 'authorization') : mine.filter((s) => !s.paused);
+  if (pause.length) {
+    const ids = new Set(pause.map((s) => s.id));
+    const change = authorized ? { paused: null, pausedFor: undefined } : { paused: NEEDS_AUTHORIZATION, pausedFor: 'authorization' as const };
+    writeSchedules(props, readSchedules(props).map((s) => (ids.has(s.id) ? { ...s, ...change } : s)));
+    mine = readSchedules(props).filter((s) => s.owner === me);
+  }
+  if (!authorized) return;
+  const due = mine.filter((s) => !s.paused && s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id);
+  if (!due.length) return;
+  const time = triggerTime(up, started);
+  const left = DAILY_TRIGGER_SHARE_MS - time.usedMs;
+  if (left <= 0) {
+    up.setProperty(triggerErrorProp(docId), JSON.stringify({ at: new Date().toISOString(), message: dailyShareUsed(time.since + DAY_MS) }));
+    return;
+  }
+  try {
+    refresh(ss, props, due, started, 'trigger', Math.min(HANDLER_BUDGET_MS, left));
+  } finally {
+    up.setProperty(TRIGGER_TIME_PROP, JSON.stringify({ since: time.since, usedMs: time.usedMs + (Date.now() - started) }));
+  }
 }

@@ -6,9 +6,9 @@
 import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bindings.js';
 import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, resumeSchedule, searchDatasets } from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
-import { getPick, getPickerConfig, pickCancelled, pickedPdf, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
+import { getPick, getPickerConfig, pickCancelled, pickedPdf, pickerAlive, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
 import { confirmExtraction } from './review.js';
-import { detectRowMapping, pollRowsRun, startRowsRun } from './rows.js';
+import { detectRowMapping, pollRowsRun, rowsToVerify, startRowsRun } from './rows.js';
 import { updatePendingResults } from './pending-cells.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
@@ -31,6 +31,7 @@ export const entryPoints = {
   grantKeyToSpreadsheet,
   revokeGrant,
   detectRowMapping,
+  rowsToVerify,
   startRowsRun,
   pollRowsRun,
   jumpToRow,
@@ -41,6 +42,7 @@ export const entryPoints = {
   getPickerConfig,
   pickedPdf,
   pickCancelled,
+  pickerAlive,
   getPick,
   searchDatasets,
   previewDataset,

@@ -4,6 +4,8 @@
  * document, else AuthMode.LIMITED (Editor add-on authorization): it only builds the menu, which
  * both allow.
  */
+import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
+import { userLanguage } from './result-notes.js';
 
 export type SidebarView = 'rows' | 'pdf' | 'datasets';
 
@@ -24,9 +26,11 @@ export function onInstall(e?: unknown): void {
   onOpen(e);
 }
 
+/** The sidebar in the user's language: its texts from the language pack, as JSON the page reads from its body. */
 function showSidebar(view: SidebarView): void {
   const t = HtmlService.createTemplateFromFile('sidebar');
-  (t as unknown as { view: string }).view = view;
+  const lang = userLanguage();
+  Object.assign(t as unknown as Record<string, string>, { view, lang, texts: JSON.stringify(LANGUAGE_PACKS[lang].addon.sidebar) });
   SpreadsheetApp.getUi().showSidebar(t.evaluate().setTitle('Covercheck'));
 }
 

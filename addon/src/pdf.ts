@@ -8,8 +8,10 @@ import type { TExtractedFields, TJob } from '../../shared/job.js';
 import { REVIEW_KEYS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
 import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { api } from './connector.js';
+import { labelledItems } from './coverage-labels.js';
 import { fileBlob, fileMeta } from './drive.js';
 import { placeValues } from './extracted-columns.js';
+import { userLanguage } from './result-notes.js';
 import { userConn } from './settings.js';
 
 const PICK_TTL_SECONDS = 30 * 60;
@@ -38,25 +40,46 @@ export function submitPdfExtraction(fileRef: string): { jobId: string; fileName:
   return { jobId: accepted.job_id, fileName: meta.name };
 }
 
-/** Where a Picker dialog opened from the sidebar stands; the sidebar polls it (dialog and sidebar can't call each other). */
-export type PickState = { state: 'waiting' } | { state: 'cancelled' } | { state: 'picked'; jobId: string; fileName: string } | { state: 'failed'; error: string };
+/**
+ * Where a Picker dialog opened from the sidebar stands; the sidebar polls it (dialog and sidebar
+ * can't call each other). While waiting, `beats` counts the dialog's heartbeats.
+ */
+export type PickState = { state: 'waiting'; beats: number } | { state: 'cancelled' } | { state: 'picked'; jobId: string; fileName: string } | { state: 'failed'; error: string };
+
+/**
+ * Closing a dialog with its title-bar x runs no code in it, so the dialog reports that it is alive
+ * every HEARTBEAT_MS (pickerAlive) and the sidebar gives up on a pick whose heartbeats stopped for
+ * PICK_LOST_MS, or never came within PICK_FIRST_BEAT_MS of opening (Google's dialog-to-sidebar sample).
+ */
+export const PICK_HEARTBEAT_MS = 2_000;
+export const PICK_LOST_MS = 10_000;
+export const PICK_FIRST_BEAT_MS = 30_000;
 
 const pickKey = (id: string) => `pick:${id}`;
+/** The heartbeat count has its own item, so a beat never overwrites the dialog's answer. */
+const beatKey = (id: string) => `pickbeat:${id}`;
 function setPick(id: string, s: PickState): PickState {
   CacheService.getUserCache()!.put(pickKey(id), JSON.stringify(s), PICK_TTL_SECONDS);
   return s;
 }
 
-/** Opens the Picker dialog; the sidebar then polls getPick(pickId). */
-export function showPdfPicker(): { pickId: string } {
+/** Opens the Picker dialog; the sidebar then polls getPick(pickId), and gives up after the timings it is given. */
+export function showPdfPicker(): { pickId: string; lostAfterMs: number; firstBeatMs: number } {
   const pickId = Utilities.getUuid();
-  setPick(pickId, { state: 'waiting' });
+  setPick(pickId, { state: 'waiting', beats: 0 });
   const t = HtmlService.createTemplateFromFile('picker');
-  (t as unknown as { pickId: string }).pickId = pickId;
+  Object.assign(t as unknown as Record<string, unknown>, { pickId, heartbeatMs: PICK_HEARTBEAT_MS });
   SpreadsheetApp.getUi().showModalDialog(t.evaluate().setWidth(760).setHeight(520), 'Choose a policy PDF');
-  return { pickId };
+  return { pickId, lostAfterMs: PICK_LOST_MS, firstBeatMs: PICK_FIRST_BEAT_MS };
 }
 
+/** The dialog's heartbeat: counts it, and answers where the pick stands (a dialog whose pick the sidebar gave up on closes). */
+export function pickerAlive(pickId: string): PickState {
+  const cache = CacheService.getUserCache()!;
+  const s = getPick(pickId);
+  if (s.state === 'waiting') cache.put(beatKey(pickId), String(s.beats + 1), PICK_TTL_SECONDS);
+  return s;
+}
 /**
  * What the dialog needs to build the Picker: the user's OAuth token (so the Picker needs no sign-in
  * of its own), the browser API key and the Cloud project number, which setAppId needs for the
@@ -70,8 +93,13 @@ export function getPickerConfig(): { token: string; developerKey: string; appId:
   return { token: ScriptApp.getOAuthToken(), developerKey, appId };
 }
 
-/** The dialog's answer to a pick: the file is read and submitted at once, and the sidebar learns the job id. */
+/**
+ * The dialog's answer to a pick: the file is read and submitted at once, and the sidebar learns the
+ * job id. A pick the sidebar no longer waits for (it gave up on the dialog) is not submitted.
+ */
 export function pickedPdf(pickId: string, fileId: string): PickState {
+  const now = getPick(pickId);
+  if (now.state !== 'waiting') return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' };
   try {
     const { jobId, fileName } = submitPdfExtraction(fileId);
     return setPick(pickId, { state: 'picked', jobId, fileName });
@@ -85,8 +113,11 @@ export function pickCancelled(pickId: string): PickState {
 }
 
 export function getPick(pickId: string): PickState {
-  const raw = CacheService.getUserCache()!.get(pickKey(pickId));
-  return raw ? (JSON.parse(raw) as PickState) : { state: 'cancelled' };
+  const got = CacheService.getUserCache()!.getAll([pickKey(pickId), beatKey(pickId)]);
+  const raw = got[pickKey(pickId)];
+  if (!raw) return { state: 'cancelled' };
+  const s = JSON.parse(raw) as PickState;
+  return s.state === 'waiting' ? { state: 'waiting', beats: Number(got[beatKey(pickId)] ?? 0) } : s;
 }
 
 export interface ExtractionView {
@@ -108,7 +139,7 @@ export function pollPdfExtraction(jobId: string): ExtractionView {
   if (job.status === 'pending') return { status: 'pending', fields: null, row: null, message: 'Reading the PDF…' };
   if (job.status === 'failed') return { status: 'failed', fields: null, row: null, message: job.error?.message ?? 'Extraction failed.' };
   const fields = job.result as TExtractedFields;
-  const items = reviewItems(fields);
+  const items = labelledItems(reviewItems(fields), userLanguage());
   const low = items.filter((i) => i.needsReview).length;
   if (low) return { status: 'review', fields, items, row: null, message: `${low} of ${items.length} values need a check before they go into the sheet.` };
   return { ...appendExtractedRow(reviewedValues(items, {})), fields, items };

@@ -6,7 +6,9 @@
 import type { TExtractedFields } from '../../shared/job.js';
 import { reviewedValues, reviewItems, type ReviewAnswer } from '../../shared/review.js';
 import { api } from './connector.js';
+import { labelledItems } from './coverage-labels.js';
 import { appendExtractedRow, type ExtractionView } from './pdf.js';
+import { userLanguage } from './result-notes.js';
 import { userConn } from './settings.js';
 
 /** Writes a reviewed extraction: throws, naming them, while a value that needs review has no confirmed answer. */
@@ -14,7 +16,7 @@ export function confirmExtraction(jobId: string, answers: Record<string, ReviewA
   const job = api.job(userConn(), jobId);
   if (job.status !== 'complete') throw new Error('This extraction is not complete; extract the PDF again.');
   const fields = job.result as TExtractedFields;
-  const items = reviewItems(fields);
+  const items = labelledItems(reviewItems(fields), userLanguage());
   const written = appendExtractedRow(reviewedValues(items, answers ?? {}));
   const checked = items.filter((i) => i.needsReview).length;
   return { ...written, fields, items, message: `${written.message} ${checked} checked by you.` };

@@ -113,6 +113,28 @@ function targetRows(sheet: GoogleAppsScript.Spreadsheet.Sheet): { first: number;
   return { first: 2, last };
 }
 
+export interface RunRows {
+  sheet: string;
+  first: number;
+  last: number;
+  /** Data rows a run would read now. */
+  rows: number;
+  /** Data rows (below the header) the user's selection covers on this sheet. */
+  selected: number;
+}
+
+/**
+ * The rows a run would read now, beside the rows the user selected: with one cell selected a run takes
+ * every row, so the sidebar asks before it spends credits on more rows than were selected.
+ */
+export function rowsToVerify(): RunRows {
+  const sheet = SpreadsheetApp.getActiveSheet();
+  const { first, last } = targetRows(sheet);
+  const sel = SpreadsheetApp.getActiveRange();
+  const selected = sel && sel.getSheet().getName() === sheet.getName() ? Math.max(0, Math.min(last, sel.getLastRow()) - Math.max(2, sel.getRow()) + 1) : 0;
+  return { sheet: sheet.getName(), first, last, rows: Math.max(0, last - first + 1), selected };
+}
+
 export function detectRowMapping(): MappingView {
   const sheet = SpreadsheetApp.getActiveSheet();
   const headers = headerRow(sheet);

@@ -59,11 +59,13 @@ export function userConn(): Conn {
   return { url: p.getProperty(USER_URL) ?? '', key: p.getProperty(USER_KEY) };
 }
 
-/** The connection custom functions use; throws the readable cell error when nothing was granted. */
-export function grantConn(): Conn {
-  const p = PropertiesService.getDocumentProperties();
-  const url = p.getProperty(DOC_URL);
-  const key = p.getProperty(DOC_KEY);
+/**
+ * The connection custom functions use, from the document properties (=VERIFYPOLICY reads them all
+ * in one call); throws the readable cell error when nothing was granted.
+ */
+export function grantConn(docProps: Record<string, string>): Conn {
+  const url = docProps[DOC_URL];
+  const key = docProps[DOC_KEY];
   if (!url || !key) throw new ConnectorError('no_key', 'No API key granted to this spreadsheet: open Covercheck > Settings and choose "Grant this key to this spreadsheet".');
   return { url, key };
 }

@@ -1,8 +1,27 @@
-/** =VERIFYPOLICY: single cells or whole ranges, batched, cached, with readable cell errors. */
+/**
+ * =VERIFYPOLICY: whole ranges (batched) or single cells (one call each, within a per-minute
+ * budget), cached, with readable cell errors. Per execution it reads the document properties once;
+ * a cell's first run makes one UrlFetch call, a recalculation none.
+ */
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
+import type { TVerificationResult } from '../../shared/verification.js';
 import { chunk, collect, firstPollDelayMs, submitChunks } from './batches.js';
-import { dropPending, getPending, getResults, inputHash, putPending, putResults, resultScope, toCached, type CachedResult, type PendingItem } from './cache.js';
-import type { ConnectorError } from './connector.js';
+import {
+  dropPending,
+  getPending,
+  getResults,
+  inputHash,
+  putPending,
+  putResults,
+  readDocProperties,
+  resultScope,
+  SINGLE_CELL_CALLS_PER_MINUTE,
+  takeSingleCellCall,
+  toCached,
+  type CachedResult,
+  type PendingItem,
+} from './cache.js';
+import { api, callMany, type Conn, type ConnectorError } from './connector.js';
 import { identifierText } from './identifiers.js';
 import { grantConn } from './settings.js';
 
@@ -27,6 +46,11 @@ export const STILL_RUNNING = `Still verifying (already submitted, no second char
 export const QUEUED = `Queued: too many policies in flight (nothing charged for this one yet): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
 /** The cell of a policy whose recorded batch the connector no longer has: the next run submits it again. */
 export const GONE = `The connector no longer has this batch: choose ${UPDATE_PENDING_ACTION} to verify again.`;
+/**
+ * The cell of a fresh single-cell call past this minute's budget (cache.ts): a formula per row
+ * spends one UrlFetch call per row of the user's daily quota, one formula over a range one per 100 rows.
+ */
+export const USE_A_RANGE = `Not verified: more than ${SINGLE_CELL_CALLS_PER_MINUTE} single-cell =VERIFYPOLICY formulas this minute, each spending one of your 20,000 daily Google calls; use one formula over a range instead, e.g. =VERIFYPOLICY(A2:A500, B2:B500, C2:C500), which verifies 100 rows per call. Nothing was charged.`;
 
 const cellText = (v: Cell): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
 
@@ -62,7 +86,8 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   };
   const at = (i: number, k: number): string => cellText(cell(i, k));
 
-  const conn = grantConn();
+  const docProps = readDocProperties();
+  const conn = grantConn(docProps);
   const scope = resultScope(conn);
   const rows: RowOutcome[] = [];
   for (let i = 0; i < n; i++) {
@@ -88,9 +113,14 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   const errors = new Map<string, string>();
   const misses = [...byHash.keys()].filter((h) => !results.has(h));
 
-  // Even one policy goes as a batch of one: the sync route has no record to find again if the
-  // 30 s run ends while it waits, so a recalculation would pay a second time.
-  if (misses.length > 0) fetchMisses(misses, byHash, results, errors, deadline, conn);
+  if (misses.length > 0) {
+    const { pending, roomBatches } = getPending(misses, docProps);
+    const fresh = misses.filter((h) => !pending.has(h));
+    if (!rangeMode && fresh.length === 1 && !takeSingleCellCall()) return full ? [textRow(USE_A_RANGE, true)] : USE_A_RANGE;
+    // One fresh policy is answered in the same call (POST /verify): one UrlFetch call and no pending record.
+    if (fresh.length === 1) verifyOne(fresh[0]!, byHash.get(fresh[0]!)!, scope, results, errors, pending.size, deadline, conn);
+    fetchMisses(fresh.length === 1 ? [] : fresh, pending, roomBatches, byHash, results, errors, deadline, conn);
+  }
 
   const outRows: Out[][] = rows.map((r) => {
     if (r.kind === 'blank') return full ? ['', '', '', ''] : [''];
@@ -111,16 +141,42 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   return outRows;
 }
 
+/**
+ * One policy by POST /verify, under an Idempotency-Key made of whose call it is and of the exact
+ * request: if the run ends before the answer is cached (Sheets stops a custom function at 30 s),
+ * the next run's identical call is answered from the connector's record, not charged again; while
+ * the first still runs the connector answers 409, and the cell says it is still verifying.
+ */
+function verifyOne(hash: string, policy: TPolicy, scope: string, results: Map<string, CachedResult>, errors: Map<string, string>, pendingCount: number, deadline: number, conn: Conn): void {
+  const body = JSON.stringify(policy);
+  const digest = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, `${scope}\u0000${body}`, Utilities.Charset.UTF_8);
+  const [out] = callMany<TVerificationResult>(conn, [api.verifyReq(policy, `cc-v1-${Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '')}`)], { deadline });
+  if (out!.ok) {
+    const r = toCached(out!.body);
+    results.set(hash, r);
+    putResults(new Map([[hash, r]]));
+    return;
+  }
+  const e = out!.error;
+  if (e.status === 409) errors.delete(hash);
+  // A reason that concerns every call (the key, credits, a rate limit, the connector) is the formula's error, unless other rows are waiting on batches.
+  else if (e.kind !== 'bad_request' && pendingCount === 0) throw new Error(e.message);
+  else errors.set(hash, e.message);
+}
+
+/** Submits `toSubmit` in batches (recorded before any wait) and collects them with the pending ones, within the deadline. */
 function fetchMisses(
-  misses: string[],
+  toSubmit: string[],
+  pending: Map<string, PendingItem>,
+  roomBatches: number,
   byHash: Map<string, TPolicy>,
   results: Map<string, CachedResult>,
   errors: Map<string, string>,
   deadline: number,
-  conn: ReturnType<typeof grantConn>,
+  conn: Conn,
 ): void {
-  const { pending, roomBatches } = getPending(misses);
-  const chunks = chunk(misses.filter((h) => !pending.has(h)));
+  if (toSubmit.length === 0 && pending.size === 0) return;
+  const chunks = chunk(toSubmit);
   const sendable = chunks.slice(0, roomBatches);
   for (const c of chunks.slice(roomBatches)) for (const h of c) errors.set(h, QUEUED);
   const submitted = sendable.length ? submitChunks(conn, sendable.map((c) => c.map((h) => byHash.get(h)!)), { deadline }) : [];

@@ -103,6 +103,205 @@ export interface CoverageVocabulary {
 
 
 /**
+ * The sidebar's own texts (addon/html/sidebar.html), by name. `{name}` marks a value the sidebar puts in;
+ * texts the connector or the add-on's server code write (row errors, check details) are not here.
+ */
+export interface SidebarTexts {
+  rowsTitle: string;
+  /** {sheet}, {first}, {last}: the sheet and the rows a run reads */
+  rowsRange: string;
+  fieldPolicyNumber: string;
+  fieldCountry: string;
+  fieldInsuranceType: string;
+  fieldProvider: string;
+  /** The empty choice of a column list */
+  noColumn: string;
+  /** {n}: the column number, for a column without a header */
+  columnN: string;
+  /** {fields}: the fields, comma-separated, in lower case */
+  missingColumns: string;
+  writeBack: string;
+  writeBackHelp: string;
+  connectSheet: string;
+  connecting: string;
+  recheckLabel: string;
+  recheckChanged: string;
+  recheckAll: string;
+  /** Before the number of days */
+  ageBefore: string;
+  /** After the number of days */
+  ageAfter: string;
+  /** The days field, for screen readers */
+  ageDays: string;
+  verify: string;
+  /** The progress bar, for screen readers */
+  verifyProgress: string;
+  submitting: string;
+  /** {rows}, {sheet}; {selected}: selectedOne, selectedMany or selectedNone */
+  confirmAll: string;
+  selectedOne: string;
+  /** {n}: rows */
+  selectedMany: string;
+  selectedNone: string;
+  nothingSent: string;
+  /** {done} of {total} */
+  rowsDone: string;
+  /** {n}: rows with errors, after rowsDone */
+  rowsErrors: string;
+  results: string;
+  countVerified: string;
+  countUnverified: string;
+  countInconclusive: string;
+  countErrors: string;
+  countChecked: string;
+  countSkipped: string;
+  /** {n} */
+  creditsSpent: string;
+  /** {n}: after creditsSpent */
+  creditsLeft: string;
+  needsLookOne: string;
+  /** {n} */
+  needsLookMany: string;
+  needsLookNone: string;
+  /** {row}, {policy} */
+  rowLink: string;
+  noNumber: string;
+  /** {n} */
+  andMore: string;
+  pendingTitle: string;
+  pendingRun: string;
+  pendingHelp: string;
+  pdfTitle: string;
+  pdfPick: string;
+  pdfPickHelp: string;
+  pdfLink: string;
+  pdfRun: string;
+  /** The progress bar, for screen readers */
+  pdfProgress: string;
+  uploading: string;
+  /** {file} */
+  reading: string;
+  /** {file}, {s}: seconds so far */
+  readingFor: string;
+  /** Review table heading */
+  reviewField: string;
+  /** Review table heading */
+  reviewValue: string;
+  /** Review table heading, short */
+  reviewConfidence: string;
+  /** Review table heading of the tick boxes */
+  reviewOk: string;
+  /** {text}: the document's own wording */
+  reviewPrinted: string;
+  /** {field}: a tick box, for screen readers */
+  reviewTicked: string;
+  /** The mark of a value to check */
+  reviewBadge: string;
+  /** Before the mark */
+  reviewNoteBefore: string;
+  /** After the mark */
+  reviewNoteAfter: string;
+  reviewWrite: string;
+  reviewDiscard: string;
+  discarded: string;
+  dsTitle: string;
+  /** The search field and its button */
+  dsSearch: string;
+  dsSearchPlaceholder: string;
+  /** {n}: datasets found */
+  dsFound: string;
+  dsDataset: string;
+  dsSheet: string;
+  dsPoints: string;
+  dsChart: string;
+  dsRefresh: string;
+  never: string;
+  /** A refresh cadence, as chosen and as listed */
+  hourly: string;
+  daily: string;
+  weekly: string;
+  dsEachRefresh: string;
+  modeOverwrite: string;
+  modeAppend: string;
+  modeMerge: string;
+  dsColumnsKept: string;
+  dsRefreshedBy: string;
+  byTrigger: string;
+  byConnector: string;
+  dsImport: string;
+  /** The progress bar, for screen readers */
+  dsProgress: string;
+  /** {n}: points, {sheet} */
+  importing: string;
+  /** {n}, {sheet}, {s}: seconds so far */
+  importingFor: string;
+  /** {n}: rows, {sheet} */
+  imported: string;
+  /** After imported */
+  importedChart: string;
+  /** {cadence}: hourly, daily or weekly in lower case */
+  importedRefreshed: string;
+  /** {cadence} */
+  importedByConnector: string;
+  byAddonTitle: string;
+  byConnectorTitle: string;
+  /** {n}: schedules whose last refresh failed */
+  failing: string;
+  /** An empty list */
+  none: string;
+  notAvailable: string;
+  refreshNow: string;
+  remove: string;
+  resume: string;
+  /** In a schedule line */
+  yours: string;
+  /** In a schedule line */
+  anotherEditors: string;
+  /** {at}: date and time */
+  refreshedAt: string;
+  /** {at}: date and time */
+  nextAt: string;
+  /** {status}: the run's status as the connector names it */
+  lastRun: string;
+  notRunYet: string;
+  /** Run history, one run */
+  historyOne: string;
+  /** {n} */
+  historyMany: string;
+  /** {n}: after historyOne or historyMany */
+  historyFailed: string;
+  running: string;
+  failed: string;
+  /** {n} */
+  rowsN: string;
+  branding: string;
+  /** A cadence inside a sentence or a schedule line */
+  cadenceHourly: string;
+  cadenceDaily: string;
+  cadenceWeekly: string;
+  /** A refresh mode in a schedule line */
+  modeAppendShort: string;
+  modeMergeShort: string;
+}
+
+/**
+ * The add-on's own words in a language: what a person reads in the sidebar and in the cells the add-on
+ * writes. Every entry is required, so a text added for one language is a compile error in the others.
+ */
+export interface AddonTexts {
+  /**
+   * Each normalised coverage value as a person writes it ("third_party_fire_theft" is "Third party, fire
+   * and theft"), per coverage detail; the health plan has no fixed list and is kept as printed.
+   */
+  coverageValues: {
+    motor_cover: Record<TMotorCoverLevel, string>;
+    trip_type: Record<TTripType, string>;
+    region: Record<TTravelRegion, string>;
+  };
+  sidebar: SidebarTexts;
+}
+
+/**
  * `F` is the contract's flag list (TFlag): the language registry fills it in, so every pack must name
  * every flag; it is a parameter because shared/verification.ts itself depends on the country packs.
  * `C` is the country list (TCountry), a parameter for the same reason: the country registry imports the
@@ -198,4 +397,6 @@ export interface LanguagePack<F extends string = string, C extends string = stri
     /** Label before the confidence score. */
     confidence: string;
   };
+  /** The add-on's sidebar and the values it writes, in this language. */
+  addon: AddonTexts;
 }

@@ -183,21 +183,35 @@ describe('=VERIFYPOLICY', () => {
     expect(before - (await balance(conn.keys.big!))).toBe(charged);
   }, 120_000);
 
-  it('a single cell is a batch of one, cached; inconclusive results expire after 10 minutes, others after 6 hours', () => {
+  it('a single cell is one POST /verify, cached; inconclusive results expire after 10 minutes, others after 6 hours', () => {
     const h = granted(conn.keys.sandbox!);
     const calls0 = h.stats.requests;
     expect(h.fns.VERIFYPOLICY('KFZ-5096-000001', 'de', 'Motor', 'HDI Global')).toBe('verified');
-    expect(h.stats.log.slice(calls0).map((l) => `${l.method} ${new URL(l.url).pathname}`)).toEqual(['POST /api/v1/verify/batch', expect.stringMatching(/^GET \/api\/v1\/batches\//)]);
+    expect(h.stats.log.slice(calls0).map((l) => `${l.method} ${new URL(l.url).pathname}`)).toEqual(['POST /api/v1/verify']);
     expect(h.fns.VERIFYPOLICY('MUT-000123', 'FR', 'health')).toBe('inconclusive');
     const n = h.stats.requests;
     h.advance(11 * 60 * 1000);
     h.fns.VERIFYPOLICY('KFZ-5096-000001', 'de', 'Motor', 'HDI Global');
     expect(h.stats.requests).toBe(n);
     h.fns.VERIFYPOLICY('MUT-000123', 'FR', 'health');
-    expect(h.stats.requests).toBe(n + 2);
+    expect(h.stats.requests).toBe(n + 1);
     h.advance(6 * 60 * 60 * 1000);
     h.fns.VERIFYPOLICY('KFZ-5096-000001', 'de', 'Motor', 'HDI Global');
-    expect(h.stats.requests).toBe(n + 4);
+    expect(h.stats.requests).toBe(n + 2);
+  });
+
+  it('a single cell whose call outlasts the 30 s limit: the next run gets the same answer from the connector by its Idempotency-Key, charged once', async () => {
+    const h = granted(conn.keys.live!);
+    const before = await balance(conn.keys.live!);
+    // A round trip of 31 s (simulated): Sheets ends the execution before the answer is cached.
+    h.world.opts.rttMs = 31_000;
+    expect(() => h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor')).toThrow(/Exceeded maximum execution time/);
+    const charged = before - (await balance(conn.keys.live!));
+    expect(charged).toBe(1);
+    h.world.opts.rttMs = 0;
+    expect(h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor')).toMatch(/^(verified|unverified)$/);
+    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`).slice(-2)).toEqual(['POST /api/v1/verify 200', 'POST /api/v1/verify 200']);
+    expect(before - (await balance(conn.keys.live!))).toBe(1);
   });
 
   it('a batch that outlasts the 30 s limit: a readable cell within the limit, then collected by a later run without a second charge, even after the cache lost everything', async () => {
@@ -206,20 +220,20 @@ describe('=VERIFYPOLICY', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: slow.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
     const before = await balance(slow.keys.live!, slow);
-    expect(h.fns.VERIFYPOLICY('UKM-9999-0001', 'UK', 'motor')).toBe('Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.');
     expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'], ['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.']]);
-    expect(Object.keys(h.docProps.data).filter((k) => k.startsWith('cc.p.'))).toHaveLength(2);
+    expect(Object.keys(h.docProps.data).filter((k) => k.startsWith('cc.p.'))).toHaveLength(1);
     // The cache may drop anything at any time (Cache reference); the pending records are not in it.
     h.docCache.entries.clear();
+    // A single cell of a policy already in a recorded batch waits for that batch: it sends nothing.
     let single: unknown;
     for (let i = 0; i < 40; i++) {
-      single = h.fns.VERIFYPOLICY('UKM-9999-0001', 'UK', 'motor');
+      single = h.fns.VERIFYPOLICY('UKM-9999-0002', 'UK', 'motor');
       if (single !== 'Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.') break;
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(single).toBe('inconclusive');
     expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([['inconclusive'], ['inconclusive']]);
-    expect(posts(h)).toBe(2);
+    expect(posts(h)).toBe(1);
     expect(Object.keys(h.docProps.data).filter((k) => k.startsWith('cc.p.'))).toEqual([]);
     expect(await balance(slow.keys.live!, slow)).toBe(before);
     // ~5 s alone; its connector waits out real registry timeouts, which a loaded 2-core machine stretches.

@@ -92,10 +92,10 @@ export function metadataMirror(http: SyncHttp, child: ChildConnector): (e: Metad
 /** The add-on's top-level functions (as listed in addon/src/main.ts). */
 export const ENTRY_POINTS = [
   'VERIFYPOLICY', 'onOpen', 'onInstall', 'showVerifySidebar', 'showPdfSidebar', 'showDatasetSidebar', 'showSettings', 'getSettings', 'saveSettings',
-  'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
+  'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'rowsToVerify', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
   'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
   'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule', 'showPdfPicker', 'getPickerConfig', 'pickedPdf',
-  'pickCancelled', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule', 'resumeConnectorSchedule',
+  'pickCancelled', 'pickerAlive', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule', 'resumeConnectorSchedule',
   'confirmExtraction', 'updatePendingResults',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];

@@ -50,7 +50,11 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     const { pickId } = h.fns.showPdfPicker();
     expect(h.ui.dialogs.at(-1)).toMatchObject({ title: 'Choose a policy PDF', modal: true });
     expect(h.ui.dialogs.at(-1)!.out.getContent()).toContain(`data-pick="${pickId}"`);
-    expect(h.fns.getPick(pickId)).toEqual({ state: 'waiting' });
+    expect(h.fns.getPick(pickId)).toEqual({ state: 'waiting', beats: 0 });
+    // The dialog's heartbeats, counted while the pick waits: the sidebar stops waiting when they stop (a dialog closed with its x runs no code).
+    h.fns.pickerAlive(pickId);
+    expect(h.fns.pickerAlive(pickId)).toEqual({ state: 'waiting', beats: 1 });
+    expect(h.fns.getPick(pickId)).toEqual({ state: 'waiting', beats: 2 });
     const config = h.fns.getPickerConfig();
     expect(config).toEqual({ token: expect.stringMatching(/^ya29\./), developerKey: 'AIza-test-key', appId: '123456789012' });
 
@@ -70,9 +74,9 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     expect(v).toMatchObject({ status: 'complete', row: 3 });
     // 003.json is the ground truth of the corpus document.
     expect(s.row(3).slice(0, 5)).toEqual(['MATMUT ASSURANCES', 'PO-730265-62', '', '2025-12-01', '2026-11-30']);
-    // Every value is at or above the review threshold: written at once, the cover level in a column of its own.
+    // Every value is at or above the review threshold: written at once, the cover level in a column of its own, in words.
     expect(s.row(1).slice(5)).toEqual(['Insurance type', 'Vehicle registration', 'Cover level']);
-    expect(s.row(3).slice(5)).toEqual(['motor', 'HB-929-HH', 'third_party_fire_theft']);
+    expect(s.row(3).slice(5)).toEqual(['motor', 'HB-929-HH', 'Third party, fire and theft']);
     expect(s.row(2)[0]).toBe('existing');
 
     // A link to the same file works from now on; cancelling a pick says so.
@@ -80,6 +84,11 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     const second = h.fns.showPdfPicker().pickId;
     h.fns.pickCancelled(second);
     expect(h.fns.getPick(second)).toEqual({ state: 'cancelled' });
+    // A pick the sidebar stopped waiting for: the dialog's next heartbeat learns it (and closes), a late pick is not submitted.
+    expect(h.fns.pickerAlive(second)).toEqual({ state: 'cancelled' });
+    const calls = h.world.drive.calls.length;
+    expect(h.fns.pickedPdf(second, PDF)).toEqual({ state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' });
+    expect(h.world.drive.calls).toHaveLength(calls);
   }, 90_000);
 
   it('drive.file: a pasted link to a file never picked is refused with advice; a wrong app id grants nothing', () => {
@@ -112,9 +121,11 @@ describe('429', () => {
     const h = loadAddon(http, { connector: limited.url });
     h.fns.saveSettings({ url: CONNECTOR, key: limited.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
+    // Three calls a minute: the grant's account check, then one call per single cell.
     expect(h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor')).toBe('verified');
-    expect(() => h.fns.VERIFYPOLICY('UKM-1000-0002', 'UK', 'motor')).toThrow(/^Rate limited by the connector: try again in \d+ s\.$/);
-    expect(h.stats.log.map((l) => l.status)).toEqual([200, 202, 200, 429]);
+    expect(h.fns.VERIFYPOLICY('UKM-1000-0002', 'UK', 'motor')).toBe('unverified');
+    expect(() => h.fns.VERIFYPOLICY('UKM-1000-0003', 'UK', 'motor')).toThrow(/^Rate limited by the connector: try again in \d+ s\.$/);
+    expect(h.stats.log.map((l) => l.status)).toEqual([200, 200, 200, 429]);
     expect(h.stats.sleptMs).toBeLessThan(1000);
   });
 });

@@ -23,6 +23,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAddon, CONNECTOR, loadAddon, metadataMirror, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness, type HarnessOptions } from './harness.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
+import { lowContrast, tabThrough } from './a11y-audit.js';
+import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
@@ -68,6 +70,12 @@ window.__widths = [];
 document.addEventListener('DOMContentLoaded', () => {
   const bar = document.getElementById('rows-bar');
   if (bar) new MutationObserver(() => window.__widths.push(bar.style.width)).observe(bar, { attributes: true, attributeFilter: ['style'] });
+  // Every state each progress bar passes through: "<class>|<aria-valuenow>|<hidden>".
+  window.__progress = {};
+  document.querySelectorAll('[role=progressbar]').forEach((el) => {
+    const seen = (window.__progress[el.id] = []);
+    new MutationObserver(() => seen.push(el.className + '|' + el.getAttribute('aria-valuenow') + '|' + el.hidden)).observe(el, { attributes: true, attributeFilter: ['class', 'aria-valuenow', 'hidden'] });
+  });
 });`;
 
 const PICKER_STANDIN = fs.readFileSync(path.join(import.meta.dirname, 'standin/picker-standin.js'), 'utf8');
@@ -133,7 +141,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(await page.textContent('#rows-share')).toBe(`Share this spreadsheet with ${conn.google!.serviceEmail} as an editor so the connector can write into it.`);
     // Font and primary button as the add-on CSS conventions have them.
     expect(await page.evaluate('getComputedStyle(document.body).fontFamily')).toMatch(/^Arial/);
-    expect(await page.evaluate('getComputedStyle(document.getElementById("rows-run")).backgroundImage')).toContain('rgb(77, 144, 254)');
+    expect(await page.evaluate('getComputedStyle(document.getElementById("rows-run")).backgroundImage')).toContain('rgb(25, 103, 210)');
 
     await page.check('#rows-writeback');
     // Turning write-back on connects the spreadsheet to the key.
@@ -190,6 +198,10 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(h.world.drive.grants.has(`${h.user} ${PDF}`)).toBe(true);
     expect(h.world.drive.grants.has(`${h.user} 1AbCdEfGhIjKlMnOpOTH`)).toBe(false);
     await expect.poll(() => sidebar.textContent('#pdf-msg'), { timeout: 30_000 }).toMatch(/^Row 2: \d fields? found\.$/);
+    // The extraction showed progress while it ran (a moving bar), and a full bar when done.
+    const pdfProgress = (await sidebar.evaluate('window.__progress["pdf-progress"]')) as string[];
+    expect(pdfProgress).toContain('bar busy|null|false');
+    expect(pdfProgress.at(-1)).toBe('bar|100|false');
     expect(h.ss.active.row(2).slice(0, 3)).toEqual(['PO-730265-62', 'MATMUT ASSURANCES', '2025-12-01']);
     await sidebar.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf.png') });
 
@@ -201,6 +213,27 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => again.closed()).toBe(true);
     await expect.poll(() => sidebar.textContent('#pdf-msg')).toBe('No file chosen.');
     await Promise.all([dialog.close(), again.close(), sidebar.close()]);
+  }, 60_000);
+
+  it('Picker dialog closed with its title-bar x (no code runs in it): the sidebar stops waiting within seconds, once the heartbeats stop', async () => {
+    const h = addon({ scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' }, cloudProjectNumber: '123456789012' });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+    const sidebar = await open(h, 'sidebar', 'pdf');
+    await sidebar.click('#pdf-pick');
+    await expect.poll(() => h.ui.dialogs.length).toBe(1);
+    const dialog = await openHtml(h, h.ui.dialogs[0]!.out.getContent(), { width: 760, height: 520 });
+    await dialog.waitForSelector('#picker-standin');
+    // Open for a while: the sidebar keeps waiting as long as the dialog beats.
+    await new Promise((r) => setTimeout(r, 12_000));
+    expect(await sidebar.textContent('#pdf-msg')).toBe('Choose a PDF in the dialog…');
+    expect(await sidebar.isDisabled('#pdf-pick')).toBe(true);
+    // The x: the dialog's frame goes away without calling anything.
+    const closedAt = Date.now();
+    await dialog.close();
+    await expect.poll(() => sidebar.isDisabled('#pdf-pick'), { timeout: 20_000 }).toBe(false);
+    expect(Date.now() - closedAt).toBeLessThan(15_000);
+    expect(await sidebar.textContent('#pdf-msg')).toBe('The file dialog was closed without a file.');
+    await sidebar.close();
   }, 60_000);
 
   it('datasets: search → preview → import with a chart and a connector schedule; a trigger schedule; both listed and removed', async () => {
@@ -419,5 +452,148 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(h.stats.log.filter((l) => l.method === 'POST').length - posts).toBe(1);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-delta.png'), fullPage: true });
     await page.close();
+  }, 60_000);
+  it('rows: a run that would check more rows than selected (one cell selected: every row) asks first, and nothing is sent on Cancel; datasets: Enter searches', async () => {
+    const h = addon();
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    const s = h.ss.active;
+    s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
+    s.getRange(2, 1, 6, 3).setValues(Array.from({ length: 6 }, (_, i) => [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    s.getRange(4, 2).activate();
+    const page = await open(h, 'sidebar', 'rows');
+    await expect.poll(() => page.inputValue('#map-policy_number')).toBe('1');
+    await page.evaluate('window.__asked = []; window.__answer = false; window.confirm = (m) => (window.__asked.push(m), window.__answer);');
+    const posts = () => h.stats.log.filter((l) => l.method === 'POST').length;
+
+    await page.click('#rows-run');
+    await expect.poll(() => page.textContent('#rows-msg')).toBe('Nothing sent: select the rows to verify, then choose Verify.');
+    expect(await page.evaluate('window.__asked')).toEqual(['Verify all 6 rows of "Sheet1"?\n\nYou selected 1 row. Rows checked cost credits (rows unchanged since their last check are skipped). To verify only some rows, cancel and select them first.']);
+    expect(posts()).toBe(0);
+    expect(s.get(1, 4)).toBe('');
+    expect(await page.isDisabled('#rows-run')).toBe(false);
+
+    // Three rows selected: those three run, without a question.
+    s.getRange(3, 1, 3, 3).activate();
+    await page.click('#rows-run');
+    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 20_000 }).toMatch(/^3 of 3 rows/);
+    expect(await page.evaluate('window.__asked.length')).toBe(1);
+    expect([2, 3, 4, 5, 6, 7].map((r) => s.get(r, 4) !== '')).toEqual([false, true, true, true, false, false]);
+
+    // One cell again, and the user agrees: every row, the three already checked skipped.
+    s.getRange(2, 1).activate();
+    await page.evaluate('window.__answer = true');
+    await page.click('#rows-run');
+    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 20_000 }).toBe('3 of 3 rows\n3 rows unchanged since the last check: skipped, no credits spent.');
+    expect(await page.evaluate('window.__asked.length')).toBe(2);
+    await page.close();
+
+    const ds = await open(h, 'sidebar', 'datasets');
+    await ds.fill('#ds-q', 'insurance');
+    await ds.press('#ds-q', 'Enter');
+    await expect.poll(() => ds.textContent('#ds-msg')).toMatch(/^[1-9]\d* found$/);
+    expect(await ds.inputValue('#ds-pick')).not.toBe('');
+    // Import shows progress as verification does: a moving bar while the add-on works, full when done.
+    await ds.selectOption('#ds-pick', 'uk-rpi-vehicles-tax-insurance-yoy');
+    await ds.fill('#ds-sheet', 'RPI');
+    await ds.fill('#ds-limit', '12');
+    await ds.click('#ds-import');
+    await expect.poll(() => ds.textContent('#ds-msg')).toBe('12 rows written to "RPI" with a chart');
+    const dsProgress = (await ds.evaluate('window.__progress["ds-progress"]')) as string[];
+    expect(dsProgress).toContain('bar busy|null|false');
+    expect(dsProgress.at(-1)).toBe('bar|100|false');
+    expect(await ds.isDisabled('#ds-import')).toBe(false);
+    await ds.close();
+  }, 60_000);
+
+  it("the sidebar in the user's language: every text of the language pack's sidebar section in DE and FR, <html lang>, the confirmation and messages too", async () => {
+    const h = addon();
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    h.ss.active.getRange(1, 1, 3, 3).setValues([['Policy number', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor']]);
+    for (const lang of ['de', 'fr'] as const) {
+      h.world.user(h.user).locale = lang;
+      const texts = LANGUAGE_PACKS[lang].addon.sidebar as Record<string, string>;
+      for (const view of ['rows', 'pdf', 'datasets'] as const) {
+        const page = await open(h, 'sidebar', view);
+        expect(await page.evaluate('document.documentElement.lang')).toBe(lang);
+        const marked = (await page.$$eval('[data-t]', (els) => els.map((e) => [e.getAttribute('data-t'), e.textContent]))) as [string, string][];
+        expect(marked.length).toBeGreaterThan(10);
+        // Less the write-back help, which the connector's answer replaces (its texts are English).
+        for (const [key, text] of marked.filter(([k]) => k !== 'writeBackHelp')) expect(text, key).toBe(texts[key]);
+        const labels = (await page.$$eval('[data-t-label]', (els) => els.map((e) => [e.getAttribute('data-t-label'), e.getAttribute('aria-label')]))) as [string, string][];
+        for (const [key, text] of labels) expect(text, key).toBe(texts[key]);
+        expect(await page.getAttribute('#ds-q', 'placeholder')).toBe(texts.dsSearchPlaceholder);
+        if (view === 'rows' && lang === 'de') {
+          await expect.poll(() => page.textContent('#rows-range')).toBe('Tabelle „Sheet1“, Zeilen 2–3');
+          await page.evaluate('window.__asked = []; window.confirm = (m) => (window.__asked.push(m), false);');
+          await page.click('#rows-run');
+          await expect.poll(() => page.textContent('#rows-msg')).toBe(texts.nothingSent);
+          expect(await page.evaluate('window.__asked[0]')).toMatch(/^Alle 2 Zeilen von „Sheet1“ prüfen\?\n\nSie haben keine Datenzeilen ausgewählt\./);
+          await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-de.png') });
+        }
+        if (view === 'datasets') {
+          await page.fill('#ds-q', 'insurance');
+          await page.press('#ds-q', 'Enter');
+          await expect.poll(() => page.textContent('#ds-msg')).toMatch(new RegExp(`^[1-9]\\d* ${lang === 'de' ? 'gefunden' : 'trouvé\\(s\\)'}$`));
+        }
+        await page.close();
+      }
+    }
+  }, 60_000);
+
+  // Every kind of text each view can show, put on screen at once through the sidebar's own functions.
+  const STATES: Record<'rows' | 'pdf' | 'datasets', string> = {
+    rows: `say($('rows-msg'), 'No column found for country: pick it above.', true);
+      $('rows-connect').hidden = false; $('rows-binding').className = 'error'; $('rows-binding').textContent = 'Connect this spreadsheet first.';
+      showSummary({ counts: { verified: 3, unverified: 1, inconclusive: 1, error: 1 }, checked: 6, skipped: 0, creditsSpent: 4, creditsLeft: 96,
+        needsLookTotal: 52, needsLook: [{ row: 3, policy: 'UKM-9999-0001', why: ['unverified'] }, { row: 5, policy: '', why: ['Error: no country'] }] });`,
+    pdf: `say($('pdf-msg'), 'The PDF has no text layer and OCR found nothing.', true);
+      showReview('job-1', { status: 'review', items: [
+        { key: 'policy_number', label: 'Policy number', value: 'UKM-1000-0001', confidence: 0.97, needsReview: false },
+        { key: 'insurer', label: 'Insurer', value: 'Aviva', printed: 'AVIVA INS. LTD', confidence: 0.62, needsReview: true }] });`,
+    datasets: `$('ds-preview').textContent = 'Office for National Statistics, %\\n2026-01-01  3.1';
+      say($('ds-msg'), 'Connector unreachable', true); $('ds-connect').hidden = false;
+      showSchedules({ triggerError: 'The hourly trigger could not be created.', schedules: [{ id: 's1', sheetName: 'GDP', slug: 'uk-gdp-abmi', schedule: 'daily', mode: 'append', mine: true,
+        lastRefresh: '2026-11-20T10:00:00Z', lastError: 'Connector unreachable', paused: 'Paused after 3 failed refreshes in a row.', failures: 3,
+        runs: [{ at: '2026-11-20T10:00:00Z', ok: false, running: false, rows: null, durationMs: 1200, error: 'Connector unreachable' }, { at: '2026-11-19T10:00:00Z', ok: true, running: false, rows: 24, durationMs: 800 }] }] });
+      showConnectorSchedules([{ id: 'c1', sheetName: 'RPI', dataset: 'uk-rpi', cadence: 'weekly', mode: 'merge', paused: 'Paused after 1 failed runs in a row.', nextRunAt: '2026-11-27T00:00:00Z',
+        lastRun: { status: 'failed', error: 'no sheet named "RPI"' }, runs: [{ at: '2026-11-20T10:00:00Z', ok: false, running: false, rows: null, durationMs: 10, error: 'no sheet' }] }]);
+      document.querySelectorAll('details').forEach(function (d) { d.open = true; });`,
+  };
+
+  it('accessibility: every visible text has contrast >= 4.5:1, and tabbing reaches every control with a visible focus ring (sidebar views and settings)', async () => {
+    const h = addon({ spreadsheetId: 'browser-a11y-sheet1' });
+    h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
+    h.ss.active.getRange(1, 1, 2, 3).setValues([['Policy number', 'Country', 'Type'], ['UKM-1000-0001', 'UK', 'motor']]);
+    const low: string[] = [];
+    const noRing: string[] = [];
+    const missed: string[] = [];
+    for (const view of ['rows', 'pdf', 'datasets', 'settings'] as const) {
+      const page = view === 'settings' ? await open(h, 'settings') : await open(h, 'sidebar', view);
+      if (view === 'rows') await expect.poll(() => page.inputValue('#map-policy_number')).toBe('1');
+      if (view === 'datasets') await expect.poll(() => page.textContent('#ds-cschedules')).toBe('None');
+      if (view === 'settings') await expect.poll(() => page.inputValue('#url')).toBe(CONNECTOR);
+      if (view !== 'settings') await page.evaluate(STATES[view]);
+      const texts = await lowContrast(page);
+      expect(texts.checked).toBeGreaterThan(10);
+      low.push(...texts.low.map((t) => `${view}: ${t.el} "${t.text}" ${t.ratio}`));
+      const tab = await tabThrough(page);
+      expect(tab.reached.length).toBeGreaterThan(3);
+      // A ring: an outline at least 2 px wide whose colour stands 3:1 against what surrounds the control.
+      noRing.push(...tab.reached.filter((f) => f.style === 'none' || f.width < 2 || f.ring < 3).map((f) => `${view}: ${f.el} (${f.style} ${f.width}px, ${f.ring.toFixed(2)}:1)`));
+      missed.push(...tab.missed.map((m) => `${view}: ${m}`));
+      if (view === 'pdf') {
+        await page.focus('#pdf-review-discard');
+        await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-a11y-pdf-review.png') });
+      }
+      if (view === 'datasets') {
+        await page.setViewportSize({ width: 300, height: 1500 });
+        await page.focus('#ds-search');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Shift+Tab');
+        await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-a11y-datasets.png') });
+      }
+      await page.close();
+    }
+    expect({ low, noRing, missed }).toEqual({ low: [], noRing: [], missed: [] });
   }, 60_000);
 });

@@ -143,6 +143,48 @@ describe('triggers (Editor add-on triggers, Restrictions; Test an Editor add-on)
   });
 });
 
+describe('triggers: getUserTriggers, the cap of 20 per user per script, authorization after an update (ScriptApp reference; Quotas for Google Services)', () => {
+  /** A trigger of `user`'s that the add-on made in another spreadsheet. */
+  const elsewhere = (w: World, user: string, docId: string) => w.triggers.push({ uid: `elsewhere-${docId}`, user, handler: 'f', docId, everyMs: 3600_000, nextAt: Infinity, failures: [], runs: 0 });
+
+  it('getUserTriggers(spreadsheet): the current user\'s triggers in that spreadsheet only; getProjectTriggers: all of the user\'s', () => {
+    const w = world();
+    elsewhere(w, w.owner, 'other-spreadsheet');
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()');
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()', 'FULL', 'bob@example.com');
+    expect(run(w, 'return ScriptApp.getUserTriggers(SpreadsheetApp.getActiveSpreadsheet()).map(function (t) { return t.getUniqueId(); })')).toEqual([w.triggers[1]!.uid]);
+    expect(run(w, 'return ScriptApp.getProjectTriggers().length')).toBe(2);
+    expect(() => run(w, 'ScriptApp.getUserTriggers("spreadsheet-0001")')).toThrow('Invalid argument: spreadsheet');
+    expect(() => run(world({ oauthScopes: [`${AUTH}spreadsheets.currentonly`] }), 'ScriptApp.getUserTriggers(SpreadsheetApp.getActiveSpreadsheet())')).toThrow(/call ScriptApp\.getUserTriggers/);
+  });
+
+  it('20 triggers per user per script, across documents: the 21st is refused with Apps Script\'s text; another user is not affected', () => {
+    const w = world();
+    for (let i = 0; i < 19; i++) elsewhere(w, w.owner, `doc-${i}`);
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()');
+    w.triggers.pop();
+    elsewhere(w, w.owner, 'doc-19');
+    expect(() => run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()')).toThrow('This script has too many triggers. Triggers must be deleted from the script before more can be added.');
+    run(w, 'ScriptApp.newTrigger("f").timeBased().everyHours(1).create()', 'FULL', 'bob@example.com');
+  });
+
+  it('after the manifest asks for a new scope: getAuthorizationInfo(FULL) is REQUIRED for users who authorized before, calls needing the new scope fail, others work; authorizing again clears it', () => {
+    const w = world();
+    const status = (user = w.owner) => run(w, 'var i = ScriptApp.getAuthorizationInfo(ScriptApp.AuthMode.FULL); return [i.getAuthorizationStatus(), i.getAuthorizationUrl()]', 'FULL', user);
+    expect(status()).toEqual(['NOT_REQUIRED', null]);
+    w.setManifestScopes([...ALL_SCOPES, `${AUTH}userinfo.email`]);
+    expect(status()[0]).toBe('REQUIRED');
+    expect(status()[1]).toMatch(/^https:\/\//);
+    expect(() => run(w, 'return Session.getActiveUser().getEmail()')).toThrow('Authorization is required to perform that action.');
+    expect(run(w, 'return SpreadsheetApp.getActiveSpreadsheet().getId()')).toBe('spreadsheet-0001');
+    // A user who first authorizes the new version consents to all of it.
+    expect(status('carol@example.com')).toEqual(['NOT_REQUIRED', null]);
+    w.authorize(w.owner);
+    expect(status()).toEqual(['NOT_REQUIRED', null]);
+    expect(run(w, 'return Session.getActiveUser().getEmail()')).toBe('alice@example.com');
+  });
+});
+
 describe('CacheService (Cache reference: put, putAll)', () => {
   it('keeps at most 1,000 items: over the cap, the 900 farthest from expiration', () => {
     const w = world();

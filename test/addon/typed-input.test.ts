@@ -78,9 +78,9 @@ describe('policy numbers Sheets has typed (a number loses leading zeros and digi
     expect(out[0][0]).toMatch(/^Error: Sheets holds this policy number as a number/);
     expect(out[1][0]).toMatch(/^Error: Sheets turned this policy number into a date/);
     expect(out[2]).toEqual(['verified']);
-    // Only the policy typed as text went out (one batch: submitted, then collected).
-    expect(h.stats.log.slice(-2).map((l) => l.method)).toEqual(['POST', 'GET']);
-    expect(h.stats.requests - calls).toBe(2);
+    // Only the policy typed as text went out (one policy: one POST /verify).
+    expect(h.stats.log.slice(-1).map((l) => `${l.method} ${new URL(l.url).pathname}`)).toEqual(['POST /api/v1/verify']);
+    expect(h.stats.requests - calls).toBe(1);
     // Digits Sheets holds exactly go as printed.
     expect(h.fns.VERIFYPOLICY(exact, 'UK', 'motor')).toMatch(/^(verified|unverified|inconclusive)$/);
   });

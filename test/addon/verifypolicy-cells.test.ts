@@ -94,10 +94,10 @@ describe('pending cells brought up to date by one action', () => {
     h.open();
     expect(h.ui.menus.at(-1)!.items.filter((i) => i !== '---').map((i) => (i as { label: string }).label)).toContain('Update pending results');
     const s = h.ss.active;
-    s.getRange(1, 1, 4, 3).setValues([['Policy', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor'], ['UKM-9999-0003', 'UK', 'motor']]);
-    // A range formula, a single-cell one, and one whose answer is final (an error, no call).
+    s.getRange(1, 1, 5, 3).setValues([['Policy', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor'], ['UKM-9999-0003', 'UK', 'motor'], ['UKM-9999-0004', 'UK', 'motor']]);
+    // Two range formulas (a single cell is answered in its one call), and one whose answer is final (an error, no call).
     s.getRange('D2').setFormula('=VERIFYPOLICY(A2:A3,B2:B3,C2:C3)');
-    s.getRange('E4').setFormula('=VERIFYPOLICY(A4,"UK","motor")');
+    s.getRange('E4').setFormula('=VERIFYPOLICY(A4:A5,"UK","motor")');
     s.getRange('F4').setFormula('=VERIFYPOLICY(A4,"ES","motor")');
     expect([s.get(2, 4), s.get(3, 4), s.get(4, 5), s.get(4, 6)]).toEqual([expect.stringMatching(PENDING), expect.stringMatching(PENDING), expect.stringMatching(PENDING), '#ERROR!']);
     const runs = h.ss.formulas.runs;
@@ -123,6 +123,99 @@ describe('pending cells brought up to date by one action', () => {
     expect(h.fns.updatePendingResults()).toMatchObject({ formulas: 0, message: 'No =VERIFYPOLICY cell is waiting for a result.' });
     expect(h.ss.toasts.at(-1)).toBe('No =VERIFYPOLICY cell is waiting for a result.');
     // The sidebar offers the same action.
-    expect(fs.readFileSync(path.join(DIST, 'sidebar.html'), 'utf8')).toMatch(/<button id="pending-run">Update pending results<\/button>[\s\S]*run\('updatePendingResults'\)/);
+    expect(fs.readFileSync(path.join(DIST, 'sidebar.html'), 'utf8')).toMatch(/<button id="pending-run"[^>]*>Update pending results<\/button>[\s\S]*run\('updatePendingResults'\)/);
   }, 60_000);
+});
+
+describe('=VERIFYPOLICY filled down one cell per row spends little of the daily quotas', () => {
+  // "Quotas for Google Services", consumer account, per user a day: 20,000 UrlFetch calls and 50,000
+  // property reads and writes. Targets per cell: first run <= 1 UrlFetch and <= 2 property operations;
+  // recalculation 0 UrlFetch and <= 1 property read.
+  const ROWS = 200;
+
+  /** The UrlFetch calls and property operations of each custom-function execution, in order. */
+  function metered(h: Harness): { fetch: number; props: number; cell: string }[] {
+    const host = h.ss.formulas.host!;
+    const run = host.runCustomFunction.bind(host);
+    const costs: { fetch: number; props: number; cell: string }[] = [];
+    host.runCustomFunction = (user, name, args) => {
+      const u = h.world.user(user);
+      const [f0, p0] = [u.stats.requests, u.propsQuota.total];
+      try {
+        return run(user, name, args);
+      } finally {
+        costs.push({ fetch: u.stats.requests - f0, props: u.propsQuota.total - p0, cell: h.ss.formulas.ran.at(-1)! });
+      }
+    };
+    return costs;
+  }
+
+  function filledSheet(h: Harness) {
+    const s = h.ss.active;
+    s.getRange(1, 1, 1, 3).setValues([['Policy', 'Country', 'Type']]);
+    s.getRange(2, 1, ROWS, 3).setValues(Array.from({ length: ROWS }, (_, i) => [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    return s;
+  }
+  const formulas = (from: number, n: number) => Array.from({ length: n }, (_, i) => [`=VERIFYPOLICY(A${from + i},B${from + i},C${from + i})`]);
+
+  it('per cell: first run <= 1 UrlFetch and <= 2 property operations; recalculation 0 UrlFetch and <= 1 property read', () => {
+    const h = loadAddon(http, { connector: conn.url });
+    grant(h, conn.keys.sandbox!);
+    const s = filledSheet(h);
+    const costs = metered(h);
+    // Filled down a few rows a minute (under the per-minute budget of fresh single cells).
+    for (let r = 2; r < 2 + ROWS; r += 10) {
+      s.getRange(r, 4, 10, 1).setFormulas(formulas(r, 10));
+      // Reading the sheet lets Sheets recalculate what was entered.
+      s.getRange(r, 4, 10, 1).getValues();
+      h.advance(60_000);
+    }
+    expect(s.getRange(2, 4, ROWS, 1).getValues().flat()).toEqual(Array(ROWS).fill('unverified'));
+    const first = costs.splice(0);
+    expect(first).toHaveLength(ROWS);
+    const sum = (xs: typeof first, k: 'fetch' | 'props') => xs.reduce((n, x) => n + x[k], 0);
+    const worst = (xs: typeof first, k: 'fetch' | 'props') => xs.reduce((w, x) => (x[k] > w[k] ? x : w));
+    // Each per execution, not only on average: the worst cell's counts, with the cell named.
+    expect({ fetchPerCell: sum(first, 'fetch') / ROWS, worstFetch: worst(first, 'fetch') }).toMatchObject({ fetchPerCell: 1, worstFetch: { fetch: 1 } });
+    expect(sum(first, 'props') / ROWS).toBeLessThanOrEqual(2);
+    expect(worst(first, 'props')).toMatchObject({ props: expect.any(Number) });
+    expect(worst(first, 'props').props, `worst cell ${worst(first, 'props').cell}`).toBeLessThanOrEqual(2);
+
+    // Recalculation: every formula entered again at once.
+    const props = JSON.stringify(h.docProps.data);
+    s.getRange(2, 4, ROWS, 1).setFormulas(formulas(2, ROWS));
+    expect(s.getRange(2, 4, ROWS, 1).getValues().flat()).toEqual(Array(ROWS).fill('unverified'));
+    const again = costs.splice(0);
+    expect(again).toHaveLength(ROWS);
+    expect({ fetch: sum(again, 'fetch'), worstProps: worst(again, 'props').props }).toEqual({ fetch: 0, worstProps: 1 });
+    // Reads only.
+    expect(JSON.stringify(h.docProps.data)).toBe(props);
+  });
+
+  it('past the per-minute budget a fresh single cell answers "use a range" and spends no UrlFetch; the help text steers to ranges', () => {
+    const h = loadAddon(http, { connector: conn.url });
+    grant(h, conn.keys.sandbox!);
+    const s = filledSheet(h);
+    const costs = metered(h);
+    s.getRange(2, 4, ROWS, 1).setFormulas(formulas(2, ROWS));
+    const shown = s.getRange(2, 4, ROWS, 1).getValues().flat();
+    const answered = shown.filter((v) => v === 'unverified').length;
+    const steered = shown.filter((v) => typeof v === 'string' && /use one formula over a range/i.test(v));
+    expect(answered).toBeGreaterThan(0);
+    expect(answered).toBeLessThanOrEqual(60);
+    expect(answered + steered.length).toBe(ROWS);
+    expect(steered[0]).toMatch(/=VERIFYPOLICY\(A2:A500, B2:B500, C2:C500\)/);
+    expect(costs.reduce((n, x) => n + x.fetch, 0)).toBe(answered);
+    expect(costs.filter((c) => c.fetch === 0).every((c) => c.props <= 1)).toBe(true);
+
+    // One formula over the range answers every row, steered or not.
+    s.getRange('E2').setFormula(`=VERIFYPOLICY(A2:A${ROWS + 1},B2:B${ROWS + 1},C2:C${ROWS + 1})`);
+    expect(s.getRange(2, 5, ROWS, 1).getValues().flat()).toEqual(Array(ROWS).fill('unverified'));
+
+    // The help Sheets shows for the function.
+    const code = fs.readFileSync(path.join(DIST, 'Code.js'), 'utf8');
+    const doc = /\/\*\*([\s\S]*?)@customfunction/.exec(code)![1]!;
+    expect(doc).toMatch(/=VERIFYPOLICY\(A2:A500, B2:B500, C2:C500\)/);
+    expect(doc).not.toMatch(/single cells or whole columns/i);
+  });
 });

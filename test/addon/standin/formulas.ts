@@ -151,10 +151,13 @@ export class FormulaEngine {
     if (this.draining || !this.host || this.host.currentUser() !== null) return;
     this.draining = true;
     try {
-      for (let round = 0; this.dirty.size > 0; round++) {
-        if (round > 100) throw new Error('stand-in: formulas keep recalculating each other');
+      // A formula run more than 100 times in one drain is a cycle (a column filled down is one run per formula).
+      const runsOf = new Map<Formula, number>();
+      while (this.dirty.size > 0) {
         const [f, user] = this.dirty.entries().next().value as [Formula, string];
         this.dirty.delete(f);
+        runsOf.set(f, (runsOf.get(f) ?? 0) + 1);
+        if (runsOf.get(f)! > 100) throw new Error('stand-in: formulas keep recalculating each other');
         if (this.formulas.get(this.key(f.sheet, f.row, f.col)) !== f) continue;
         this.evaluate(f, user);
       }

@@ -64,9 +64,11 @@ export function modeAllows(mode: AuthMode, method: string): boolean {
 /** The manifest's explicit scopes, and the guard each stand-in method runs first. */
 export class Guard {
   constructor(
-    private scopes: readonly string[],
+    private scopes: () => readonly string[],
     private clock: Clock,
     private current: () => Execution | null,
+    /** The scopes the running user has consented to (by default, all the manifest asks for). */
+    private granted: (user: string) => readonly string[] = () => this.scopes(),
   ) {}
 
   /** The running execution; null while the test itself acts (as a person in the Sheets UI would). */
@@ -88,9 +90,14 @@ export class Guard {
     e.calls.push(method);
     if (!modeAllows(e.mode, method)) throw new GasError(`You do not have permission to call ${method}`);
     const need = scopesFor(method);
-    if (need.length > 0 && !need.some((s) => this.scopes.includes(s))) {
+    if (need.length > 0 && !need.some((s) => this.scopes().includes(s))) {
       throw new GasError(`Specified permissions are not sufficient to call ${method}. Required permissions: (${need.join(' || ')})`);
     }
+    // AuthorizationInfo reference: an execution may start without the user's consent to every
+    // scope; a call needing one not granted fails. The text is the one commonly reported from
+    // triggers after an update added scopes (Google's pages give none).
+    const granted = this.granted(e.user);
+    if (need.length > 0 && !need.some((s) => granted.includes(s))) throw new GasError('Authorization is required to perform that action.');
     return e;
   }
 }

@@ -109,6 +109,9 @@ const table: Record<string, string[]> = {
   // reference/script/script-app, trigger-builder, trigger (getOAuthToken lists none)
   'ScriptApp.newTrigger': SCRIPTAPP,
   'ScriptApp.getProjectTriggers': SCRIPTAPP,
+  'ScriptApp.getUserTriggers': SCRIPTAPP,
+  // getAuthorizationInfo and the AuthorizationInfo methods list no Authorization section
+  'ScriptApp.getAuthorizationInfo': [],
   'ScriptApp.deleteTrigger': SCRIPTAPP,
   'ScriptApp.getOAuthToken': [],
   'TriggerBuilder.timeBased': SCRIPTAPP,

@@ -1,6 +1,7 @@
 /**
- * ScriptApp: installable time-driven triggers with the Editor add-on restrictions, and OAuth
- * tokens for the current user (ScriptApp.getOAuthToken).
+ * ScriptApp: installable time-driven triggers with the Editor add-on restrictions and the
+ * per-user cap, the user's authorization against the manifest's scopes (getAuthorizationInfo), and
+ * OAuth tokens for the current user (ScriptApp.getOAuthToken).
  */
 import crypto from 'node:crypto';
 import { Clock, GasError, type Guard } from './runtime.js';
@@ -25,9 +26,20 @@ export interface TriggerHost {
   /** The document of the running execution, null without one. */
   documentId(): string | null;
   issueToken(user: string): string;
+  /** The scopes the manifest asks for now, and those `user` has consented to. */
+  scopes(): readonly string[];
+  granted(user: string): readonly string[];
 }
 
 const HOUR = 3600_000;
+
+/**
+ * "Quotas for Google Services", Current limitations: "Triggers: 20 / user / script". Google's page
+ * gives no error text; this is the one Apps Script throws as commonly reported (Stack Overflow,
+ * GitHub issues quoting their execution logs).
+ */
+export const TRIGGERS_PER_USER_PER_SCRIPT = 20;
+export const TOO_MANY_TRIGGERS = 'This script has too many triggers. Triggers must be deleted from the script before more can be added.';
 
 function triggerView(t: FakeTrigger, guard: Guard) {
   return {
@@ -43,6 +55,7 @@ export function makeScriptApp(host: TriggerHost) {
   const me = () => guard.exec!.user;
   return {
     AuthMode: { NONE: 'NONE', LIMITED: 'LIMITED', CUSTOM_FUNCTION: 'CUSTOM_FUNCTION', FULL: 'FULL' },
+    AuthorizationStatus: { REQUIRED: 'REQUIRED', NOT_REQUIRED: 'NOT_REQUIRED' },
     EventType: { CLOCK: 'CLOCK', ON_OPEN: 'ON_OPEN', ON_EDIT: 'ON_EDIT', ON_CHANGE: 'ON_CHANGE', ON_FORM_SUBMIT: 'ON_FORM_SUBMIT' },
     newTrigger(handler: string) {
       guard.call('ScriptApp.newTrigger');
@@ -82,6 +95,8 @@ export function makeScriptApp(host: TriggerHost) {
               if (host.triggers.some((t) => t.user === user && t.docId === docId)) {
                 throw new GasError('This add-on has created too many time-based triggers in this document for this Google user account.');
               }
+              // Quotas, Current limitations: 20 triggers per user per script, whichever documents they are in.
+              if (host.triggers.filter((t) => t.user === user).length >= TRIGGERS_PER_USER_PER_SCRIPT) throw new GasError(TOO_MANY_TRIGGERS);
               const t: FakeTrigger = { uid: String(crypto.randomInt(1e9, 9e9)), user, handler, docId, everyMs, nextAt: clock.now + everyMs, failures: [], runs: 0 };
               host.triggers.push(t);
               return triggerView(t, guard);
@@ -95,6 +110,33 @@ export function makeScriptApp(host: TriggerHost) {
     getProjectTriggers() {
       guard.call('ScriptApp.getProjectTriggers');
       return host.triggers.filter((t) => t.user === me()).map((t) => triggerView(t, guard));
+    },
+    /**
+     * reference/script/script-app#getUserTriggers(Spreadsheet): "all installable triggers owned by
+     * this user in the given spreadsheet, for this script or add-on only".
+     */
+    getUserTriggers(doc: { getId?: () => string }) {
+      guard.call('ScriptApp.getUserTriggers');
+      if (typeof doc?.getId !== 'function') throw new GasError('Invalid argument: spreadsheet');
+      const id = doc.getId();
+      return host.triggers.filter((t) => t.user === me() && t.docId === id).map((t) => triggerView(t, guard));
+    },
+    /**
+     * reference/script/authorization-info: whether the user must authorize the script again
+     * (REQUIRED when the manifest now asks for a scope the user has not consented to, as after an
+     * update that adds one), the URL to do it, and the scopes granted. "Some script executions can
+     * start without a user's consent to all required scopes": a call that needs a scope not
+     * granted then fails (runtime.ts, Guard.call).
+     */
+    getAuthorizationInfo(mode: string) {
+      guard.call('ScriptApp.getAuthorizationInfo');
+      const granted = host.granted(me());
+      const missing = mode === 'FULL' ? host.scopes().filter((s) => !granted.includes(s)) : [];
+      return {
+        getAuthorizationStatus: () => (missing.length ? 'REQUIRED' : 'NOT_REQUIRED'),
+        getAuthorizationUrl: () => (missing.length ? 'https://script.google.com/macros/d/standin/authorize' : null),
+        getAuthorizedScopes: () => [...granted],
+      };
     },
     deleteTrigger(view: { __uid?: string }) {
       guard.call('ScriptApp.deleteTrigger');

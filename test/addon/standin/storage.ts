@@ -120,7 +120,10 @@ export const PROPERTY_LIMITS = { valueBytes: 9 * 1024, storeBytes: 500 * 1024, d
 /** A per-user daily quota window ("Quotas are per user and reset 24 hours after the first request"). */
 export class DailyQuota {
   private start = -Infinity;
+  /** Calls in the current 24 h window. */
   count = 0;
+  /** Calls ever made, across windows (tests and benches read it). */
+  total = 0;
   constructor(
     private clock: Clock,
     private limit: number,
@@ -133,6 +136,7 @@ export class DailyQuota {
     }
     if (this.count + n > this.limit) throw new GasError(`Service invoked too many times for one day: ${this.service}.`);
     this.count += n;
+    this.total += n;
   }
 }
 

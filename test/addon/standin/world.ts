@@ -34,6 +34,8 @@ export interface UserState {
   installed: boolean;
   /** What Session.getActiveUserLocale answers for this user ('en', 'de', 'fr', or '' when unknown). */
   locale: string;
+  /** The scopes this user consented to; null: all the manifest asks for now (see World.setManifestScopes). */
+  grantedScopes: string[] | null;
 }
 
 export interface WorldOptions {
@@ -97,7 +99,7 @@ export class World {
   constructor(readonly opts: WorldOptions) {
     this.manifest = opts.manifest ?? readManifest(path.join(opts.dir, 'appsscript.json'));
     if (this.manifest.urlFetchWhitelist) checkAllowlist(this.manifest.urlFetchWhitelist);
-    this.guard = new Guard(this.manifest.oauthScopes ?? [], this.clock, () => this.exec);
+    this.guard = new Guard(() => this.manifest.oauthScopes ?? [], this.clock, () => this.exec, (user) => this.grantedScopes(user));
     this.ss = new FakeSpreadsheet(opts.spreadsheetId ?? 'spreadsheet-0001', this.guard, opts.onMetadata ?? null);
     // Custom functions in formulas run as their own executions (formulas.ts).
     this.ss.formulas.host = { currentUser: () => this.exec?.user ?? null, owner: opts.owner ?? 'alice@example.com', runCustomFunction: (user, name, args) => this.run(user, 'CUSTOM_FUNCTION', name, args) };
@@ -147,16 +149,37 @@ export class World {
         stats: { requests: 0, roundTrips: 0, log: [], sleptMs: 0, sleeps: [] },
         installed: true,
         locale: 'en',
+        grantedScopes: null,
       };
       this.users.set(email, u);
     }
     return u;
   }
 
+  /** The scopes `user` has consented to. */
+  grantedScopes(user: string): readonly string[] {
+    return this.user(user).grantedScopes ?? this.manifest.oauthScopes ?? [];
+  }
+
+  /**
+   * A new version of the add-on whose manifest asks for other scopes: users who had authorized the
+   * old version keep only their old consent until they authorize again (authorize), so
+   * getAuthorizationInfo(FULL) answers REQUIRED for them (AuthorizationInfo reference).
+   */
+  setManifestScopes(scopes: string[]): void {
+    for (const u of this.users.values()) u.grantedScopes ??= [...(this.manifest.oauthScopes ?? [])];
+    this.manifest.oauthScopes = [...scopes];
+  }
+
+  /** `user` accepts the authorization prompt: consent to every scope the manifest asks for now. */
+  authorize(user: string): void {
+    this.user(user).grantedScopes = null;
+  }
+
   /** A token for the Drive API and Picker: the user and the manifest's scopes. */
   issueToken(user: string): string {
     const t = `ya29.standin-${crypto.randomBytes(12).toString('hex')}`;
-    this.drive.tokens.set(t, { user, scopes: [...(this.manifest.oauthScopes ?? [])] });
+    this.drive.tokens.set(t, { user, scopes: [...this.grantedScopes(user)] });
     return t;
   }
 
@@ -195,7 +218,15 @@ export class World {
         getUserCache: () => (g.call('CacheService.getUserCache'), u.userCache),
         getScriptCache: () => (g.call('CacheService.getScriptCache'), this.scriptCache),
       },
-      ScriptApp: makeScriptApp({ clock: this.clock, guard: g, triggers: this.triggers, documentId: () => (this.exec?.documentContext ? this.ss.id : null), issueToken: (x) => this.issueToken(x) }),
+      ScriptApp: makeScriptApp({
+        clock: this.clock,
+        guard: g,
+        triggers: this.triggers,
+        documentId: () => (this.exec?.documentContext ? this.ss.id : null),
+        issueToken: (x) => this.issueToken(x),
+        scopes: () => this.manifest.oauthScopes ?? [],
+        granted: (x) => this.grantedScopes(x),
+      }),
       DriveApp: this.drive.driveApp(g, (b, t, n) => new FakeBlob(b, t, n)),
       HtmlService: makeHtmlService(g, this.opts.dir),
       Utilities: makeUtilities(g, this.clock, () => u.stats, this.opts.sleep),
