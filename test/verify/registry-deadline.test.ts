@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadline } from '../../connector/src/deadline.js';
-import { httpRegistry, limitedRegistry } from '../../connector/src/verify/registry/index.js';
+import { httpRegistry, limitedRegistry, registryChain, type RegistryAnswer } from '../../connector/src/verify/registry/index.js';
 import { gc } from '../helpers/gc.js';
 
 /** Resolves with what `p` settles to, or 'still waiting' after `ms`. */
@@ -88,4 +88,25 @@ it('no source composes signals with AbortSignal.any (deadline() is the one way t
       .map((f) => `${dir}/${f}`),
   );
   expect(offenders).toEqual([]);
+});
+
+describe('the registry chain under many lookups at once', () => {
+  it('30 upstream lookups in flight raise no MaxListenersExceededWarning (no listener piles up on a shared signal)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const slowUpstream = { name: 'slow', lookup: () => new Promise<RegistryAnswer>((r) => setTimeout(() => r({ kind: 'not_found', source: 'slow', demo: false }), 30)) };
+      const noLocal = { name: 'local', lookup: async (): Promise<RegistryAnswer> => ({ kind: 'no_coverage', source: 'local' }) };
+      const chain = registryChain(noLocal, { UK: limitedRegistry(slowUpstream, { maxConcurrent: 30, minTimeMs: 0, timeoutMs: 2000 }) }, noLocal);
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => chain.lookup({ country: 'UK', insurance_type: 'motor', policy_number: `UKM${i}0000000` }, 'live')));
+      expect(answers.every((a) => a.kind === 'not_found')).toBe(true);
+      await chain.stop();
+      // Warnings are emitted on a later tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });
