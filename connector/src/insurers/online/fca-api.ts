@@ -29,7 +29,7 @@
  * refused key is not recorded, so both a 401/403 and the 01-01 codes are read as one.
  */
 import { z } from 'zod';
-import type { LimitedCalls } from './limited-calls.js';
+import type { LimitedCalls } from '../../redis/limited-calls.js';
 
 /** The upstream could not answer usefully; `blockedForMs` is how long it asked not to be called (429). */
 export class FcaUnavailable extends Error {

@@ -15,7 +15,7 @@ import { fcaFirmToRecord } from '../importers/fca.js';
 import { normaliseInsurerName } from '../normalise.js';
 import { fcaApi, FcaUnavailable, type FcaPermissions, type FcaSearchHit, type Lookup } from './fca-api.js';
 import { firmKindFromPermissions, type FirmKind } from './firm-kind.js';
-import { limitedCalls } from './limited-calls.js';
+import { limitedCalls } from '../../redis/limited-calls.js';
 import { TtlCache } from './ttl-cache.js';
 
 export type OnlineRegisterAnswer =
@@ -144,7 +144,8 @@ export function fcaRegister(opts: FcaRegisterOptions): OnlineRegister {
         .then(
           (outcome) => {
             if (outcome.cacheable) for (const k of outcome.alsoAs ? [key, outcome.alsoAs] : [key]) cache.set(k, outcome.answer);
-            settle(copy(outcome.answer));
+            // Not copied here: guarded() gives each asker its own copy.
+            settle(outcome.answer);
           },
           (err: unknown) => settle(unavailable(reasonOf(err))),
         )

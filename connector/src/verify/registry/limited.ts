@@ -11,72 +11,39 @@
  */
 import type Bottleneck from 'bottleneck';
 import { deadline } from '../../deadline.js';
+import { limitedCalls, type LimitedCallOptions } from '../../redis/limited-calls.js';
 import { createLimiters, type Limiters } from '../../redis/limiters.js';
 import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
 
-export interface LimitOptions {
-  maxConcurrent: number;
-  minTimeMs: number;
-  timeoutMs: number;
-  /** Calls started per second (a reservoir refilled every second); null or absent: no quota. */
-  perSecond?: number | null;
-}
+export type LimitOptions = LimitedCallOptions;
 
 export interface LimitedAdapter extends RegistryAdapter {
   readonly limiter: Bottleneck;
 }
 
-interface Waiter {
-  query: RegistryQuery;
-  deadline: AbortSignal;
-  settle(answer: RegistryAnswer): void;
-}
-
 export function limitedRegistry(inner: RegistryAdapter, opts: LimitOptions, limiters: Limiters = createLimiters(null)): LimitedAdapter {
-  const limiter = limiters.limiter(`registry-${inner.name}`, {
-    maxConcurrent: opts.maxConcurrent,
-    minTime: opts.minTimeMs,
-    quota: opts.perSecond ? { amount: opts.perSecond, intervalMs: 1000 } : null,
-  });
-  const jobOptions = limiters.job(opts.timeoutMs);
+  const calls = limitedCalls(`registry-${inner.name}`, opts, limiters);
   const unavailable = (reason: string): RegistryAnswer => ({ kind: 'unavailable', source: inner.name, reason });
-  // Insertion order is arrival order: the first entry is the oldest lookup still waiting.
-  const waiting = new Set<Waiter>();
-
-  const slot = async (): Promise<void> => {
-    const next = waiting.values().next();
-    if (next.done) return;
-    const w = next.value;
-    waiting.delete(w);
-    w.settle(await inner.lookup(w.query, w.deadline).catch((err: unknown) => unavailable((err as Error).message)));
-  };
 
   return {
     name: inner.name,
-    limiter,
+    limiter: calls.limiter,
     lookup(query: RegistryQuery, outer: AbortSignal): Promise<RegistryAnswer> {
       const due = deadline(outer, opts.timeoutMs);
       if (due.signal.aborted) return Promise.resolve(unavailable('timed out in queue'));
+      let started = false;
       return new Promise<RegistryAnswer>((settle) => {
         const resolve = (answer: RegistryAnswer) => {
           due.clear();
           settle(answer);
         };
-        const waiter: Waiter = { query, deadline: due.signal, settle: resolve };
-        waiting.add(waiter);
         // Answers at the deadline even if the upstream call ignores its signal; later settles are no-ops.
-        due.signal.addEventListener(
-          'abort',
-          () => {
-            const queued = waiting.delete(waiter);
-            resolve(unavailable(queued ? `timed out in queue after ${opts.timeoutMs} ms` : `timed out after ${opts.timeoutMs} ms`));
-          },
-          { once: true },
-        );
-        limiter.schedule(jobOptions, slot).catch((err: unknown) => {
-          // The limiter refused the slot (stopped, or Redis failed): this lookup can't count on one.
-          if (waiting.delete(waiter)) resolve(unavailable(`rate limiter unavailable (${(err as Error).message})`));
+        due.signal.addEventListener('abort', () => resolve(unavailable(started ? `timed out after ${opts.timeoutMs} ms` : `timed out in queue after ${opts.timeoutMs} ms`)), {
+          once: true,
         });
+        calls
+          .run(due.signal, () => inner.lookup(query, due.signal), () => (started = true))
+          .then(resolve, (err: unknown) => resolve(unavailable((err as Error).message)));
       });
     },
   };

@@ -1,14 +1,16 @@
 /**
- * Runs an online source's HTTP calls through one bottleneck limiter (concurrency, spacing and a
- * per-second quota; shared by every instance when Redis is configured), each call until its
- * lookup's deadline.
+ * Runs an upstream's calls through one bottleneck limiter (concurrency, spacing and a per-second
+ * quota; shared by every instance when Redis is configured), each call until its caller's deadline.
+ * The registry upstreams (verify/registry/limited.ts) and the FCA register (insurers/online/) both
+ * queue here.
  *
- * As in verify/registry/limited.ts, a limiter slot is not tied to the call that asked for it: each
- * call queues one slot, and a slot, when it starts, runs the oldest call still waiting. A call whose
- * lookup gave up in the queue leaves it at once, so the quota is never spent on a call nobody waits for.
+ * A limiter slot is not tied to the call that asked for it: each call queues one slot, and a slot,
+ * when it starts, runs the oldest call still waiting. A call whose caller gave up in the queue leaves
+ * it at once, so under overload the quota keeps serving live requests instead of a backlog of expired
+ * ones, and is never spent on a call nobody waits for.
  */
 import type Bottleneck from 'bottleneck';
-import type { Limiters } from '../../redis/limiters.js';
+import type { Limiters } from './limiters.js';
 
 export interface LimitedCallOptions {
   maxConcurrent: number;
