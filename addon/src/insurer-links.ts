@@ -3,18 +3,10 @@
  * (`insurer.register_url` of the result), written with the rich text API; a cell whose result has
  * no such page (demo insurers, ACAM codes, no insurer) stays plain text.
  */
+import { expand, runs } from './row-runs.js';
 
-/** Sheet rows (ascending) as [first row, rows] runs of consecutive rows. */
-function contiguous(rows: number[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (const r of [...rows].sort((a, b) => a - b)) {
-    const last = out[out.length - 1];
-    if (last && last[0] + last[1] === r) last[1] += 1;
-    else out.push([r, 1]);
-  }
-  return out;
-}
-const rowsOf = ([start, len]: [number, number]) => Array.from({ length: len }, (_, i) => start + i);
+const contiguous = (rows: number[]) => runs([...rows].sort((a, b) => a - b));
+const rowsOf = (run: [number, number]) => expand([run]);
 
 /** The text, linked when there is a URL (setText first: it clears any style set before it). */
 function richText(text: string, url: string | undefined): GoogleAppsScript.Spreadsheet.RichTextValue {

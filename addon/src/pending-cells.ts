@@ -6,6 +6,7 @@
  * (setFormulas with its own text, per run of adjacent cells): Sheets then runs it, and the run
  * collects the recorded batches without paying again. Formulas with final answers are left alone.
  */
+import { expand, runs } from './row-runs.js';
 import { UPDATE_PENDING_ACTION } from './verifypolicy.js';
 
 const VERIFYPOLICY_CALL = /\bVERIFYPOLICY\s*\(/i;
@@ -51,17 +52,15 @@ export function updatePendingResults(): PendingUpdate {
     const range = sheet.getDataRange();
     const formulas = range.getFormulas();
     if (!formulas.some((row) => row.some((f) => VERIFYPOLICY_CALL.test(f)))) continue;
-    const cells = pendingFormulaCells(formulas, range.getValues());
     // Adjacent cells of a column (a formula filled down) are entered again in one call.
-    cells.sort((a, b) => a.col - b.col || a.row - b.row);
-    for (let i = 0; i < cells.length; ) {
-      let j = i + 1;
-      while (j < cells.length && cells[j]!.col === cells[i]!.col && cells[j]!.row === cells[j - 1]!.row + 1) j++;
-      const { row, col } = cells[i]!;
-      const texts = cells.slice(i, j).map((x) => [formulas[x.row]![x.col]!]);
-      sheet.getRange(row + 1, col + 1, texts.length, 1).setFormulas(texts);
-      count += texts.length;
-      i = j;
+    const rowsByCol = new Map<number, number[]>();
+    for (const { row, col } of pendingFormulaCells(formulas, range.getValues())) rowsByCol.set(col, [...(rowsByCol.get(col) ?? []), row]);
+    for (const [col, rows] of rowsByCol) {
+      for (const run of runs(rows)) {
+        const texts = expand([run]).map((r) => [formulas[r]![col]!]);
+        sheet.getRange(run[0] + 1, col + 1, texts.length, 1).setFormulas(texts);
+        count += texts.length;
+      }
     }
   }
   const message = count === 0 ? 'No =VERIFYPOLICY cell is waiting for a result.' : `Recalculating ${count} =VERIFYPOLICY formula${count === 1 ? '' : 's'} with pending results.`;

@@ -16,6 +16,7 @@ import { ConnectorError } from './connector.js';
 import { inputHash, keyKind, recheckOptions, recheckReason, type RecheckOptions } from './delta.js';
 import { identifierText } from './identifiers.js';
 import { linkInsurers, linkWrittenInsurers } from './insurer-links.js';
+import { expand, runs } from './row-runs.js';
 import { detectColumns, FIELDS, RESULT_COL, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { resultNote, userLanguage } from './result-notes.js';
 import { summarise, type RunSummary } from './run-summary.js';
@@ -143,17 +144,6 @@ export function detectRowMapping(): MappingView {
   const missing = (['policy_number', 'country', 'insurance_type'] as const).filter((f) => mapping[f] === null).map((f) => LABELS[f]!);
   return { sheet: sheet.getName(), headers, mapping, firstRow: first, lastRow: last, missing };
 }
-
-const runs = (rows: number[]): number[][] => {
-  const out: number[][] = [];
-  for (const r of rows) {
-    const lastRun = out[out.length - 1];
-    if (lastRun && lastRun[0]! + lastRun[1]! === r) lastRun[1]! += 1;
-    else out.push([r, 1]);
-  }
-  return out;
-};
-const expand = (rs: number[][]): number[] => rs.flatMap(([s, n]) => Array.from({ length: n! }, (_, i) => s! + i));
 
 const stamp = () => new Date().toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 
