@@ -359,8 +359,9 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   if (pause.length) {
     const ids = new Set(pause.map((s) => s.id));
     const change = authorized ? { paused: null, pausedFor: undefined } : { paused: NEEDS_AUTHORIZATION, pausedFor: 'authorization' as const };
-    writeSchedules(props, readSchedules(props).map((s) => (ids.has(s.id) ? { ...s, ...change } : s)));
-    mine = readSchedules(props).filter((s) => s.owner === me);
+    const all = readSchedules(props).map((s) => (ids.has(s.id) ? { ...s, ...change } : s));
+    writeSchedules(props, all);
+    mine = all.filter((s) => s.owner === me);
   }
   if (!authorized) return;
   const due = mine.filter((s) => !s.paused && s.nextDue - DUE_SLACK_MS <= Date.now()).map((s) => s.id);
