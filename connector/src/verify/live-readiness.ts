@@ -5,6 +5,7 @@
  */
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../shared/policy.js';
 import type { RegistryStore, SanctionStore } from '../store/types.js';
+import { coveredIn } from './registry/local.js';
 
 export interface LiveReadiness {
   /** Country and type pairs a live key gets `inconclusive` for: no real registry rows and no upstream. */
@@ -23,9 +24,7 @@ export async function liveReadiness(
   for (const country of COUNTRIES) {
     if (configured.upstreams[country]) continue;
     for (const type of INSURANCE_TYPES) {
-      const coverage = await store.registry.coverage(country, type);
-      // `demo` stays true until a real source declares the pair (min over the loads).
-      if (!coverage || coverage.demo) registryMissing.push(`${country} ${type}`);
+      if (!coveredIn(await store.registry.coverage(country, type), 'real')) registryMissing.push(`${country} ${type}`);
     }
   }
   const sanctionsMissing = !(await store.sanctions.all()).some((s) => !s.demo);

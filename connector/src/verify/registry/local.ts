@@ -6,10 +6,15 @@
  * - `real`, a live key's: the imported rows only, and coverage only where a real source declared it,
  *   so a demo row never answers a live key and demo coverage never turns "no source" into "not found".
  */
-import type { RegistryStore } from '../../store/types.js';
+import type { RegistryCoverage, RegistryStore } from '../../store/types.js';
 import type { RegistryAdapter, RegistryAnswer, RegistryQuery } from './types.js';
 
 export type RegistryView = 'demo' | 'real';
+
+/** Whether a country and type count as covered in a view: `demo` on a coverage row is true only while no real source covers it (min over the loads). */
+export function coveredIn(coverage: RegistryCoverage | null, view: RegistryView): boolean {
+  return coverage !== null && (view === 'demo' ? coverage.demo_covered : !coverage.demo);
+}
 
 export function localRegistry(store: RegistryStore, view: RegistryView): RegistryAdapter {
   const demoView = view === 'demo';
@@ -19,10 +24,7 @@ export function localRegistry(store: RegistryStore, view: RegistryView): Registr
       const found = await store.find(query.country, query.policy_number);
       const records = found.filter((r) => r.demo === demoView);
       if (records.length > 0) return { kind: 'found', records, source: 'local', demo: demoView };
-      const coverage = await store.coverage(query.country, query.insurance_type);
-      // `demo` on a coverage row is true only while no real source covers it (min over the loads).
-      const covered = coverage !== null && (demoView ? coverage.demo_covered : !coverage.demo);
-      if (!covered) return { kind: 'no_coverage', source: 'local' };
+      if (!coveredIn(await store.coverage(query.country, query.insurance_type), view)) return { kind: 'no_coverage', source: 'local' };
       return { kind: 'not_found', source: 'local', demo: demoView };
     },
   };
