@@ -8,6 +8,7 @@
  * spreadsheet, so there is nothing to connect.
  */
 import type { TSheetBinding } from '../../shared/sheets.js';
+import { BUSY_SIDEBAR, LOCK_WAIT_MS, withDocumentLock } from './locks.js';
 import { api, ConnectorError, type Conn } from './connector.js';
 import { keyTag } from './key-tag.js';
 import { userConn } from './settings.js';
@@ -90,11 +91,21 @@ export function bindSpreadsheet(recheck = false): BindingView {
   const issued = api.createBinding(conn, ss.getId());
   const props = PropertiesService.getDocumentProperties();
   const prop = recordProp(conn.key);
-  removeOwnMetadata(ss, props, prop);
-  ss.addDeveloperMetadata(issued.metadata_key, issued.metadata_value, SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT);
-  // addDeveloperMetadata returns the spreadsheet, not the entry: find it to remove it later.
-  const written = ss.createDeveloperMetadataFinder().withKey(issued.metadata_key).withValue(issued.metadata_value).find()[0];
-  if (written) props.setProperty(prop, String(written.getId()));
+  // Locked: two binds of one key at once would each remove the recorded entry, add their own, and
+  // record one, leaving the other's token behind in the spreadsheet for good.
+  withDocumentLock(
+    LOCK_WAIT_MS.sidebar,
+    () => {
+      removeOwnMetadata(ss, props, prop);
+      ss.addDeveloperMetadata(issued.metadata_key, issued.metadata_value, SpreadsheetApp.DeveloperMetadataVisibility.DOCUMENT);
+      // addDeveloperMetadata returns the spreadsheet, not the entry: find it to remove it later.
+      const written = ss.createDeveloperMetadataFinder().withKey(issued.metadata_key).withValue(issued.metadata_value).find()[0];
+      if (written) props.setProperty(prop, String(written.getId()));
+    },
+    () => {
+      throw new Error(BUSY_SIDEBAR);
+    },
+  );
   return viewOf(conn, api.verifyBinding(conn, issued.binding_id));
 }
 

@@ -18,6 +18,7 @@
  */
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { api, type Conn } from './connector.js';
+import { BUSY_SIDEBAR, LOCK_WAIT_MS, withDocumentLock, withUserLock } from './locks.js';
 import { outputMode, writeSeriesByMode, type TOutputMode } from './output-modes.js';
 import { forgetRuns, recordRun, runHistory, type RunRecord } from './run-history.js';
 import { userConn } from './settings.js';
@@ -171,6 +172,16 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   // The trigger first: if it can't be had, nothing has been written yet.
   if (wanted && !byConnector) ensureTrigger();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
+  // Locked: a refresh of the same sheet (the trigger, another editor) must not interleave its
+  // rows with these, and the schedule list and run history are read, changed and written back.
+  const { rows, chart, schedule } = withDocumentLock(LOCK_WAIT_MS.sidebar, () => importLocked(ss, conn, req, sheetName, limit, wanted && !byConnector ? wanted : null, mode), () => {
+    throw new Error(BUSY_SIDEBAR);
+  });
+  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit, mode }) : null;
+  return { sheetName, rows, chart, schedule, connectorSchedule };
+}
+
+function importLocked(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, req: ImportRequest, sheetName: string, limit: number, wanted: TSchedule | null, mode: TOutputMode): { rows: number; chart: boolean; schedule: ScheduleView | null } {
   const importStarted = Date.now();
   const { sheet, rows, dataRows, title } = writeSeries(ss, conn, req.slug, sheetName, limit, mode);
   let chart = false;
@@ -186,11 +197,10 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
     );
     chart = true;
   }
-  const schedule = wanted && !byConnector ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
+  const schedule = wanted ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
   // The import is the schedule's first run.
   if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
-  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit, mode }) : null;
-  return { sheetName, rows, chart, schedule, connectorSchedule };
+  return { rows, chart, schedule };
 }
 
 function readSchedules(props: GoogleAppsScript.Properties.Properties): ScheduleEntry[] {
@@ -266,42 +276,76 @@ export function listSchedules(): SchedulesView {
 export function removeSchedule(id: string): SchedulesView {
   const props = PropertiesService.getDocumentProperties();
   const me = ownId();
-  const left = readSchedules(props).filter((s) => s.id !== id);
-  writeSchedules(props, left);
-  forgetRuns(props, id);
+  const left = withDocumentLock(
+    LOCK_WAIT_MS.sidebar,
+    () => {
+      const rest = readSchedules(props).filter((s) => s.id !== id);
+      writeSchedules(props, rest);
+      forgetRuns(props, id);
+      return rest;
+    },
+    () => {
+      throw new Error(BUSY_SIDEBAR);
+    },
+  );
   if (!left.some((s) => s.owner === me)) deleteOwnTrigger(SpreadsheetApp.getActiveSpreadsheet());
   return listSchedules();
 }
 
 /** Refreshes the given schedules now (none started past `budgetMs`), recording the outcome on each; the ids refreshed. */
 function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by'], budgetMs = HANDLER_BUDGET_MS): string[] {
-  const list = readSchedules(props);
-  const done = new Map<string, Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue' | 'failures' | 'paused'>>();
-  for (const s of list.filter((x) => ids.includes(x.id))) {
+  const refreshed: string[] = [];
+  for (const id of ids) {
     if (Date.now() - started >= budgetMs) break;
-    const at = Date.now();
-    try {
-      const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
-      done.set(s.id, { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule], failures: 0, paused: null });
-      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      const failures = (s.failures ?? 0) + 1;
-      // A schedule that keeps failing stops spending the trigger's runs (and the user's quotas) until someone looks.
-      const paused = s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
-      done.set(s.id, { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly, failures, paused });
-      recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
-    }
+    // One schedule per lock: its import, run record and list entry are one unit, and the trigger
+    // and a sidebar never write the same sheet at once (in append or merge mode both would read
+    // the rows before either wrote, and add the same points twice). The trigger leaves a schedule
+    // it can't lock due for the next hour; the sidebar tells the user.
+    const ran = withDocumentLock(
+      by === 'trigger' ? LOCK_WAIT_MS.trigger : LOCK_WAIT_MS.sidebar,
+      () => refreshOne(ss, props, id, by),
+      () => {
+        if (by === 'manual') throw new Error(BUSY_SIDEBAR);
+        return false;
+      },
+    );
+    if (ran) refreshed.push(id);
   }
-  // Re-read before writing: another editor may have changed the list meanwhile.
-  writeSchedules(props, readSchedules(props).map((s) => (done.has(s.id) ? { ...s, ...done.get(s.id)! } : s)));
-  return [...done.keys()];
+  return refreshed;
+}
+
+/** Inside the lock: one schedule's refresh, read afresh (another execution may have removed or just refreshed it). */
+function refreshOne(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, id: string, by: RunRecord['by']): boolean {
+  const s = readSchedules(props).find((x) => x.id === id);
+  if (!s || (by === 'trigger' && (s.paused || s.nextDue - DUE_SLACK_MS > Date.now()))) return false;
+  const at = Date.now();
+  let change: Pick<ScheduleEntry, 'lastRefresh' | 'lastError' | 'nextDue' | 'failures' | 'paused'>;
+  try {
+    const { rows } = writeSeries(ss, publicConn(), s.slug, s.sheetName, s.limit, s.mode ?? 'overwrite');
+    change = { lastRefresh: new Date(at).toISOString(), lastError: null, nextDue: at + PERIOD_MS[s.schedule], failures: 0, paused: null };
+    recordRun(props, s.id, { at: new Date(at).toISOString(), ok: true, rows, durationMs: Date.now() - at, error: null, by });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const failures = (s.failures ?? 0) + 1;
+    // A schedule that keeps failing stops spending the trigger's runs (and the user's quotas) until someone looks.
+    const paused = s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
+    change = { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly, failures, paused };
+    recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
+  }
+  writeSchedules(props, readSchedules(props).map((x) => (x.id === id ? { ...x, ...change } : x)));
+  return true;
 }
 
 /** "Resume" in the sidebar: un-pauses a schedule and refreshes it at once (it pauses again after three more failures). */
 export function resumeSchedule(id: string): SchedulesView {
   const props = PropertiesService.getDocumentProperties();
-  writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, pausedFor: undefined, failures: 0 } : s)));
+  withDocumentLock(
+    LOCK_WAIT_MS.sidebar,
+    () => writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, pausedFor: undefined, failures: 0 } : s))),
+    () => {
+      throw new Error(BUSY_SIDEBAR);
+    },
+  );
   return refreshScheduleNow(id);
 }
 
@@ -359,8 +403,17 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   if (pause.length) {
     const ids = new Set(pause.map((s) => s.id));
     const change = authorized ? { paused: null, pausedFor: undefined } : { paused: NEEDS_AUTHORIZATION, pausedFor: 'authorization' as const };
-    const all = readSchedules(props).map((s) => (ids.has(s.id) ? { ...s, ...change } : s));
-    writeSchedules(props, all);
+    const all = withDocumentLock(
+      LOCK_WAIT_MS.trigger,
+      () => {
+        const list = readSchedules(props).map((s) => (ids.has(s.id) ? { ...s, ...change } : s));
+        writeSchedules(props, list);
+        return list;
+      },
+      () => null,
+    );
+    // Not had: the change is made at the next hour's run.
+    if (!all) return;
     mine = all.filter((s) => s.owner === me);
   }
   if (!authorized) return;
@@ -375,6 +428,15 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   try {
     refresh(ss, props, due, started, 'trigger', Math.min(HANDLER_BUDGET_MS, left));
   } finally {
-    up.setProperty(TRIGGER_TIME_PROP, JSON.stringify({ since: time.since, usedMs: time.usedMs + (Date.now() - started) }));
+    // Every spreadsheet's trigger of this user adds to this one total: re-read under the user's lock, not the value read above.
+    const used = Date.now() - started;
+    withUserLock(
+      LOCK_WAIT_MS.trigger,
+      () => {
+        const now = triggerTime(up, started);
+        up.setProperty(TRIGGER_TIME_PROP, JSON.stringify({ since: now.since, usedMs: now.usedMs + used }));
+      },
+      () => undefined,
+    );
   }
 }

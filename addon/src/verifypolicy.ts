@@ -23,6 +23,7 @@ import {
 } from './cache.js';
 import { api, callMany, type Conn, type ConnectorError } from './connector.js';
 import { identifierText } from './identifiers.js';
+import { LOCK_WAIT_MS, withDocumentLock } from './locks.js';
 import { grantConn } from './settings.js';
 
 type Cell = string | number | boolean | Date | null | undefined;
@@ -44,6 +45,11 @@ export const UPDATE_PENDING_ACTION = 'Extensions > Covercheck > Update pending r
 export const STILL_RUNNING = `Still verifying (already submitted, no second charge): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
 /** The cell of a policy not submitted because the pending records are at their budget. */
 export const QUEUED = `Queued: too many policies in flight (nothing charged for this one yet): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
+/**
+ * The cell of a policy not submitted because another execution held the spreadsheet's lock past
+ * this one's short wait (locks.ts): it may be submitting the same policies, so this one does not.
+ */
+export const BUSY = `Waiting: another Covercheck run in this spreadsheet is submitting or saving (nothing charged for this one yet): in a minute, choose ${UPDATE_PENDING_ACTION}.`;
 /** The cell of a policy whose recorded batch the connector no longer has: the next run submits it again. */
 export const GONE = `The connector no longer has this batch: choose ${UPDATE_PENDING_ACTION} to verify again.`;
 /**
@@ -114,12 +120,18 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
   const misses = [...byHash.keys()].filter((h) => !results.has(h));
 
   if (misses.length > 0) {
-    const { pending, roomBatches } = getPending(misses, docProps);
+    const { pending } = getPending(misses, docProps);
     const fresh = misses.filter((h) => !pending.has(h));
-    if (!rangeMode && fresh.length === 1 && !takeSingleCellCall()) return full ? [textRow(USE_A_RANGE, true)] : USE_A_RANGE;
+    if (!rangeMode && fresh.length === 1) {
+      const taken = withDocumentLock(LOCK_WAIT_MS.customFunction, () => (takeSingleCellCall() ? 'yes' : 'no'), () => 'busy');
+      if (taken !== 'yes') {
+        const text = taken === 'no' ? USE_A_RANGE : BUSY;
+        return full ? [textRow(text, true)] : text;
+      }
+    }
     // One fresh policy is answered in the same call (POST /verify): one UrlFetch call and no pending record.
     if (fresh.length === 1) verifyOne(fresh[0]!, byHash.get(fresh[0]!)!, scope, results, errors, pending.size, deadline, conn);
-    fetchMisses(fresh.length === 1 ? [] : fresh, pending, roomBatches, byHash, results, errors, deadline, conn);
+    fetchMisses(misses, fresh.length === 1 ? [] : fresh, pending, byHash, results, errors, deadline, conn);
   }
 
   const outRows: Out[][] = rows.map((r) => {
@@ -128,14 +140,14 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
     const res = results.get(r.hash);
     if (res) return render(res, full);
     const e = errors.get(r.hash);
-    return e === undefined || e === QUEUED ? textRow(e ?? STILL_RUNNING, full) : textRow(`Error: ${e}`, full);
+    return e === undefined || e === QUEUED || e === BUSY ? textRow(e ?? STILL_RUNNING, full) : textRow(`Error: ${e}`, full);
   });
   if (!rangeMode) {
     const only = rows[0]!;
     // A single cell's error shows as #ERROR! with the message on hover; a pending one (or a vanished batch) is plain text naming the action that updates it.
     if (only.kind === 'error') throw new Error(only.text);
     const e = only.kind === 'policy' && !results.has(only.hash) ? errors.get(only.hash) : undefined;
-    if (e !== undefined && e !== QUEUED && e !== GONE) throw new Error(e);
+    if (e !== undefined && e !== QUEUED && e !== GONE && e !== BUSY) throw new Error(e);
     return full ? outRows : outRows[0]![0]!;
   }
   return outRows;
@@ -154,7 +166,8 @@ function verifyOne(hash: string, policy: TPolicy, scope: string, results: Map<st
   if (out!.ok) {
     const r = toCached(out!.body);
     results.set(hash, r);
-    putResults(new Map([[hash, r]]));
+    // Not cached when the lock isn't had: the next run's identical call is answered from the connector's idempotency record.
+    withDocumentLock(LOCK_WAIT_MS.customFunction, () => putResults(new Map([[hash, r]])), () => undefined);
     return;
   }
   const e = out!.error;
@@ -164,34 +177,45 @@ function verifyOne(hash: string, policy: TPolicy, scope: string, results: Map<st
   else errors.set(hash, e.message);
 }
 
-/** Submits `toSubmit` in batches (recorded before any wait) and collects them with the pending ones, within the deadline. */
+/**
+ * Submits `toSubmit` in batches and collects them with the pending ones, within the deadline.
+ * Submitting is one locked section: the pending records are read again under the lock (another
+ * execution may have submitted some of these policies since this one read them), the rest sent,
+ * and their batches recorded before the lock is released, so two executions never pay for one
+ * policy. Caching the results and forgetting the collected batches is another: without the lock
+ * neither happens, and the batches stay recorded for the next run to collect without paying.
+ */
 function fetchMisses(
+  misses: string[],
   toSubmit: string[],
-  pending: Map<string, PendingItem>,
-  roomBatches: number,
+  pendingAtStart: Map<string, PendingItem>,
   byHash: Map<string, TPolicy>,
   results: Map<string, CachedResult>,
   errors: Map<string, string>,
   deadline: number,
   conn: Conn,
 ): void {
-  if (toSubmit.length === 0 && pending.size === 0) return;
-  const chunks = chunk(toSubmit);
-  const sendable = chunks.slice(0, roomBatches);
-  for (const c of chunks.slice(roomBatches)) for (const h of c) errors.set(h, QUEUED);
-  const submitted = sendable.length ? submitChunks(conn, sendable.map((c) => c.map((h) => byHash.get(h)!)), { deadline }) : [];
-  const failures = submitted.filter((s) => !s.ok).map((s) => (s as { error: ConnectorError }).error);
-  // Nothing went through and the reason concerns the whole call: show it as the formula's error.
-  if (failures.length === submitted.length && failures.length > 0 && pending.size === 0) throw new Error(failures[0]!.message);
-  const fresh: { batchId: string; hashes: string[] }[] = [];
-  submitted.forEach((s, ci) => {
-    if (s.ok) fresh.push({ batchId: s.batchId, hashes: sendable[ci]! });
-    else for (const h of sendable[ci]!) errors.set(h, s.error.message);
-  });
-  // Recorded before any wait: if the run ends while waiting, the next one finds these batches.
-  putPending(fresh);
+  if (toSubmit.length === 0 && pendingAtStart.size === 0) return;
+  let pending = pendingAtStart;
+  let fresh: { batchId: string; hashes: string[] }[] = [];
+  if (toSubmit.length > 0) {
+    withDocumentLock(
+      LOCK_WAIT_MS.customFunction,
+      () => {
+        // What other executions finished meanwhile is cached, what they submitted is recorded: neither is sent again.
+        for (const [h, r] of getResults(toSubmit)) results.set(h, r);
+        const now = getPending(misses, readDocProperties());
+        pending = now.pending;
+        fresh = submitRecorded(toSubmit.filter((h) => !pending.has(h) && !results.has(h)), now.roomBatches, byHash, errors, pending.size, deadline, conn);
+      },
+      () => {
+        for (const h of toSubmit) errors.set(h, BUSY);
+      },
+    );
+  }
   const all = new Map<string, PendingItem>(pending);
   for (const b of fresh) b.hashes.forEach((h, index) => all.set(h, { batchId: b.batchId, index }));
+  if (all.size === 0) return;
   const freshCount = fresh.reduce((n, b) => n + b.hashes.length, 0);
   const { done, gone } = collect(conn, [...new Set([...all.values()].map((p) => p.batchId))], firstPollDelayMs(freshCount), deadline, { deadline });
   const fetched = new Map<string, CachedResult>();
@@ -203,8 +227,34 @@ function fetchMisses(
     else if (item.error) errors.set(h, item.error.message);
   }
   for (const [h, r] of fetched) results.set(h, r);
-  putResults(fetched);
-  dropPending([...done.keys(), ...gone]);
+  withDocumentLock(
+    LOCK_WAIT_MS.customFunction,
+    () => {
+      putResults(fetched);
+      dropPending([...done.keys(), ...gone]);
+    },
+    () => undefined,
+  );
+}
+
+/** Inside the lock: sends `toSubmit` in batches (as many as the pending budget has room for) and records them; the batches made. */
+function submitRecorded(toSubmit: string[], roomBatches: number, byHash: Map<string, TPolicy>, errors: Map<string, string>, pendingCount: number, deadline: number, conn: Conn): { batchId: string; hashes: string[] }[] {
+  if (toSubmit.length === 0) return [];
+  const chunks = chunk(toSubmit);
+  const sendable = chunks.slice(0, roomBatches);
+  for (const c of chunks.slice(roomBatches)) for (const h of c) errors.set(h, QUEUED);
+  const submitted = sendable.length ? submitChunks(conn, sendable.map((c) => c.map((h) => byHash.get(h)!)), { deadline }) : [];
+  const failures = submitted.filter((s) => !s.ok).map((s) => (s as { error: ConnectorError }).error);
+  // Nothing went through and the reason concerns the whole call: show it as the formula's error.
+  if (failures.length === submitted.length && failures.length > 0 && pendingCount === 0) throw new Error(failures[0]!.message);
+  const fresh: { batchId: string; hashes: string[] }[] = [];
+  submitted.forEach((s, ci) => {
+    if (s.ok) fresh.push({ batchId: s.batchId, hashes: sendable[ci]! });
+    else for (const h of sendable[ci]!) errors.set(h, s.error.message);
+  });
+  // Recorded before the lock is released and before any wait: the next run, or another execution, finds these batches.
+  putPending(fresh);
+  return fresh;
 }
 
 /**

@@ -248,6 +248,41 @@ describe('PropertiesService (Quotas: 9 KB a value, 500 KB a store; custom functi
   });
 });
 
+describe('LockService and concurrent executions (Lock and LockService references; custom functions guide)', () => {
+  const HOLD = 'var l = LockService.getDocumentLock(); l.waitLock(1000); PropertiesService.getDocumentProperties().setProperty("step", "held"); l.releaseLock(); return "done"';
+  it('a document lock held by one execution: another user\'s tryLock answers false after its timeout, waitLock throws; both may run in a custom function', () => {
+    const w = world();
+    const seen: unknown[] = [];
+    // Bob's executions run while Alice's is at her setProperty, holding the lock.
+    w.interleave((m, _e, key) => m === 'Properties.setProperty' && key === 'step', () => {
+      const t0 = w.clock.now;
+      seen.push(run(w, 'return LockService.getDocumentLock().tryLock(2000)', 'CUSTOM_FUNCTION', 'bob@example.com'), w.clock.now - t0);
+      try {
+        run(w, 'LockService.getDocumentLock().waitLock(500)', 'FULL', 'bob@example.com');
+      } catch (e) {
+        seen.push((e as Error).message);
+      }
+      // The user lock and the script lock are other locks.
+      seen.push(run(w, 'var l = LockService.getUserLock(); var ok = l.tryLock(10); l.releaseLock(); return ok', 'FULL', 'bob@example.com'));
+    });
+    expect(run(w, HOLD)).toBe('done');
+    expect(seen).toEqual([false, 2000, 'Lock timeout: another process was holding the lock for too long.', true]);
+    // Released: the next execution gets it at once.
+    expect(run(w, 'return LockService.getDocumentLock().tryLock(0)', 'FULL', 'bob@example.com')).toBe(true);
+  });
+  it('getDocumentLock is null without a document; a lock not released is freed when the execution ends, and counted', () => {
+    const w = world();
+    expect(run(w, 'return LockService.getDocumentLock()', 'FULL', w.owner, false)).toBeNull();
+    expect(w.locks.leaked).toEqual([]);
+    run(w, 'LockService.getDocumentLock().waitLock(10)');
+    expect(w.locks.leaked).toEqual([`document:${w.ss.id}`]);
+    expect(w.locks.held.size).toBe(0);
+  });
+  it('LockService is refused in AuthMode.NONE (it is no menu call)', () => {
+    expect(() => run(world(), 'LockService.getDocumentLock()', 'NONE')).toThrow('You do not have permission to call LockService.getDocumentLock');
+  });
+});
+
 describe('UrlFetchApp (Allowlist URLs guide; Quotas: URL Fetch)', () => {
   it('fetches only allowlisted https URLs', () => {
     const w = world();

@@ -44,15 +44,15 @@ export interface Execution {
  * services that require authorization"), the Editor add-on authorization guide
  * (workspace/add-ons/concepts/editor-auth-lifecycle: in AuthMode.NONE an add-on can build its
  * menu but not read properties, the document or any authorized service) and the custom functions
- * guide's service table (apps-script/guides/sheets/functions: Cache, Properties, URL Fetch,
+ * guide's service table (apps-script/guides/sheets/functions: Cache, Lock, Properties, URL Fetch,
  * Utilities work; Spreadsheet is read only, no set*(), no other spreadsheets; services that need
- * the user's authorization throw "You do not have permission to call X").
+ * the user's authorization throw "You do not have permission to call X"; Lock "works").
  */
 const NONE_OK = /^(SpreadsheetApp\.getUi|Ui\.createAddonMenu|Menu\.\w+|Session\.(getActiveUserLocale|getTemporaryActiveUserKey)|Utilities\.\w+)$/;
 const LIMITED_OK =
   /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange|getUi|newRichTextValue)|(Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder|EmbeddedChartBuilder|RichTextValueBuilder|RichTextValue)\.\w+|Ui\.createAddonMenu|Menu\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 const CUSTOM_FUNCTION_OK =
-  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|(DeveloperMetadataFinder|RichTextValue)\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp)\.\w+|Session\.\w+|Utilities\.\w+)$/;
+  /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|(DeveloperMetadataFinder|RichTextValue)\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp|LockService|Lock)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 
 export function modeAllows(mode: AuthMode, method: string): boolean {
   if (mode === 'FULL') return true;
@@ -71,6 +71,9 @@ export class Guard {
     private granted: (user: string) => readonly string[] = () => this.scopes(),
   ) {}
 
+  /** Called at each service call, before it runs (World.interleave starts another execution here). */
+  onCall: ((method: string, exec: Execution, detail?: string) => void) | null = null;
+
   /** The running execution; null while the test itself acts (as a person in the Sheets UI would). */
   get exec(): Execution | null {
     return this.current();
@@ -82,8 +85,11 @@ export class Guard {
     if (e && this.clock.now - e.started > e.limitMs) throw new GasError('Exceeded maximum execution time');
   }
 
-  /** Time limit, then AuthMode, then scopes: the order a script meets them in. No checks outside an execution. */
-  call(method: string): Execution | null {
+  /**
+   * Time limit, then AuthMode, then scopes: the order a script meets them in. No checks outside an
+   * execution. `detail` (a property key, say) is for onCall only.
+   */
+  call(method: string, detail?: string): Execution | null {
     const e = this.exec;
     if (!e) return null;
     this.checkTime();
@@ -98,6 +104,7 @@ export class Guard {
     // triggers after an update added scopes (Google's pages give none).
     const granted = this.granted(e.user);
     if (need.length > 0 && !need.some((s) => granted.includes(s))) throw new GasError('Authorization is required to perform that action.');
+    this.onCall?.(method, e, detail);
     return e;
   }
 }

@@ -142,6 +142,8 @@ const NO_SCOPE = [
   'Menu.addItem', 'Menu.addSeparator', 'Menu.addToUi',
   'Utilities.sleep', 'Utilities.computeDigest', 'Utilities.base64Encode', 'Utilities.base64EncodeWebSafe', 'Utilities.newBlob', 'Utilities.getUuid', 'Utilities.formatDate',
   'EmbeddedChartBuilder.build',
+  // reference/lock/lock-service, lock: no Authorization section
+  'LockService.getDocumentLock', 'LockService.getScriptLock', 'LockService.getUserLock', 'Lock.tryLock', 'Lock.waitLock', 'Lock.hasLock', 'Lock.releaseLock',
 ];
 for (const m of NO_SCOPE) table[m] = [];
 

@@ -150,12 +150,12 @@ export class FakeProperties {
     private refuseWrite: () => string | null = () => null,
   ) {}
 
-  private read(method: string): void {
-    this.guard.call(method);
+  private read(method: string, detail?: string): void {
+    this.guard.call(method, detail);
     this.quota()?.take();
   }
-  private write(method: string, next: Record<string, string>): void {
-    this.guard.call(method);
+  private write(method: string, next: Record<string, string>, detail?: string): void {
+    this.guard.call(method, detail);
     const refusal = this.refuseWrite();
     if (refusal) throw new GasError(refusal);
     this.quota()?.take();
@@ -177,7 +177,7 @@ export class FakeProperties {
   }
 
   getProperty(k: string): string | null {
-    this.read('Properties.getProperty');
+    this.read('Properties.getProperty', k);
     return k in this.data ? this.data[k]! : null;
   }
   getProperties(): Record<string, string> {
@@ -189,7 +189,7 @@ export class FakeProperties {
     return Object.keys(this.data);
   }
   setProperty(k: string, v: string): this {
-    this.write('Properties.setProperty', { [k]: String(v) });
+    this.write('Properties.setProperty', { [k]: String(v) }, k);
     return this;
   }
   setProperties(o: Record<string, string>, deleteAllOthers = false): this {

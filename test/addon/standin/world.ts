@@ -10,6 +10,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { DriveStandin, type DriveFileSpec } from './drive.js';
 import { makeHtmlService, makeUi, type UiLog } from './html.js';
+import { makeLockService, newLockTable, releaseAll } from './locks.js';
 import { checkAllowlist, readManifest, type Manifest } from './manifest.js';
 import { Clock, CUSTOM_FUNCTION_LIMIT_MS, GasError, Guard, SCRIPT_LIMIT_MS, type AuthMode, type Execution } from './runtime.js';
 import { makeScriptApp, type FakeTrigger } from './script-app.js';
@@ -89,7 +90,11 @@ export class World {
   readonly users = new Map<string, UserState>();
   readonly triggers: FakeTrigger[] = [];
   readonly drive: DriveStandin;
+  /** LockService's locks (locks.ts), shared by every execution in this world. */
+  readonly locks = newLockTable();
   readonly owner: string;
+  /** Executions to start while another is at a given service call (interleave). */
+  private interleaves: { when: (method: string, exec: Execution, detail?: string) => boolean; then: () => void }[] = [];
   offline = false;
   deployment: 'published' | 'test';
   triggerDocumentContext: boolean;
@@ -100,6 +105,7 @@ export class World {
     this.manifest = opts.manifest ?? readManifest(path.join(opts.dir, 'appsscript.json'));
     if (this.manifest.urlFetchWhitelist) checkAllowlist(this.manifest.urlFetchWhitelist);
     this.guard = new Guard(() => this.manifest.oauthScopes ?? [], this.clock, () => this.exec, (user) => this.grantedScopes(user));
+    this.guard.onCall = (method, exec, detail) => this.onCall(method, exec, detail);
     this.ss = new FakeSpreadsheet(opts.spreadsheetId ?? 'spreadsheet-0001', this.guard, opts.onMetadata ?? null);
     // Custom functions in formulas run as their own executions (formulas.ts).
     this.ss.formulas.host = { currentUser: () => this.exec?.user ?? null, owner: opts.owner ?? 'alice@example.com', runCustomFunction: (user, name, args) => this.run(user, 'CUSTOM_FUNCTION', name, args) };
@@ -129,6 +135,29 @@ export class World {
     // The script's zone is the manifest's timeZone (manifest structure: "The script time zone"): a
     // script's Date getters and its new Date(y, m, d) work in it. The vm shares the process's zone.
     if (typeof this.manifest.timeZone === 'string' && process.env.TZ !== this.manifest.timeZone) process.env.TZ = this.manifest.timeZone;
+  }
+
+  /**
+   * Concurrent executions, by nesting: the first time a running execution makes a service call
+   * that `when` accepts (`detail`: the property key of a Properties call), it is suspended before the call runs, `then` runs (typically another
+   * execution: a second user's formula, a trigger, a sidebar call) to its end, and the first goes
+   * on. The clock is shared, so the second's time counts against the first's limit, as wall time
+   * does. Locks the first holds stay held meanwhile (locks.ts).
+   */
+  interleave(when: (method: string, exec: Execution, detail?: string) => boolean, then: () => void): void {
+    this.interleaves.push({ when, then });
+  }
+
+  private onCall(method: string, exec: Execution, detail?: string): void {
+    const i = this.interleaves.findIndex((x) => x.when(method, exec, detail));
+    if (i < 0) return;
+    const [x] = this.interleaves.splice(i, 1);
+    this.exec = null;
+    try {
+      x!.then();
+    } finally {
+      this.exec = exec;
+    }
   }
 
   user(email: string): UserState {
@@ -227,6 +256,7 @@ export class World {
         scopes: () => this.manifest.oauthScopes ?? [],
         granted: (x) => this.grantedScopes(x),
       }),
+      LockService: makeLockService({ table: this.locks, guard: g, clock: this.clock, documentId: () => (doc ? ss.id : null), user: () => exec.user }),
       DriveApp: this.drive.driveApp(g, (b, t, n) => new FakeBlob(b, t, n)),
       HtmlService: makeHtmlService(g, this.opts.dir),
       Utilities: makeUtilities(g, this.clock, () => u.stats, this.opts.sleep),
@@ -263,6 +293,7 @@ export class World {
       this.guard.checkTime();
       return out;
     } finally {
+      releaseAll(this.locks, exec);
       this.exec = null;
       this.ss.formulas.drain();
     }
