@@ -8,7 +8,6 @@
  */
 import type { TBatch } from '../../shared/batch.js';
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
-import type { TSheetTarget } from '../../shared/sheets.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 import { MAX_BATCH_SIZE, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
 import { ensureBound } from './bindings.js';
@@ -20,13 +19,14 @@ import { expand, runs } from './row-runs.js';
 import { detectColumns, FIELDS, RESULT_COL, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { resultNote, userLanguage } from './result-notes.js';
 import { summarise, type RunSummary } from './run-summary.js';
+import { cache, idempotencyKey, load, loadPieces, MAX_RUN_BATCHES, messageOf, pieceChunks, pieceKey, record, rowsOf, save, type RunBatch, type RunPiece, type RunState } from './run-state.js';
+import { adoptUnfinished } from './unfinished-runs.js';
 import { userConn } from './settings.js';
 import { ensureStatusRules } from './status-format.js';
-import type { TLanguage } from '../../shared/packs/index.js';
 
-const RUN_TTL_SECONDS = 6 * 60 * 60;
 /** Seconds of long-poll per sidebar poll: short, so the progress bar keeps moving. */
 const SIDEBAR_WAIT_SECONDS = 2;
+const MAX_MISSING_KEPT = 50;
 
 export interface MappingView {
   sheet: string;
@@ -61,40 +61,6 @@ export interface RunOptions {
   writeBack?: boolean;
   /** Which rows to send again: only changed, failed or old ones (default), or all. */
   recheck?: Partial<RecheckOptions>;
-}
-
-interface RunBatch {
-  /** The connector's batch id; null until a save after submitting recorded it (the next poll submits it again, with its Idempotency-Key). */
-  id: string | null;
-  /** Policies in the batch (its rows, hashes and policies are in its piece). */
-  n: number;
-  /** Epoch ms before which polling this batch is probably wasted. */
-  due: number;
-  done: boolean;
-  completed: number;
-}
-
-interface RunState {
-  id: string;
-  sheet: string;
-  cols: number[];
-  total: number;
-  done: number;
-  errors: number;
-  batches: RunBatch[];
-  notes: string[];
-  writeBack?: { written: number; missing: string[]; failed: string | null };
-  /** Policy numbers not found beyond the MAX_MISSING_KEPT named in writeBack.missing. */
-  missingMore?: number;
-  /** The write-back target the batches were sent with: a batch sent again must be the same request. */
-  target?: TSheetTarget;
-  first: number;
-  last: number;
-  policyCol: number;
-  skipped: number;
-  credits: number;
-  lang: TLanguage;
-  summary: RunSummary | null;
 }
 
 const LABELS: Record<string, string> = { policy_number: 'policy number', country: 'country', insurance_type: 'insurance type', provider: 'provider' };
@@ -183,111 +149,6 @@ function previousResults(sheet: GoogleAppsScript.Spreadsheet.Sheet, cols: number
   return st.map((v, i) => ({ status: v, checkedAt: at[i], hash: h[i] }));
 }
 
-/*
- * Run state. Everything the connector may charge for is recorded before it is sent, so no accepted
- * batch can be lost or paid for twice:
- * - the head, `run:<id>`: counts, notes, and per batch its id, size and progress (under 100 bytes
- *   a batch, at most MAX_RUN_BATCHES of them);
- * - one piece per batch, `run:<id>:b:<n>`: its sheet rows, input hashes and policies as sent,
- *   at most 100 policies and PIECE_BUDGET_BYTES.
- * Why pieces: one item holding every batch's rows passes CacheService's 100 KB per value at about
- * 9,500 policies on non-adjacent rows, and a save that fails after submitting leaves batches
- * charged that nothing can write. Head and pieces go in one putAll before anything is submitted;
- * if that fails, nothing is sent. Each batch is sent with the Idempotency-Key
- * `covercheck-rows-<run id>-<n>`, which the connector keeps per API key: when the save after
- * submitting (the batch ids) fails, the next poll sends the unrecorded batches again, from their
- * pieces, with the same keys and bodies, and the connector answers with the batches it already
- * made, charging nothing. Every item is asserted under
- * ITEM_MAX_BYTES, half of the 100 KB, so that a future field can't bring the failure back unseen.
- * A run is at most MAX_RUN_BATCHES batches: with its head it stays well under the 1,000 items a
- * cache keeps (more are evicted), leaving room for the add-on's other user-cache items.
- */
-export const ITEM_MAX_BYTES = 50 * 1024;
-const PIECE_BUDGET_BYTES = 24 * 1024;
-export const MAX_RUN_BATCHES = 400;
-const MAX_MISSING_KEPT = 50;
-
-interface RunPiece {
-  /** Sheet rows as [start, length] runs, in submission order. */
-  rows: number[][];
-  /** Input hashes, comma-separated, in the same order. */
-  hashes: string;
-  /** The batch's policies exactly as sent, to send it again with its Idempotency-Key. */
-  policies: TPolicy[];
-}
-
-const headKey = (runId: string) => `run:${runId}`;
-const pieceKey = (runId: string, n: number) => `run:${runId}:b:${n}`;
-const idempotencyKey = (runId: string, n: number) => `covercheck-rows-${runId}-${n}`;
-
-/** UTF-8 bytes of a string (what CacheService's 100 KB counts; V8 in Apps Script has no TextEncoder). */
-function utf8Bytes(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 ? 4 : c >= 0xdc00 && c < 0xe000 ? 0 : 3;
-  }
-  return n;
-}
-
-function bounded(key: string, value: unknown): string {
-  const text = JSON.stringify(value);
-  const bytes = utf8Bytes(text);
-  if (bytes > ITEM_MAX_BYTES) throw new Error(`Internal limit: the run's cache item ${key} would be ${bytes} bytes, over ${ITEM_MAX_BYTES}. Select fewer rows.`);
-  return text;
-}
-
-/**
- * Batches of at most 100 policies whose pieces stay within PIECE_BUDGET_BYTES (a row run and a
- * hash cost at most ~40 bytes beside the policy's JSON).
- */
-function pieceChunks<T extends { policy: TPolicy }>(items: T[]): T[][] {
-  const out: T[][] = [];
-  let cur: T[] = [];
-  let bytes = 0;
-  for (const it of items) {
-    const b = utf8Bytes(JSON.stringify(it.policy)) + 40;
-    if (cur.length && (cur.length >= MAX_BATCH_SIZE || bytes + b > PIECE_BUDGET_BYTES)) {
-      out.push(cur);
-      cur = [];
-      bytes = 0;
-    }
-    cur.push(it);
-    bytes += b;
-  }
-  if (cur.length) out.push(cur);
-  return out;
-}
-
-/** An exception's message (Apps Script's own exceptions aren't instances of this script's Error). */
-const messageOf = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e));
-
-const cache = () => CacheService.getUserCache()!;
-function save(state: RunState): void {
-  cache().put(headKey(state.id), bounded(headKey(state.id), state), RUN_TTL_SECONDS);
-}
-/** The head and every piece in one call, before anything is sent. */
-function record(state: RunState, pieces: RunPiece[]): void {
-  const items: Record<string, string> = { [headKey(state.id)]: bounded(headKey(state.id), state) };
-  pieces.forEach((p, n) => (items[pieceKey(state.id, n)] = bounded(pieceKey(state.id, n), p)));
-  cache().putAll(items, RUN_TTL_SECONDS);
-}
-function load(runId: string): RunState {
-  const raw = cache().get(headKey(runId));
-  if (!raw) throw new Error('This run is no longer known (it ran more than 6 hours ago). Start it again.');
-  return JSON.parse(raw) as RunState;
-}
-function loadPieces(runId: string, ns: number[]): Map<number, RunPiece> {
-  if (!ns.length) return new Map();
-  const got = cache().getAll(ns.map((n) => pieceKey(runId, n)));
-  const out = new Map<number, RunPiece>();
-  for (const n of ns) {
-    const raw = got[pieceKey(runId, n)];
-    if (raw) out.set(n, JSON.parse(raw) as RunPiece);
-  }
-  return out;
-}
-
 /**
  * Sends the listed batches (their pieces) in one fetchAll, each with its Idempotency-Key, and
  * records what came back in the state: the batch id, or the rows as errors in `errorsNow`.
@@ -301,7 +162,7 @@ function submitPieces(state: RunState, pieces: Map<number, RunPiece>, errorsNow:
     ns.map((n) => pieces.get(n)!.policies),
     { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) },
     state.target,
-    ns.map((n) => idempotencyKey(state.id, n)),
+    ns.map((n) => state.batches[n]!.key ?? idempotencyKey(state.id, n)),
   );
   // A refusal that concerns the whole connection is thrown when no batch got through; otherwise
   // the batches that did are kept, and the others' rows get the error.
@@ -314,7 +175,7 @@ function submitPieces(state: RunState, pieces: Map<number, RunPiece>, errorsNow:
       b.id = s.batchId;
       b.due = submittedAt + POLL_BASE_MS + (i + 1) * b.n * POLL_MS_PER_ROW;
     } else {
-      for (const r of expand(pieces.get(n)!.rows)) errorsNow.set(r, resultCells(undefined, s.error.message, at));
+      for (const r of rowsOf(pieces.get(n)!)) if (r > 0) errorsNow.set(r, resultCells(undefined, s.error.message, at));
       b.done = true;
       state.done += b.n;
       state.errors += b.n;
@@ -469,14 +330,26 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   }
   if (skipped) state.notes.push(`${skipped} row${skipped > 1 ? 's' : ''} unchanged since the last check: skipped, no credits spent.`);
   if (blanks) state.notes.push(`${blanks} blank row${blanks > 1 ? 's' : ''} skipped.`);
-  const pieces = chunks.map((c): RunPiece => ({ rows: runs(c.map((x) => x.row)), hashes: c.map((x) => x.hash).join(','), policies: c.map((x) => x.policy) }));
-  state.batches = chunks.map((c) => ({ id: null, n: c.length, due: 0, done: false, completed: 0 }));
+  // Rows an earlier run of this user's already paid for, whose results never came in (unfinished-runs.ts).
+  const adopted = adoptUnfinished(state.id, state.sheet, valid, state.target);
+  if (adopted.note) state.notes.push(adopted.note);
+  const fresh = adopted.rows.size ? pieceChunks(valid.filter((v) => !adopted.rows.has(v.row))) : chunks;
+  const pieces = [...adopted.pieces, ...fresh.map((c): RunPiece => ({ rows: runs(c.map((x) => x.row)), hashes: c.map((x) => x.hash).join(','), policies: c.map((x) => x.policy) }))];
+  state.batches = [...adopted.batches, ...fresh.map((c) => ({ id: null, n: c.length, due: 0, done: false, completed: 0 }))];
   try {
-    record(state, pieces);
+    record(state, pieces, adopted.items);
   } catch (e) {
     throw new Error(`Could not record the run before sending it (${messageOf(e)}): nothing was sent and no credits were spent. Try again in a moment.`);
   }
-  submitPieces(state, new Map(pieces.map((p, n) => [n, p])), errorsNow, at);
+  // Everything not yet sent; batches taken over with their ids are only collected.
+  try {
+    submitPieces(state, new Map(pieces.map((p, n): [number, RunPiece] => [n, p]).filter(([n]) => state.batches[n]!.id === null)), errorsNow, at);
+  } catch (e) {
+    // Refused as a whole (no key, no connection, not bound): nothing was accepted, so nothing is left for a later run to take over.
+    for (const b of state.batches) if (b.id === null) b.done = true;
+    saveOrRepeat(state);
+    throw e;
+  }
   writeRows(sheet, cols, errorsNow, new Map([...errorsNow.keys()].map((r) => [r, ''])));
   finish(sheet, state);
   saveOrRepeat(state);
@@ -547,20 +420,21 @@ export function pollRowsRun(runId: string): Progress {
     const batch = got.get(b.id);
     if (!batch) continue;
     if (batch.status !== 'complete') {
-      state.done += batch.completed_count - b.completed;
-      b.completed = batch.completed_count;
+      const completed = Math.min(batch.completed_count, b.n);
+      state.done += completed - b.completed;
+      b.completed = completed;
       b.due = Date.now() + 500;
       continue;
     }
     const n = state.batches.indexOf(b);
     const piece = pieces.get(n);
     if (!piece) continue;
-    const rows = expand(piece.rows);
+    const rows = rowsOf(piece);
     const wb = batch.sheet_writeback;
     if (state.writeBack && (!wb || wb.status === 'pending')) {
       // Verified; the connector has yet to write the results into the sheet.
-      state.done += rows.length - b.completed;
-      b.completed = rows.length;
+      state.done += b.n - b.completed;
+      b.completed = b.n;
       b.due = Date.now() + 500;
       continue;
     }
@@ -571,7 +445,8 @@ export function pollRowsRun(runId: string): Progress {
     const links = new Map<number, string>();
     for (const item of batch.results) {
       const row = rows[item.index];
-      if (row === undefined) continue;
+      // 0: a policy of a batch taken over from an earlier run whose row is gone.
+      if (!row) continue;
       // Without its hash a row is written as not yet checked, so the next run sends it again.
       cells.set(row, resultCells(item.result, item.error?.message, at, hashes[item.index] ?? ''));
       notes.set(row, resultNote(item.result, state.lang));
@@ -604,8 +479,8 @@ export function pollRowsRun(runId: string): Progress {
       // At most one more call per block written, and only for blocks with a link.
       if (links.size) linkInsurers(sheet, insurerCol, insurerTexts(cells), links);
     }
-    state.done += rows.length - b.completed;
-    b.completed = rows.length;
+    state.done += b.n - b.completed;
+    b.completed = b.n;
     b.done = true;
     written.push(n);
   }

@@ -16,7 +16,7 @@ beforeAll(async () => {
   http = new SyncHttp();
   // Live keys see real rows only: the child holds an operator's registry extract, so unknown UK
   // motor numbers are charged unverified answers.
-  conn = await startConnectorChild({ operatorRegistry: true, keys: { big: { mode: 'live', credits: 20_000 }, small: { mode: 'live', credits: 1_000 }, small2: { mode: 'live', credits: 1_000 } } });
+  conn = await startConnectorChild({ operatorRegistry: true, keys: { big: { mode: 'live', credits: 20_000 }, small: { mode: 'live', credits: 1_000 }, small2: { mode: 'live', credits: 1_000 }, closed: { mode: 'live', credits: 1_000 }, closed2: { mode: 'live', credits: 1_000 } } });
 }, 60_000);
 afterAll(async () => {
   await conn?.stop();
@@ -128,5 +128,58 @@ describe('a cache save that fails', () => {
     const p = pollToEnd(h, h.fns.startRowsRun(h.fns.detectRowMapping().mapping));
     expect(p).toMatchObject({ total: N, errors: 0 });
     expect(b0 - (await balance(conn.keys.small2!))).toBe(N);
+  }, 30_000);
+});
+
+describe('a run whose sidebar was closed before its results came in', () => {
+  /** Moves every data row one row down (as inserting a row above them would), and adds one policy at the end. */
+  function shiftAndAdd(h: Harness, n: number): number {
+    const s = h.ss.active;
+    const last = 1 + 2 * n;
+    const data = s.getRange(2, 1, last - 1, 3).getValues();
+    s.getRange(2, 1, 1, 3).setValues([['', '', '']]);
+    s.getRange(3, 1, data.length, 3).setValues(data);
+    const added = last + 2;
+    s.getRange(added, 1, 1, 3).setValues([['UKO-9999-0999', 'UK', 'motor']]);
+    return added;
+  }
+
+  it('the next run takes its batches over, by each policy\'s hash, wherever the rows are now: every row written, each policy paid once', async () => {
+    const N = 250;
+    const h = sparseSheet(conn.keys.closed!, N);
+    const b0 = await balance(conn.keys.closed!);
+    const posts = () => h.stats.log.filter((l) => l.method === 'POST' && l.url.endsWith('/verify/batch')).length;
+    const first = h.fns.startRowsRun(h.fns.detectRowMapping().mapping);
+    expect(posts()).toBe(3);
+    // The sidebar is closed: no poll. The rows stay blank, and then move.
+    expect(h.ss.active.get(2, 4)).toBe('');
+    const added = shiftAndAdd(h, N);
+    let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping);
+    expect(p.runId).not.toBe(first.runId);
+    expect(p.message).toMatch(/250 rows were already sent by an earlier run that did not finish \(the sidebar was closed\): their results are collected now, without paying again\./);
+    // Only the new policy is sent.
+    expect(posts()).toBe(4);
+    p = pollToEnd(h, p);
+    const s = h.ss.active;
+    expect([...policyRows(N).map((r) => r + 1), added].map((r) => s.get(r, 4)).filter((v) => v !== 'unverified')).toEqual([]);
+    expect(policyRows(N).map((r) => s.get(r, 4)).filter((v) => v !== '')).toEqual([]);
+    expect(b0 - (await balance(conn.keys.closed!))).toBe(N + 1);
+    // The earlier run, polled again (its sidebar reopened), writes nothing more.
+    const before = JSON.stringify(s.getRange(1, 1, added, 8).getValues());
+    pollToEnd(h, h.fns.pollRowsRun(first.runId));
+    expect(JSON.stringify(s.getRange(1, 1, added, 8).getValues())).toBe(before);
+  }, 30_000);
+
+  it('when the earlier run never saved its batch ids, the next run sends them again with their first Idempotency-Keys: answered, not charged again', async () => {
+    const N = 250;
+    const h = sparseSheet(conn.keys.closed2!, N);
+    const b0 = await balance(conn.keys.closed2!);
+    h.userCache.refusePut((keys) => keys.length === 1 && /^run:[^:]+$/.test(keys[0]!), 'Service error: Cache');
+    h.fns.startRowsRun(h.fns.detectRowMapping().mapping);
+    expect(h.userCache.refusals).toBe(1);
+    const p = pollToEnd(h, h.fns.startRowsRun(h.fns.detectRowMapping().mapping));
+    expect(p).toMatchObject({ total: N, errors: 0 });
+    expect(policyRows(N).map((r) => h.ss.active.get(r, 4)).filter((v) => v !== 'unverified')).toEqual([]);
+    expect(b0 - (await balance(conn.keys.closed2!))).toBe(N);
   }, 30_000);
 });
