@@ -84,6 +84,30 @@ export const ZSyncErrorBodySchema = z
   .meta({ id: 'SyncErrorBody' });
 export type TSyncErrorBody = z.infer<typeof ZSyncErrorBodySchema>;
 
+/** Characters of a received value that an error message quotes: enough for any valid policy number. */
+export const ECHO_MAX_CHARS = 64;
+
+/**
+ * A received value as an error message quotes it: whole when short, else its first ECHO_MAX_CHARS and an
+ * ellipsis, so a value of megabytes never comes back (or into a stored idempotent answer) whole.
+ */
+export function echoed(value: string, max = ECHO_MAX_CHARS): string {
+  if (value.length <= max) return value;
+  // Never split a surrogate pair: half of one is not valid text.
+  const high = value.charCodeAt(max - 1);
+  const cut = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
+  return `${value.slice(0, cut)}…`;
+}
+
+/** Received names (unknown fields, say) as a message lists them: each echoed, the first `maxItems`, then how many more. */
+export function echoedList(values: readonly string[], maxItems = 5): string {
+  const shown = values
+    .slice(0, maxItems)
+    .map((v) => echoed(v))
+    .join(', ');
+  return values.length > maxItems ? `${shown} and ${values.length - maxItems} more` : shown;
+}
+
 /** Either error form, for clients that read both. */
 export function errorText(body: unknown): string {
   if (typeof body !== 'object' || body === null) return 'Unknown error';

@@ -1,5 +1,6 @@
 /** Policy object (spec 2.1) and the rules that turn a raw request body into one. */
 import { z } from 'zod';
+import { echoed, echoedList } from './errors.js';
 import { INSURANCE_TYPES, type TInsuranceType } from './insurance-types.js';
 import { COUNTRIES, COUNTRY_PROFILES, type TCountry } from './packs/countries/index.js';
 import { COUNTRY_NAME_EXAMPLES, countryFromInput, INSURANCE_TYPE_WORD_EXAMPLES, insuranceTypeFromInput } from './packs/input-words.js';
@@ -124,7 +125,7 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
   if (unknown.length > 0) {
     return {
       ok: false,
-      problem: { error: 'invalid_request', detail: `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: ${[...known].join(', ')}.` },
+      problem: { error: 'invalid_request', detail: `Unknown field${unknown.length > 1 ? 's' : ''}: ${echoedList(unknown)}. Accepted: ${[...known].join(', ')}.` },
     };
   }
   const typeValue = isBlank(raw.insurance_type) ? raw.type : raw.insurance_type;
@@ -134,7 +135,7 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
     // "motor" and "Kfz" agree: they are compared as the types they name, or as typed when one names none.
     const same = (insuranceTypeFromInput(a) ?? a.toLowerCase()) === (insuranceTypeFromInput(b) ?? b.toLowerCase());
     if (!same) {
-      return { ok: false, problem: { error: 'invalid_request', detail: `insurance_type (${a}) and its alias type (${b}) disagree; send one of them.` } };
+      return { ok: false, problem: { error: 'invalid_request', detail: `insurance_type (${echoed(a)}) and its alias type (${echoed(b)}) disagree; send one of them.` } };
     }
   }
   const missing: string[] = [];
@@ -147,14 +148,14 @@ export function parsePolicyInput(body: unknown, opts: { allowedExtra?: readonly 
   const countryIn = String(raw.country).trim();
   const country = countryFromInput(countryIn);
   if (!country) {
-    return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${countryIn}. Supported: ${COUNTRIES.join(', ')} (${COUNTRY_WORDS_NOTE}).` } };
+    return { ok: false, problem: { error: 'unsupported_country', detail: `Unsupported country: ${echoed(countryIn)}. Supported: ${COUNTRIES.join(', ')} (${COUNTRY_WORDS_NOTE}).` } };
   }
   const typeIn = String(typeValue).trim();
   const insuranceType = insuranceTypeFromInput(typeIn);
   if (!insuranceType) {
     return {
       ok: false,
-      problem: { error: 'unsupported_insurance_type', detail: `Unsupported insurance type: ${typeIn}. Supported: ${INSURANCE_TYPES.join(', ')} (${TYPE_WORDS_NOTE}).` },
+      problem: { error: 'unsupported_insurance_type', detail: `Unsupported insurance type: ${echoed(typeIn)}. Supported: ${INSURANCE_TYPES.join(', ')} (${TYPE_WORDS_NOTE}).` },
     };
   }
   const policyNumber = String(raw.policy_number).trim();

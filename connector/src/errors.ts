@@ -1,5 +1,11 @@
 /** The one application error class: a code from the contract's closed list, a safe message. */
-import { ERROR_STATUS, type TErrorBody, type TErrorCode } from '../../shared/errors.js';
+import { echoed, ERROR_STATUS, type TErrorBody, type TErrorCode } from '../../shared/errors.js';
+
+/**
+ * Longest message an error body carries. The service's own wordings are a few hundred characters; messages
+ * quote received values through `echoed`, and this catches any that does not (a zod path, a URL path).
+ */
+export const MAX_PUBLIC_MESSAGE_CHARS = 1000;
 
 /**
  * Thrown by domain code for anything the caller should hear about; http/errors.ts turns it into
@@ -17,11 +23,12 @@ export class AppError extends Error {
   readonly balance: number | undefined;
 
   constructor(code: TErrorCode, publicMessage: string, opts: { internal?: string; retryAfter?: number; balance?: number; cause?: unknown } = {}) {
-    super(opts.internal ?? publicMessage, { cause: opts.cause });
+    const shown = echoed(publicMessage, MAX_PUBLIC_MESSAGE_CHARS);
+    super(opts.internal ?? shown, { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
-    this.publicMessage = publicMessage;
+    this.publicMessage = shown;
     this.retryAfter = opts.retryAfter;
     this.balance = opts.balance;
   }

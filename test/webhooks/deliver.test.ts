@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { makeTestCert } from '../helpers/tls.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkWebhookUrl, deliverWebhook, type LookupAll } from '../../connector/src/webhooks/index.js';
+import { ADDRESS_NOT_ALLOWED } from '../../connector/src/webhooks/url-guard.js';
 import { generateWebhookSecret, verifyWebhook } from '../../shared/webhooks.js';
 
 /** A customer's receiver on loopback; each test sets how it answers. */
@@ -141,7 +142,7 @@ describe('deliverWebhook', () => {
 
   it('refuses a private address without connecting when private targets are not allowed', async () => {
     const attempt = await deliverWebhook(request(`https://127.0.0.1:${port}/hook`), { timeoutMs: 5_000, allowPrivate: false, ca });
-    expect(attempt).toMatchObject({ ok: false, status: null, error: 'refused: webhook_url resolves to a private address (loopback: 127.0.0.1)' });
+    expect(attempt).toMatchObject({ ok: false, status: null, error: `refused: ${ADDRESS_NOT_ALLOWED}` });
     expect(connections).toBe(0);
     expect(received).toHaveLength(0);
   });
@@ -153,7 +154,7 @@ describe('deliverWebhook', () => {
     const url = `https://localhost:${port}/hook`;
     expect((await checkWebhookUrl(url, { allowPrivate: false, lookup: rebinding })).ok).toBe(true);
     const attempt = await deliverWebhook(request(url), { timeoutMs: 5_000, allowPrivate: false, ca, lookup: rebinding });
-    expect(attempt).toMatchObject({ ok: false, status: null, error: 'refused: webhook_url resolves to a private address (loopback: 127.0.0.1)' });
+    expect(attempt).toMatchObject({ ok: false, status: null, error: `refused: ${ADDRESS_NOT_ALLOWED}` });
     expect(connections).toBe(0);
   });
 

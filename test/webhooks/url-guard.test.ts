@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addressClass, checkWebhookUrl, isPrivateAddress, type LookupAll } from '../../connector/src/webhooks/index.js';
+import { ADDRESS_NOT_ALLOWED } from '../../connector/src/webhooks/url-guard.js';
 
 /** A resolver that answers from a table and fails like getaddrinfo for anything else. */
 function fakeLookup(table: Record<string, string[]>): LookupAll & { calls: string[] } {
@@ -126,21 +127,22 @@ describe('checkWebhookUrl', () => {
   it('refuses a host with one public and one private address', async () => {
     expect(await checkWebhookUrl('https://mixed.example.com/', { allowPrivate: false, lookup })).toEqual({
       ok: false,
-      reason: 'webhook_url resolves to a private address (private: 10.0.0.5)',
+      reason: ADDRESS_NOT_ALLOWED,
+      detail: 'private: 10.0.0.5',
     });
   });
 
   it('refuses a host resolving to an IPv4-mapped loopback address', async () => {
     const result = await checkWebhookUrl('https://mapped.example.com/', { allowPrivate: false, lookup });
-    expect(result).toEqual({ ok: false, reason: 'webhook_url resolves to a private address (loopback (IPv4 in IPv6): ::ffff:127.0.0.1)' });
+    expect(result).toEqual({ ok: false, reason: ADDRESS_NOT_ALLOWED, detail: 'loopback (IPv4 in IPv6): ::ffff:127.0.0.1' });
   });
 
   it('refuses IP literals in private ranges without a lookup, including shorthand forms', async () => {
     const calls = lookup.calls.length;
-    expect(await checkWebhookUrl('https://127.1/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('loopback: 127.0.0.1') });
-    expect(await checkWebhookUrl('https://0x7f000001/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('loopback: 127.0.0.1') });
-    expect(await checkWebhookUrl('https://[::1]:8443/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('loopback: ::1') });
-    expect(await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, reason: expect.stringContaining('link-local') });
+    expect(await checkWebhookUrl('https://127.1/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: 127.0.0.1' });
+    expect(await checkWebhookUrl('https://0x7f000001/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: 127.0.0.1' });
+    expect(await checkWebhookUrl('https://[::1]:8443/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: ::1' });
+    expect(await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: expect.stringContaining('link-local') });
     expect(lookup.calls.length).toBe(calls);
   });
 
@@ -154,7 +156,7 @@ describe('checkWebhookUrl', () => {
       ['https://[2001:db8::10]/hook', 'reserved'],
       ['https://192.88.99.1/', 'reserved'],
     ] as const) {
-      expect(await checkWebhookUrl(url, { allowPrivate: false, lookup }), url).toMatchObject({ ok: false, reason: expect.stringContaining(`(${kind}:`) });
+      expect(await checkWebhookUrl(url, { allowPrivate: false, lookup }), url).toMatchObject({ ok: false, reason: ADDRESS_NOT_ALLOWED, detail: expect.stringContaining(`${kind}:`) });
     }
     expect(lookup.calls.length).toBe(calls);
     expect((await checkWebhookUrl('https://93.184.215.14/hook', { allowPrivate: false, lookup })).ok).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Credit rules (spec 8): 1 credit for a verified or unverified outcome, 0 for inconclusive or an
- * error; sandbox (pk_test_) keys are never charged. The balance check and the deduction are one
+ * error; 1 more for a document read (documentCost); sandbox (pk_test_) keys are never charged. The balance check and the deduction are one
  * atomic store step, so concurrent calls can never overdraw a key.
  */
 import type { TVerificationStatus } from '../../../shared/verification.js';
@@ -14,6 +14,19 @@ export function creditCost(status: TVerificationStatus): 0 | 1 {
 
 export function isCharged(key: Pick<ApiKeyRecord, 'mode'>): boolean {
   return key.mode === 'live';
+}
+
+/**
+ * Reading a document costs 1 credit wherever it is read, so that no route hands out for free what
+ * another sells: POST /documents/extract, and the document of an async verification (on top of the
+ * verification's own credit). Kept only when the document was read and its fields returned; a document
+ * that could not be read, or a server without extraction, costs nothing.
+ */
+export const DOCUMENT_CREDIT = 1;
+
+/** What a verification job's document costs once its outcome is known (`extraction` null: no document). */
+export function documentCost(key: Pick<ApiKeyRecord, 'mode'> | null, extraction: 'complete' | 'failed' | 'not_available' | null): number {
+  return key && isCharged(key) && extraction === 'complete' ? DOCUMENT_CREDIT : 0;
 }
 
 /**

@@ -2,13 +2,18 @@
  * Idempotency-Key on POST routes: the first response to a key is stored (per API key) and
  * replayed for repeats of the same request, which run nothing and charge nothing again. A repeat
  * with another body is refused (422); one that arrives while the first still runs gets 409.
- * Responses that the client should be free to retry (402, 409, 429, 5xx) are not kept.
+ * Responses that the client should be free to retry (402, 409, 429, 5xx) are not kept, nor any body
+ * over MAX_STORED_RESPONSE_BYTES (its claim is released: a repeat runs again).
+ *
+ * Routes that accept or charge (sync verify, async, batch) store their answer in the same transaction
+ * as the charge or the accepted work; the save here, after answering, covers the rest (refusals).
  */
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '../errors.js';
 import { currentKey } from './auth.js';
 import type { Logger } from '../logger.js';
+import { keepableBody } from '../store/idempotent-record.js';
 import type { Store } from '../store/types.js';
 
 const MAX_KEY_LENGTH = 255;
@@ -46,7 +51,7 @@ export function idempotency(ctx: { store: Pick<Store, 'idempotency'>; logger: Lo
         settled = true;
         const status = res.statusCode;
         const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body);
-        const keep = status < 500 && !NOT_KEPT.has(status);
+        const keep = status < 500 && !NOT_KEPT.has(status) && keepableBody(text);
         // The route may already have stored this response in the same transaction as a charge;
         // completing again writes the same values.
         void (keep ? ctx.store.idempotency.complete(key.id, idemKey, { status, body: text }, ctx.now().toISOString()) : ctx.store.idempotency.release(key.id, idemKey)).catch(

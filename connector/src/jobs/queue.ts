@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
-import { isCharged } from '../credits/charge.js';
+import { documentCost, isCharged } from '../credits/charge.js';
 import { errorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
@@ -172,7 +172,8 @@ export class WorkQueue {
           }
         }
       }
-      return finish('complete', { result: outcome.result }, outcome.cost, documentOutcome);
+      // The document's credit (reserved at submission) is kept only when it was read: credits/charge.ts.
+      return finish('complete', { result: outcome.result }, outcome.cost + documentCost(key, documentOutcome?.extraction ?? null), documentOutcome);
     } catch (err) {
       this.deps.logger.error({ err, job_id: job.id, attempt: job.attempts }, 'job attempt failed; will retry');
       const retryAt = new Date(this.deps.now().getTime() + 1000 * 2 ** Math.min(job.attempts, 6)).toISOString();

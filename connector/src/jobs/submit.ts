@@ -4,7 +4,9 @@
  *
  * Credits: a live key reserves 1 credit per policy that passed validation; when the work
  * finishes, the sync rule settles it (1 kept for verified or unverified, given back for
- * inconclusive or an error), exactly once. Sandbox keys reserve nothing.
+ * inconclusive or an error), exactly once. An async verification sent with a document reserves
+ * 1 more for reading it, kept when it was read (credits/charge.ts documentCost). Sandbox keys
+ * reserve nothing.
  *
  * Documents: one key may have only so many jobs carrying a document pending at once
  * (maxPendingDocumentsPerKey; refused with a retry delay beyond it). A document over the extraction
@@ -15,13 +17,15 @@
 import crypto from 'node:crypto';
 import type { TBatchAccepted } from '../../../shared/batch.js';
 import { MAX_BATCH_SIZE } from '../../../shared/batch.js';
+import { echoedList } from '../../../shared/errors.js';
 import type { TJobAccepted } from '../../../shared/job.js';
 import { EXTRACTION_COLUMNS, VERIFICATION_COLUMNS, ZSheetTargetSchema } from '../../../shared/sheets.js';
-import { isCharged, outOfCredits } from '../credits/charge.js';
+import { DOCUMENT_CREDIT, isCharged, outOfCredits } from '../credits/charge.js';
 import { AppError, errorBody } from '../errors.js';
 import { billingPeriod } from '../credits/period.js';
 import { parseOrRefuse } from '../parse.js';
 import type { SheetBindings } from '../sheets/bindings.js';
+import { idempotentRecord } from '../store/idempotent-record.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
 import { checkDocument, checkPolicy, checkWebhook, requirePdf } from './validate.js';
@@ -61,9 +65,9 @@ async function requireDocumentRoom(key: ApiKeyRecord, deps: SubmitDeps): Promise
   );
 }
 
-/** A job's credit: one reserved on a live key, settled when the job finishes; nothing on a sandbox key. */
-function jobReservation(key: ApiKeyRecord, id: string, now: Date): Reservation | null {
-  return isCharged(key) ? { amount: 1, period: billingPeriod(now), ref: `job:${id}` } : null;
+/** A job's credits (`amount`, default 1) reserved on a live key, settled when the job finishes; nothing on a sandbox key. */
+function jobReservation(key: ApiKeyRecord, id: string, now: Date, amount = 1): Reservation | null {
+  return isCharged(key) ? { amount, period: billingPeriod(now), ref: `job:${id}` } : null;
 }
 
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
@@ -80,13 +84,22 @@ async function checkSheetTarget(raw: unknown, key: ApiKeyRecord, deps: SubmitDep
   if (!deps.sheetBindings) throw new AppError('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.');
   const target = parseOrRefuse(ZSheetTargetSchema, raw, 'sheet_target');
   const unknown = Object.keys(target.columns).filter((f) => !allowed.includes(f));
-  if (unknown.length) throw new AppError('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; use ${allowed.join(', ')}.`);
+  if (unknown.length) throw new AppError('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${echoedList(unknown)}; use ${allowed.join(', ')}.`);
   await deps.sheetBindings.require(key.id, target.spreadsheet_id);
   return JSON.stringify(target);
 }
 
+/**
+ * What a submission is told about the request: `idemKey`, its Idempotency-Key claim, which is completed
+ * with the 202 answer in the transaction that accepts the work. A crash after that commit and before the
+ * answer reaches the client then leaves a claim that replays, never one a repeat would submit again.
+ */
+export interface SubmitOptions {
+  idemKey?: string;
+}
+
 /** POST /api/v1/verify/async. */
-export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<TJobAccepted> {
+export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, deps: SubmitDeps, opts: SubmitOptions = {}): Promise<TJobAccepted> {
   const policy = checkPolicy(body, ['document', 'webhook_url', 'sheet_target']);
   const raw = body as Record<string, unknown>;
   const document = raw.document !== undefined ? (deps.checkDocument ?? checkDocument)(raw.document) : undefined;
@@ -96,6 +109,9 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
 
   const now = deps.now();
   const id = crypto.randomUUID();
+  const accepted: TJobAccepted = { job_id: id, status: 'pending', poll_url: jobPollUrl(id) };
+  // The verification's credit, and the document's: reading it costs what /documents/extract costs.
+  const credits = document ? 1 + DOCUMENT_CREDIT : 1;
   const outcome = await deps.store.jobs.create(
     {
       id,
@@ -107,11 +123,12 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
       created_at: now.toISOString(),
       ...(document ? { document } : {}),
     },
-    jobReservation(key, id, now),
+    jobReservation(key, id, now, credits),
+    idempotentRecord(opts.idemKey, 202, accepted),
   );
-  if (!outcome.ok) throw outOfCredits(outcome.balance, 1, now);
+  if (!outcome.ok) throw outOfCredits(outcome.balance, credits, now);
   deps.notify();
-  return { job_id: id, status: 'pending', poll_url: jobPollUrl(id) };
+  return accepted;
 }
 
 /**
@@ -170,11 +187,11 @@ function batchItem(item: unknown, idx: number, charged: boolean): NewBatch['item
 }
 
 /** POST /api/v1/verify/batch. */
-export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: SubmitDeps): Promise<TBatchAccepted> {
+export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: SubmitDeps, opts: SubmitOptions = {}): Promise<TBatchAccepted> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_request', 'The request body must be a JSON object with a policies array.');
   const raw = body as Record<string, unknown>;
   const unknown = Object.keys(raw).filter((k) => !['policies', 'webhook_url', 'sheet_target'].includes(k));
-  if (unknown.length > 0) throw new AppError('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Accepted: policies, webhook_url, sheet_target.`);
+  if (unknown.length > 0) throw new AppError('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${echoedList(unknown)}. Accepted: policies, webhook_url, sheet_target.`);
   if (raw.policies === undefined) throw new AppError('missing_required_field', 'policies is required: an array of 1 to 100 policy objects.');
   if (!Array.isArray(raw.policies)) throw new AppError('invalid_request', 'policies must be an array of policy objects.');
   const n = raw.policies.length;
@@ -187,11 +204,13 @@ export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: Submit
   const toReserve = items.reduce((s, i) => s + i.reserved, 0);
   const now = deps.now();
   const id = crypto.randomUUID();
+  const accepted: TBatchAccepted = { batch_id: id, status: 'pending', total_count: n };
   const outcome = await deps.store.batches.create(
     { id, key_id: key.id, webhook_url: webhook, sheet_target: sheet, created_at: now.toISOString(), items },
     toReserve > 0 ? { amount: toReserve, period: billingPeriod(now), ref: `batch:${id}` } : null,
+    idempotentRecord(opts.idemKey, 202, accepted),
   );
   if (!outcome.ok) throw outOfCredits(outcome.balance, toReserve, now);
   deps.notify();
-  return { batch_id: id, status: 'pending', total_count: n };
+  return accepted;
 }

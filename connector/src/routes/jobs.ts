@@ -1,19 +1,27 @@
 /** Async verification, batches, job and batch status, webhook delivery log (spec 4.2, 4.3, 4.5, 4.6, 6). */
+import type { Response } from 'express';
 import { MAX_DOCUMENT_BYTES } from '../../../shared/policy.js';
 import { ZDeliveriesQuerySchema, ZWaitQuerySchema } from '../../../shared/query.js';
 import type { AppContext } from '../context.js';
 import { currentKey, requireScope } from '../http/auth.js';
+import { idempotencyKeyOf } from '../http/idempotency.js';
 import { documentsOf } from '../http/json-body.js';
 import { readUpload } from '../http/multipart.js';
 import { parseQuery } from '../http/query.js';
 import { readBatch, readJob, type ReadDeps } from '../jobs/read.js';
-import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../jobs/submit.js';
+import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps, type SubmitOptions } from '../jobs/submit.js';
 import { decodedDocument } from '../offload/body.js';
 import { listDeliveries } from '../webhooks/deliveries.js';
 import type { KeyedRoute } from './types.js';
 
 /** A 14 MB PDF is about 18.7 MB as base64; the async route takes that plus the policy fields. */
 export const ASYNC_BODY_LIMIT = Math.ceil((MAX_DOCUMENT_BYTES * 4) / 3) + 64 * 1024;
+
+/** The request's Idempotency-Key claim, completed with the 202 in the transaction that accepts the work. */
+function submitOptions(res: Response): SubmitOptions {
+  const idemKey = idempotencyKeyOf(res);
+  return idemKey ? { idemKey } : {};
+}
 
 export function jobRoutes(ctx: AppContext): KeyedRoute[] {
   const deps: SubmitDeps = {
@@ -50,7 +58,8 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
         requireScope('verify'),
         async (req, res) => {
           const document = documentsOf(res).document;
-          res.status(202).json(await submitAsyncVerification(req.body, currentKey(res), document ? { ...deps, checkDocument: () => decodedDocument(document) } : deps));
+          const submitDeps = document ? { ...deps, checkDocument: () => decodedDocument(document) } : deps;
+          res.status(202).json(await submitAsyncVerification(req.body, currentKey(res), submitDeps, submitOptions(res)));
         },
       ],
     },
@@ -60,7 +69,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
       handlers: [
         requireScope('verify'),
         async (req, res) => {
-          res.status(202).json(await submitBatch(req.body, currentKey(res), deps));
+          res.status(202).json(await submitBatch(req.body, currentKey(res), deps, submitOptions(res)));
         },
       ],
     },

@@ -6,6 +6,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { echoed } from '../../../shared/errors.js';
 
 /** Resolves a hostname to all its addresses; `dns.promises.lookup(host, { all: true })` by default. */
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -106,9 +107,19 @@ export interface UrlGuardOptions {
   lookup?: LookupAll;
 }
 
-export type ResolvedTarget =
-  | { ok: true; url: URL; hostname: string; addresses: { address: string; family: number }[] }
-  | { ok: false; reason: string };
+/**
+ * A refusal: `reason` is for the customer (an answer, the delivery log); `detail`, when there is one,
+ * names the address class and the address a host resolved to, for the server's own use only.
+ */
+export type UrlRefusal = { ok: false; reason: string; detail?: string };
+
+export type ResolvedTarget = { ok: true; url: URL; hostname: string; addresses: { address: string; family: number }[] } | UrlRefusal;
+
+/**
+ * The one wording for every non-public address, whatever it is. Saying which ("loopback: 127.0.0.1")
+ * would tell anyone who can submit a webhook_url what the connector's internal names resolve to.
+ */
+export const ADDRESS_NOT_ALLOWED = 'webhook_url points to an address webhooks may not be sent to (only public internet addresses are allowed)';
 
 /**
  * Parses and checks a webhook URL and resolves its host once. `hostname` is the host without
@@ -136,15 +147,15 @@ export async function resolveWebhookTarget(raw: string, opts: UrlGuardOptions): 
       addresses = await (opts.lookup ?? defaultLookup)(hostname);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      return { ok: false, reason: `webhook_url host ${hostname} could not be resolved${code ? ` (${code})` : ''}` };
+      return { ok: false, reason: `webhook_url host ${echoed(hostname)} could not be resolved${code ? ` (${code})` : ''}` };
     }
-    if (addresses.length === 0) return { ok: false, reason: `webhook_url host ${hostname} has no addresses` };
+    if (addresses.length === 0) return { ok: false, reason: `webhook_url host ${echoed(hostname)} has no addresses` };
   }
 
   if (!opts.allowPrivate) {
     for (const { address } of addresses) {
       const kind = addressClass(address);
-      if (kind) return { ok: false, reason: `webhook_url resolves to a private address (${kind}: ${address})` };
+      if (kind) return { ok: false, reason: ADDRESS_NOT_ALLOWED, detail: `${kind}: ${address}` };
     }
   }
   return { ok: true, url, hostname, addresses };
@@ -155,7 +166,7 @@ export async function resolveWebhookTarget(raw: string, opts: UrlGuardOptions): 
  * public unless `allowPrivate`. A DNS failure is not ok. Run it when a URL is registered; delivery
  * checks again at send time because DNS answers change.
  */
-export async function checkWebhookUrl(raw: string, opts: UrlGuardOptions): Promise<{ ok: true; url: URL } | { ok: false; reason: string }> {
+export async function checkWebhookUrl(raw: string, opts: UrlGuardOptions): Promise<{ ok: true; url: URL } | UrlRefusal> {
   const target = await resolveWebhookTarget(raw, opts);
   return target.ok ? { ok: true, url: target.url } : target;
 }

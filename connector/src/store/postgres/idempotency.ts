@@ -1,6 +1,12 @@
 /** Idempotency-Key claims in PostgreSQL: an insert that may conflict, then the existing claim read under its row lock. */
-import type { IdempotencyBegin, IdempotencyStore } from '../types/idempotency.js';
-import { changed, one, tx, type Db } from './db.js';
+import type { IdempotencyBegin, IdempotencyStore, IdempotentRecord } from '../types/idempotency.js';
+import { changed, one, tx, type Db, type Tx } from './db.js';
+
+/** Completes a claim with its response inside another store's transaction (an accepted job or batch). */
+export async function completeIdempotent(c: Tx, keyId: string, record: IdempotentRecord | undefined, at: string): Promise<void> {
+  if (!record) return;
+  await c.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [record.response.status, record.response.body, at, keyId, record.idemKey]);
+}
 
 export function idempotencyStore(db: Db): IdempotencyStore {
   return {

@@ -7,6 +7,7 @@
 import type { BatchStore, JobStore, Reservation, SubmitOutcome } from '../types/work.js';
 import { currentBalance, debit, refund } from './credit-ops.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
+import { completeIdempotent } from './idempotency.js';
 import { enqueueDelivery } from './outbox.js';
 import { toBatch, toItem, toJob } from './rows.js';
 import { enqueueWriteback } from './sheets.js';
@@ -29,7 +30,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         const sql = "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND key_id = $1 AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))";
         return (await one<{ n: number }>(db, sql, [keyId]))!.n;
       },
-      async create(job, r) {
+      async create(job, r, record) {
         return tx(db, async (c) => {
           const reserved = await reserve(c, job.key_id, r, job.created_at);
           if (!reserved.ok) return reserved;
@@ -38,6 +39,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
             [job.id, job.key_id, job.kind, job.payload, job.webhook_url, job.sheet_target ?? null, r?.amount ?? 0, job.created_at],
           );
           if (job.document) await c.query('INSERT INTO job_documents (job_id, content) VALUES ($1, $2)', [job.id, job.document]);
+          await completeIdempotent(c, job.key_id, record, job.created_at);
           return reserved;
         });
       },
@@ -82,7 +84,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
       },
     },
     batches: {
-      async create(b, r) {
+      async create(b, r, record) {
         return tx(db, async (c) => {
           const reserved = await reserve(c, b.key_id, r, b.created_at);
           if (!reserved.ok) return reserved;
@@ -106,6 +108,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
               b.items.map((i) => i.reserved),
             ],
           );
+          await completeIdempotent(c, b.key_id, record, b.created_at);
           return reserved;
         });
       },

@@ -1,7 +1,15 @@
 /** Idempotency-Key claims in SQLite: one immediate transaction decides new, replay, in progress or mismatch. */
 import type { Db } from './db.js';
-import type { IdempotencyBegin, IdempotencyStore, StoredResponse } from '../types/idempotency.js';
+import type { IdempotencyBegin, IdempotencyStore, IdempotentRecord, StoredResponse } from '../types/idempotency.js';
 import type { Row } from './rows.js';
+
+/** Completes a claim with its response; for use inside another store's transaction (a charge, an accepted job or batch). */
+export function idempotentCompleter(db: Db): (keyId: string, record: IdempotentRecord | undefined, at: string) => void {
+  const complete = db.prepare('UPDATE idempotency SET status = ?, body = ?, completed_at = ? WHERE key_id = ? AND idem_key = ?');
+  return (keyId, record, at) => {
+    if (record) complete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
+  };
+}
 
 export function idempotencyStore(db: Db): IdempotencyStore {
   const q = {

@@ -3,11 +3,13 @@
  * settlement, outbox row, write-back) happens in one immediate transaction guarded by the current
  * state and lease owner, so work is finished once even if two workers raced for it.
  */
+import type { IdempotentRecord } from '../types/idempotency.js';
 import type { NewOutbox } from '../types/outbox.js';
 import type { NewWriteback } from '../types/sheets.js';
 import type { BatchStore, JobStore, Reservation, Settlement, SubmitOutcome } from '../types/work.js';
 import type { CreditOps } from './credit-ops.js';
 import type { Db } from './db.js';
+import { idempotentCompleter } from './idempotency.js';
 import { deliveryEnqueuer } from './outbox.js';
 import { toBatch, toItem, toJob, type Row } from './rows.js';
 import { writebackEnqueuer } from './sheets.js';
@@ -63,12 +65,14 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
 
   const enqueue = deliveryEnqueuer(db);
   const enqueueWriteback = writebackEnqueuer(db);
+  const completeIdempotent = idempotentCompleter(db);
 
-  const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null): SubmitOutcome => {
+  const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
     const reserved = reserve(job.key_id, r, job.created_at);
     if (!reserved.ok) return reserved;
     q.jobInsert.run({ ...job, sheet_target: job.sheet_target ?? null, reserved: r?.amount ?? 0 });
     if (job.document) q.docInsert.run(job.id, job.document);
+    completeIdempotent(job.key_id, record, job.created_at);
     return reserved;
   });
 
@@ -83,12 +87,13 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     return true;
   });
 
-  const batchCreate = db.transaction((b: Parameters<BatchStore['create']>[0], r: Reservation | null): SubmitOutcome => {
+  const batchCreate = db.transaction((b: Parameters<BatchStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
     const reserved = reserve(b.key_id, r, b.created_at);
     if (!reserved.ok) return reserved;
     const done = b.items.filter((i) => i.state === 'done').length;
     q.batchInsert.run({ id: b.id, key_id: b.key_id, total: b.items.length, done, webhook_url: b.webhook_url, sheet_target: b.sheet_target ?? null, created_at: b.created_at });
     for (const item of b.items) q.itemInsert.run({ ...item, batch_id: b.id });
+    completeIdempotent(b.key_id, record, b.created_at);
     return reserved;
   });
 
@@ -121,8 +126,8 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       async pendingDocuments(keyId) {
         return (q.jobPendingDocuments.get(keyId) as { n: number }).n;
       },
-      async create(job, r) {
-        return jobCreate.immediate(job, r);
+      async create(job, r, record) {
+        return jobCreate.immediate(job, r, record);
       },
       async get(id) {
         const r = q.jobGet.get(id) as Row | undefined;
@@ -147,8 +152,8 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       },
     },
     batches: {
-      async create(b, r) {
-        return batchCreate.immediate(b, r);
+      async create(b, r, record) {
+        return batchCreate.immediate(b, r, record);
       },
       async get(id) {
         const r = q.batchGet.get(id) as Row | undefined;

@@ -1,5 +1,6 @@
 /** Storage of durable work: async jobs and batches, leased by workers and finished once with their credit settlement. */
 
+import type { IdempotentRecord } from './idempotency.js';
 import type { NewOutbox } from './outbox.js';
 import type { NewWriteback } from './sheets.js';
 
@@ -82,8 +83,11 @@ export interface JobStore {
   pendingCount(kind: JobKind): Promise<number>;
   /** Pending jobs of one key that carry a document (extractions, and verifications with one), for the per-key bound on them. */
   pendingDocuments(keyId: string): Promise<number>;
-  /** Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it. */
-  create(job: NewJob, reserve: Reservation | null): Promise<SubmitOutcome>;
+  /**
+   * Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it.
+   * `record` completes the request's Idempotency-Key claim in that transaction, so the answer is kept exactly when the job is.
+   */
+  create(job: NewJob, reserve: Reservation | null, record?: IdempotentRecord): Promise<SubmitOutcome>;
   get(id: string): Promise<JobRecord | null>;
   document(id: string): Promise<Buffer | null>;
   /** Claims the oldest pending job whose lease is free or expired, or null. */
@@ -150,7 +154,8 @@ export interface FinishBatchItem {
 }
 
 export interface BatchStore {
-  create(batch: NewBatch, reserve: Reservation | null): Promise<SubmitOutcome>;
+  /** Inserts the batch and its items and reserves credits in one transaction, with `record` as JobStore.create. */
+  create(batch: NewBatch, reserve: Reservation | null, record?: IdempotentRecord): Promise<SubmitOutcome>;
   get(id: string): Promise<BatchRecord | null>;
   items(id: string): Promise<BatchItemRecord[]>;
   lease(owner: string, now: string, leaseUntil: string): Promise<BatchRecord | null>;
