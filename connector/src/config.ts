@@ -76,6 +76,7 @@ const EnvSchema = z.object({
   COVERCHECK_SQLITE_WAL_SYNC_MS: int(0, 60_000).default(20),
   COVERCHECK_REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'must be redis://[:password@]host:port[/db] or rediss://...').optional(),
   COVERCHECK_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - only').default('covercheck'),
+  COVERCHECK_REDIS_LIMITER_IDLE_MS: int(1_000, 86_400_000).default(300_000),
   COVERCHECK_DEMO: bool.default(true),
   COVERCHECK_SANDBOX_KEY: z
     .string()
@@ -105,6 +106,9 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_CONCURRENCY: int(0, 256).default(8),
   COVERCHECK_WEBHOOK_HOST_CONCURRENCY: int(1, 64).default(2),
   COVERCHECK_WEBHOOK_HOST_MIN_TIME_MS: int(0, 60_000).default(0),
+  COVERCHECK_WEBHOOK_HOST_QUEUE: int(0, 10_000).default(1_000),
+  COVERCHECK_WEBHOOK_BREAKER_FAILURES: int(0, 1_000).default(5),
+  COVERCHECK_WEBHOOK_BREAKER_COOLDOWN_MS: int(100, 86_400_000).default(60_000),
   COVERCHECK_WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(100).default(1),
   COVERCHECK_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
@@ -158,7 +162,7 @@ export interface Config {
    * Redis shared by every instance: clustered bottleneck limiters (registry upstreams, webhook
    * hosts, Sheets quotas) and the inbound rate limits. Unset: limits are kept per process.
    */
-  redis: { url: string; prefix: string } | null;
+  redis: { url: string; prefix: string; /** A shared limiter's keys expire after this long unused (limiters.ts's default when absent). */ limiterIdleMs?: number } | null;
   demo: boolean;
   sandboxKey: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['COVERCHECK_LOG_LEVEL'];
@@ -172,6 +176,11 @@ export interface Config {
     concurrency: number;
     perHostConcurrency: number;
     perHostMinTimeMs: number;
+    /** Leased deliveries waiting in memory for a host's slot; more are postponed to their lease's end. */
+    perHostQueue: number;
+    /** Consecutive failed attempts that open a host's breaker (0: none), and how long it stays open. */
+    breakerFailures: number;
+    breakerCooldownMs: number;
     retryScale: number;
     /** Test and local setups only: lets webhooks reach private and loopback addresses. */
     allowPrivate: boolean;
@@ -300,7 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.COVERCHECK_DATABASE_URL,
     databasePoolSize: e.COVERCHECK_DATABASE_POOL,
     sqliteWalSyncMs: e.COVERCHECK_SQLITE_WAL_SYNC_MS,
-    redis: e.COVERCHECK_REDIS_URL ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX } : null,
+    redis: e.COVERCHECK_REDIS_URL ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX, limiterIdleMs: e.COVERCHECK_REDIS_LIMITER_IDLE_MS } : null,
     demo: e.COVERCHECK_DEMO,
     sandboxKey: e.COVERCHECK_SANDBOX_KEY,
     logLevel: e.COVERCHECK_LOG_LEVEL,
@@ -313,6 +322,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.COVERCHECK_WEBHOOK_CONCURRENCY,
       perHostConcurrency: e.COVERCHECK_WEBHOOK_HOST_CONCURRENCY,
       perHostMinTimeMs: e.COVERCHECK_WEBHOOK_HOST_MIN_TIME_MS,
+      perHostQueue: e.COVERCHECK_WEBHOOK_HOST_QUEUE,
+      breakerFailures: e.COVERCHECK_WEBHOOK_BREAKER_FAILURES,
+      breakerCooldownMs: e.COVERCHECK_WEBHOOK_BREAKER_COOLDOWN_MS,
       retryScale: e.COVERCHECK_WEBHOOK_RETRY_SCALE,
       allowPrivate: e.COVERCHECK_WEBHOOK_ALLOW_PRIVATE,
       caFile: e.COVERCHECK_WEBHOOK_CA_FILE,

@@ -96,7 +96,7 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   const threads = opts.extractionThreads ?? config.extraction.threads;
   const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits, ...(opts.extractionHost ? { hostFile: opts.extractionHost } : {}) }) : null;
   const now = opts.now ?? (() => new Date());
-  const limiters = createLimiters(redis);
+  const limiters = createLimiters(redis, { idleTimeoutMs: config.redis?.limiterIdleMs });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const sheets = await createSheets(config, store, logger, now, limiters, mailer);
   const ctx = createContext(config, store, logger, {

@@ -9,12 +9,15 @@
  * - the first limiter to create an id stores its settings in Redis and later ones adopt them, so
  *   each new limiter re-applies this instance's settings with updateSettings() (a changed config
  *   takes effect on restart), leaving the current reservoir count alone so a restart can't refill it;
- * - `timeout` expires an idle limiter's keys; `clearDatastore: false` keeps other instances' state;
+ * - `timeout` expires an idle limiter's keys (COVERCHECK_REDIS_LIMITER_IDLE_MS); the next call
+ *   re-creates them with the limiter's settings, on Redis 7 too (script-errors.ts);
+ *   `clearDatastore: false` keeps other instances' state;
  * - queued jobs stay local; a job's `expiration` lets the cluster reclaim the slot of an instance
  *   that died mid-job (see `job()`).
  */
 import Bottleneck from 'bottleneck';
 import type { RedisHandle } from './client.js';
+import { recoverExpiredLimiters } from './script-errors.js';
 
 export interface LimiterSettings {
   maxConcurrent?: number | null;
@@ -36,7 +39,7 @@ export interface Limiters {
   job(deadlineMs: number): Bottleneck.JobOptions;
 }
 
-/** Idle limiters' keys expire after this long (bottleneck's own default for groups). */
+/** Idle limiters' keys expire after this long by default (bottleneck's own default for groups). */
 const IDLE_TTL_MS = 5 * 60_000;
 /**
  * Clustered limiters look at Redis every 5 s by default; a queue waiting on an empty reservoir
@@ -64,7 +67,12 @@ function sharedSettings(s: LimiterSettings): Bottleneck.ConstructorOptions {
   };
 }
 
-export function createLimiters(redis: RedisHandle | null): Limiters {
+export interface LimitersOptions {
+  /** A shared limiter's keys in Redis expire after this long unused (COVERCHECK_REDIS_LIMITER_IDLE_MS). */
+  idleTimeoutMs?: number | undefined;
+}
+
+export function createLimiters(redis: RedisHandle | null, opts: LimitersOptions = {}): Limiters {
   if (!redis) {
     return {
       shared: false,
@@ -73,13 +81,16 @@ export function createLimiters(redis: RedisHandle | null): Limiters {
       job: () => ({}),
     };
   }
+  if (!recoverExpiredLimiters(redis.bottleneck)) {
+    redis.reportError(new Error('bottleneck no longer has the script hook script-errors.ts wraps: limiters idle past their timeout may not recover on Redis 7'));
+  }
   const clustered = (id: string, s: LimiterSettings): Bottleneck.ConstructorOptions => ({
     ...limits(s),
     id: redis.key(id),
     datastore: 'ioredis',
     connection: redis.bottleneck,
     clearDatastore: false,
-    timeout: IDLE_TTL_MS,
+    timeout: opts.idleTimeoutMs ?? IDLE_TTL_MS,
     ...(s.quota ? { heartbeatInterval: Math.min(QUOTA_HEARTBEAT_MS, s.quota.intervalMs) } : {}),
   });
   const adopt = (limiter: Bottleneck, s: LimiterSettings): Bottleneck => {
