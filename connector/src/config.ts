@@ -136,6 +136,9 @@ const EnvSchema = z.object({
   COVERCHECK_SCHEDULE_LEASE_MS: int(500, 3_600_000).default(300_000),
   COVERCHECK_SCHEDULE_PAUSE_AFTER: int(1, 100).default(SCHEDULE_PAUSE_AFTER_FAILURES),
   COVERCHECK_SHEETS_BINDING_RECHECK_MS: int(0, 86_400_000).default(600_000),
+  COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN: int(1, 1_000_000).default(20),
+  COVERCHECK_SHEETS_QUEUE_PER_KEY: int(1, 100_000).default(10),
+  COVERCHECK_SHEETS_QUEUE_TOTAL: int(1, 1_000_000).default(100),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
   COVERCHECK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -202,7 +205,8 @@ export interface Config {
     credentialsFile: string | undefined;
     /** Sheets API base URL (tests point it at a local server). */
     rootUrl: string | undefined;
-    limits: { perProject: number; perSpreadsheet: number; windowMs: number };
+    /** waitingPerKey, waitingTotal: Sheets calls that may wait for their turn, of one key and in all (sheets/limiter.ts). */
+    limits: { perProject: number; perSpreadsheet: number; windowMs: number; waitingPerKey: number; waitingTotal: number };
     retryBaseMs: number;
     /** One Sheets API or token request's deadline; a request past it is retried like a 5xx. */
     timeoutMs: number;
@@ -211,6 +215,8 @@ export interface Config {
     schedulePauseAfter: number;
     /** A binding verified longer ago than this is checked again through the Sheets API before it is used (docs/sheets-binding.md). */
     bindingRecheckMs: number;
+    /** Binding checks one key may ask for in a minute (verify, submissions naming a stale binding). */
+    bindingChecksPerMinute: number;
   };
   datasets: {
     /** Fetch refresh sources on their cadence (off by default: the embedded demo makes no outbound calls). */
@@ -350,12 +356,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sheets: {
       credentialsFile: e.GOOGLE_APPLICATION_CREDENTIALS,
       rootUrl: e.COVERCHECK_SHEETS_ROOT_URL,
-      limits: { perProject: e.COVERCHECK_SHEETS_PER_MIN, perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN, windowMs: e.COVERCHECK_SHEETS_WINDOW_MS },
+      limits: {
+        perProject: e.COVERCHECK_SHEETS_PER_MIN,
+        perSpreadsheet: e.COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN,
+        windowMs: e.COVERCHECK_SHEETS_WINDOW_MS,
+        waitingPerKey: e.COVERCHECK_SHEETS_QUEUE_PER_KEY,
+        waitingTotal: e.COVERCHECK_SHEETS_QUEUE_TOTAL,
+      },
       retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
       timeoutMs: e.COVERCHECK_SHEETS_TIMEOUT_MS,
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
       schedulePauseAfter: e.COVERCHECK_SCHEDULE_PAUSE_AFTER,
       bindingRecheckMs: e.COVERCHECK_SHEETS_BINDING_RECHECK_MS,
+      bindingChecksPerMinute: e.COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN,
     },
     datasets: { refresh: e.COVERCHECK_DATASET_REFRESH, refreshIntervalMs: e.COVERCHECK_DATASET_REFRESH_INTERVAL_MS },
     portal: {

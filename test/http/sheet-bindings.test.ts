@@ -2,10 +2,12 @@
  * The spreadsheet-binding API (docs/sheets-binding.md) on the real server and the Sheets stand-in,
  * on both store backends (this folder also runs on PostgreSQL): the token is shown once and kept
  * only as its hash; verify finds it in DOCUMENT-visible metadata only; every reason a spreadsheet
- * is not bound gets the same answer; re-issuing replaces the token; bindings are per key.
+ * is not bound gets the same answer; re-issuing replaces the token; bindings are per key; checks
+ * are limited per key, and a key's checks waiting for the Sheets quota are bounded.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZErrorBodySchema } from '../../shared/errors.js';
 import { ZSheetBindingIssuedSchema, ZSheetBindingListSchema, ZSheetBindingSchema } from '../../shared/sheets.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { call, startTestServer, type TestServer } from '../helpers/server.js';
@@ -15,11 +17,18 @@ let srv: TestServer;
 let key: string;
 const S1 = 'binding-api-sheet-0001';
 const S2 = 'binding-api-sheet-0002';
+const CHECKS_PER_MIN = 20;
 
 beforeAll(async () => {
   await google.start();
   srv = await startTestServer({
-    env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' },
+    env: {
+      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+      COVERCHECK_SHEETS_PER_MIN: '6000',
+      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+      COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN: String(CHECKS_PER_MIN),
+    },
   });
   key = (await srv.key({ mode: 'test' })).key;
   google.sheet(S1, 'Policies', [['Policy', 'Status'], ['UKM-1000-0001']]);
@@ -151,4 +160,87 @@ describe('GET and DELETE', () => {
     expect((await call(srv.url, 'DELETE', `/api/v1/sheets/bindings/${id}`, { key })).status).toBe(404);
     expect((await call(srv.url, 'GET', '/api/v1/sheets/bindings', { key })).body.bindings).toHaveLength(3);
   });
+});
+
+/** A refusal in the contract's form, with Retry-After in the header and the body. */
+function expectRetryable(r: { status: number; body: unknown; headers: Headers }, status: 429 | 503, error: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  const body = ZErrorBodySchema.strict().parse(r.body);
+  expect(body).toMatchObject({ error, code: status, retry_after: expect.any(Number) });
+  expect(Number(r.headers.get('retry-after'))).toBe(body.retry_after);
+  expect(body.retry_after).toBeGreaterThanOrEqual(1);
+}
+
+describe('limits on binding checks', () => {
+  it(`at most ${CHECKS_PER_MIN} checks a minute per key, then 429 with Retry-After and no Sheets call; other keys unaffected`, async () => {
+    const { key: k } = await srv.key({ mode: 'test' });
+    const { body } = await issue(S2, k);
+    const searches = () => google.count('developerMetadata.search', S2);
+    const before = searches();
+    for (let i = 0; i < CHECKS_PER_MIN; i++) expect((await verify(body.binding_id, k)).status).toBe(403);
+    expect(searches() - before).toBe(CHECKS_PER_MIN);
+    const refused = await verify(body.binding_id, k);
+    expectRetryable(refused, 429, 'rate_limit_exceeded');
+    expect(refused.body.retry_after).toBeLessThanOrEqual(60);
+    expect(refused.body.message).toContain('binding checks');
+    // A submission naming the pending binding would check it too: the same budget, the same answer.
+    const submitted = await call(srv.url, 'POST', '/api/v1/verify/async', { key: k, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: { spreadsheet_id: S2, sheet_name: 'Policies', key_column: 'A', columns: { status: 'B' } } } });
+    expectRetryable(submitted, 429, 'rate_limit_exceeded');
+    expect(searches() - before).toBe(CHECKS_PER_MIN);
+    // Another key's budget is its own.
+    const other = (await srv.key({ mode: 'test' })).key;
+    expect((await verify((await issue(S2, other)).body.binding_id, other)).status).toBe(403);
+  });
+
+  it("a key's checks waiting for the Sheets quota are bounded: past the bound 429 at once, and other keys are served meanwhile", async () => {
+    const PER_KEY = 3;
+    const HANG_MS = 5000;
+    const busy = await startTestServer({
+      env: {
+        GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+        COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+        COVERCHECK_SHEETS_PER_MIN: '6000',
+        COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+        COVERCHECK_SHEETS_QUEUE_PER_KEY: String(PER_KEY),
+        // The first check below hangs at the stand-in until this deadline.
+        COVERCHECK_SHEETS_TIMEOUT_MS: String(HANG_MS),
+        COVERCHECK_SHEETS_RETRY_MS: '50',
+      },
+    });
+    try {
+      const noisy = await busy.key({ mode: 'test', name: 'noisy' });
+      const quiet = (await busy.key({ mode: 'test', name: 'quiet' })).key;
+      const ids: string[] = [];
+      for (let i = 0; i < PER_KEY + 3; i++) {
+        const r = await call(busy.url, 'POST', '/api/v1/sheets/bindings', { key: noisy.key, body: { spreadsheet_id: `busy-sheet-${String(i).padStart(4, '0')}` } });
+        ids.push(r.body.binding_id);
+      }
+      const verifyOn = (id: string, k: string) => call(busy.url, 'POST', `/api/v1/sheets/bindings/${id}/verify`, { key: k });
+      // The noisy key's first check is at Google and gets no answer for now.
+      google.unanswered.push({ kind: 'developerMetadata.search', spreadsheetId: 'busy-sheet-0000' });
+      const first = verifyOn(ids[0]!, noisy.key);
+      const deadline = Date.now() + 5000;
+      while (google.count('developerMetadata.search', 'busy-sheet-0000') === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const rest = ids.slice(1).map((id) => verifyOn(id, noisy.key));
+      // Should an assertion below fail, closing the server ends these: not an unhandled rejection too.
+      for (const p of [first, ...rest]) p.catch(() => undefined);
+      // The refused come back at once, while the others still wait behind the first.
+      const settled: { status: number; body: any; headers: Headers }[] = [];
+      for (const p of rest) void p.then((r) => settled.push(r));
+      while (settled.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(settled).toHaveLength(2);
+      for (const r of settled) expectRetryable(r, 429, 'rate_limit_exceeded');
+      expect(busy.ctx.sheets!.limiter.waiting(noisy.id)).toBe(PER_KEY);
+      // Another key is not held behind the noisy one's backlog: answered while it still waits.
+      const quietBinding = (await call(busy.url, 'POST', '/api/v1/sheets/bindings', { key: quiet, body: { spreadsheet_id: 'busy-sheet-quiet1' } })).body.binding_id;
+      expect((await verifyOn(quietBinding, quiet)).status).toBe(403);
+      expect(busy.ctx.sheets!.limiter.waiting(noisy.id)).toBe(PER_KEY);
+      // When the first times out, the waiting ones are checked; nothing ends in a 5xx.
+      const answers = await Promise.all([first, ...rest]);
+      for (const r of answers) expect([403, 429], JSON.stringify(r.body)).toContain(r.status);
+      expect(answers.filter((r) => r.status === 403).length).toBeGreaterThanOrEqual(PER_KEY);
+    } finally {
+      await busy.close();
+    }
+  }, 30_000);
 });

@@ -6,7 +6,7 @@ import { createLogger } from '../../connector/src/logger.js';
 import { SheetsApi } from '../../connector/src/sheets/api.js';
 import { readServiceAccount, serviceAccountAuth } from '../../connector/src/sheets/auth.js';
 import { NO_LONGER_BOUND, SheetBindings } from '../../connector/src/sheets/bindings.js';
-import { SheetsLimiter } from '../../connector/src/sheets/limiter.js';
+import { SheetsLimiter, type SheetsCall } from '../../connector/src/sheets/limiter.js';
 import { WritebackProcessor } from '../../connector/src/sheets/processor.js';
 import { jobWriteback, newWriteback } from '../../connector/src/sheets/writeback.js';
 import { openStore } from '../../connector/src/store/index.js';
@@ -223,12 +223,13 @@ describe('sheet write-back', () => {
     // When the limiter lets each call go: what the limits govern. (Arrival times at the stand-in add
     // network and event-loop jitter on a loaded machine, which can bunch two spaced calls together.)
     const sent: { id: string; at: number }[] = [];
-    const watched = { schedule: <T>(id: string, fn: () => Promise<T>) => limiter.schedule(id, () => (sent.push({ id, at: performance.now() }), fn())) } as unknown as SheetsLimiter;
+    const watched = { schedule: <T>(c: SheetsCall, fn: () => Promise<T>) => limiter.schedule(c, () => (sent.push({ id: c.spreadsheetId, at: performance.now() }), fn())) } as unknown as SheetsLimiter;
     const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter: watched }, google.serviceEmail);
     await api.readColumn(ids[0]!, 'S', 'A'); // token fetched before the timed part
     google.calls.length = 0;
     sent.length = 0;
-    await Promise.all(ids.flatMap((id) => Array.from({ length: 8 }, () => api.readColumn(id, 'S', 'A'))));
+    // Each spreadsheet's calls for a key of its own: keys' calls go on concurrently, one of each at a time.
+    await Promise.all(ids.flatMap((id) => Array.from({ length: 8 }, () => api.forKey(`key-${id}`).readColumn(id, 'S', 'A'))));
     await limiter.stop();
     const maxInWindow = (times: number[]) => Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1000).length));
     expect(google.calls.filter((c) => c.kind === 'values.get')).toHaveLength(24);

@@ -2,11 +2,12 @@
  * The Sheets API as Covercheck uses it: read a column, write many ranges in one call, clear, write
  * a block, list sheet titles, read the spreadsheet's developer metadata. Each call is limited
  * (SheetsLimiter) and retried on 429 and 5xx with backoff, honouring Retry-After; other failures
- * become a SheetsError with advice a user can act on.
+ * become a SheetsError with advice a user can act on. Calls are made for an API key (`forKey`), whose
+ * turn at the quota they take.
  */
 import { google, type sheets_v4 } from 'googleapis';
 import { a1 } from './a1.js';
-import { SheetsError } from './errors.js';
+import { SheetsBusyError, SheetsError } from './errors.js';
 import type { SheetsLimiter } from './limiter.js';
 
 export { SheetsError };
@@ -38,23 +39,32 @@ export class SheetsApi {
   constructor(
     private readonly opts: SheetsApiOptions,
     serviceEmail: string,
+    /** The key the calls are made for (null: none, for tools and tests); see forKey. */
+    private readonly keyId: string | null = null,
+    client?: sheets_v4.Sheets,
   ) {
     // No `signal` ever goes with `timeout`: gaxios would compose the two with AbortSignal.any, which
     // loses the timeout after a garbage collection (connector/src/deadline.ts). Alone, the timeout
     // signal is fetch's own and lives until it fires.
-    this.sheets = google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.sheets = client ?? google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
     this.serviceEmail = serviceEmail;
   }
 
   readonly serviceEmail: string;
+
+  /** The same API, its calls made for `keyId`: they wait in that key's turn and count to its share. */
+  forKey(keyId: string): SheetsApi {
+    return new SheetsApi(this.opts, this.serviceEmail, keyId, this.sheets);
+  }
 
   private async call<T>(spreadsheetId: string, what: string, fn: () => Promise<{ data: T }>): Promise<T> {
     const max = this.opts.maxAttempts ?? 5;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.opts.limiter.schedule(spreadsheetId, fn)).data;
+        return (await this.opts.limiter.schedule({ keyId: this.keyId, spreadsheetId }, fn)).data;
       } catch (err) {
+        if (err instanceof SheetsBusyError) throw err;
         const e = err as { status?: number; response?: { status?: number; headers?: unknown }; message?: string };
         const status = e.response?.status ?? e.status ?? null;
         const transient = status === null || status === 429 || status >= 500;

@@ -7,13 +7,20 @@
  * Whatever the reason a spreadsheet is not bound (no binding, token absent, spreadsheet not
  * shared or not there), the answer is the same, so it tells nothing about a spreadsheet the key
  * may not use.
+ *
+ * A check asked for by a request (verify, or a submission naming a stale binding) spends one of the
+ * key's `checksPerMinute`: asking needs only a spreadsheet id, so without a budget one key could
+ * keep the Sheets quota busy with checks. Checks for the writers (isBound) spend none; like every
+ * call, both take the key's own turn at the quota (limiter.ts).
  */
 import crypto from 'node:crypto';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { BINDING_METADATA_KEY } from '../../../shared/sheets.js';
 import { AppError, notFoundForKey } from '../errors.js';
+import { createBudget } from '../redis/rate-limiter.js';
 import type { SheetBindingRecord, Store } from '../store/types.js';
 import type { SheetsApi } from './api.js';
-import { SheetsError } from './errors.js';
+import { SheetsBusyError, SheetsError } from './errors.js';
 
 const TOKEN_PREFIX = 'cvb_';
 
@@ -34,15 +41,27 @@ export const NO_LONGER_BOUND =
 
 export interface BindingDeps {
   store: Pick<Store, 'sheetBindings'>;
-  api: Pick<SheetsApi, 'spreadsheetMetadataValues' | 'serviceEmail'>;
+  api: Pick<SheetsApi, 'forKey' | 'serviceEmail'>;
   now: () => Date;
+  /** Where the checks per key are counted; default in this process, `checksPerMinute` a minute. */
+  checkBudget?: RateLimiterAbstract;
+}
+
+export interface BindingOptions {
+  recheckMs: number;
+  /** Checks a key may ask for in a minute (verify, submissions with a stale binding); absent: no limit. */
+  checksPerMinute?: number;
 }
 
 export class SheetBindings {
+  private readonly checkBudget: RateLimiterAbstract | null;
+
   constructor(
     private readonly deps: BindingDeps,
-    private readonly opts: { recheckMs: number },
-  ) {}
+    private readonly opts: BindingOptions,
+  ) {
+    this.checkBudget = deps.checkBudget ?? (opts.checksPerMinute ? createBudget(null, { keyPrefix: 'sheets_binding_check', points: opts.checksPerMinute, duration: 60 }) : null);
+  }
 
   /** A new token for (key, spreadsheet): the only time it exists outside the spreadsheet. */
   async issue(keyId: string, spreadsheetId: string): Promise<{ binding: SheetBindingRecord; token: string }> {
@@ -108,7 +127,7 @@ export class SheetBindings {
     const startedAt = this.deps.now().toISOString();
     let values: string[];
     try {
-      values = await this.deps.api.spreadsheetMetadataValues(b.spreadsheet_id, BINDING_METADATA_KEY);
+      values = await this.deps.api.forKey(b.key_id).spreadsheetMetadataValues(b.spreadsheet_id, BINDING_METADATA_KEY);
     } catch (err) {
       // Not shared with the service account, or no such spreadsheet: simply not bound.
       if (!(err instanceof SheetsError) || (err.status !== 403 && err.status !== 404)) throw err;
@@ -122,16 +141,37 @@ export class SheetBindings {
     return found;
   }
 
-  /** check() for callers answering a request: an API that can't answer becomes a 503 with nothing of Google's message. */
+  /**
+   * check() for callers answering a request: spends one of the key's checks first; an API that can't
+   * answer becomes a 503 with nothing of Google's message; a refusal for too many calls waiting, a
+   * 429 (the key's own backlog) or a 503 (everyone's).
+   */
   private async checkOrExplain(b: SheetBindingRecord): Promise<boolean> {
+    await this.spendCheck(b.key_id);
     try {
       return await this.check(b);
     } catch (err) {
+      if (err instanceof SheetsBusyError) {
+        throw err.scope === 'key'
+          ? new AppError('rate_limit_exceeded', `Too many Google Sheets calls of this API key are waiting already. Retry after ${err.retryAfter} s.`, { retryAfter: err.retryAfter, cause: err })
+          : new AppError('service_unavailable', `Too many Google Sheets calls are waiting on this connector. Retry after ${err.retryAfter} s.`, { retryAfter: err.retryAfter, cause: err });
+      }
       throw new AppError('service_unavailable', 'The Google Sheets API could not be reached to check that the spreadsheet is connected to this key; try again shortly.', {
         internal: (err as Error).message,
         retryAfter: 10,
         cause: err,
       });
+    }
+  }
+
+  private async spendCheck(keyId: string): Promise<void> {
+    if (!this.checkBudget) return;
+    try {
+      await this.checkBudget.consume(keyId);
+    } catch (rej) {
+      if (!(rej instanceof RateLimiterRes)) throw rej;
+      const retryAfter = Math.max(1, Math.ceil(rej.msBeforeNext / 1000));
+      throw new AppError('rate_limit_exceeded', `Too many spreadsheet binding checks for this API key (at most ${this.opts.checksPerMinute ?? this.checkBudget.points} a minute). Retry after ${retryAfter} s.`, { retryAfter });
     }
   }
 

@@ -42,7 +42,7 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
     { auth: serviceAccountAuth(account, config.sheets.timeoutMs), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs, timeoutMs: config.sheets.timeoutMs },
     account.client_email,
   );
-  const bindings = new SheetBindings({ store, api, now }, { recheckMs: config.sheets.bindingRecheckMs });
+  const bindings = new SheetBindings({ store, api, now }, { recheckMs: config.sheets.bindingRecheckMs, checksPerMinute: config.sheets.bindingChecksPerMinute });
   return {
     serviceEmail: account.client_email,
     api,

@@ -60,7 +60,8 @@ export class WritebackProcessor {
     try {
       open = await this.dropUnbound(spreadsheetId, records);
       if (open.length === 0) return;
-      const outcomes = await applyWritebacks(this.deps.api, spreadsheetId, open);
+      // Several keys' write-backs into one spreadsheet share its reads and writes: they count to the first one's key.
+      const outcomes = await applyWritebacks(this.deps.api.forKey(open[0]!.key_id), spreadsheetId, open);
       const at = this.deps.now().toISOString();
       for (const r of open) {
         const o = outcomes.get(r.id)!;

@@ -22,8 +22,9 @@ export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { h
 /** After a failed run, try again this soon (or at the cadence, if sooner). */
 export const SCHEDULE_RETRY_MS = 15 * 60_000;
 
-export async function runSchedule(api: SheetsApi, bindings: Pick<SheetBindings, 'isBound'>, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
+export async function runSchedule(sheetsApi: SheetsApi, bindings: Pick<SheetBindings, 'isBound'>, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
   if (!(await bindings.isBound(s.key_id, s.spreadsheet_id))) throw new Error(NO_LONGER_BOUND);
+  const api = sheetsApi.forKey(s.key_id);
   const dataset = await store.datasets.get(s.dataset);
   if (!dataset) throw new Error(`dataset ${s.dataset} no longer exists`);
   const titles = await api.sheetTitles(s.spreadsheet_id);
