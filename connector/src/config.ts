@@ -62,6 +62,17 @@ export const EXTRACT_LIMIT_DEFAULTS: ExtractLimits = {
   memoryMb: 1536,
 };
 
+/** The HTTP server's connection bounds and timeouts (docs/connection-limits.md has why these). */
+export const CONNECTION_DEFAULTS: Config['connections'] = {
+  maxTotal: null,
+  maxPerAddress: null,
+  fdReserve: 1024,
+  idleMs: 10_000,
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
@@ -87,6 +98,13 @@ const EnvSchema = z.object({
   COVERCHECK_RATE_LIMIT_IP_PER_MIN: int(1, 10_000_000).default(60),
   COVERCHECK_TRUST_PROXY: z.string().default('false'),
   COVERCHECK_JSON_LIMIT_KB: int(1, 1024).default(64),
+  COVERCHECK_MAX_CONNECTIONS: int(1, 10_000_000).optional(),
+  COVERCHECK_MAX_CONNECTIONS_PER_IP: int(1, 10_000_000).optional(),
+  COVERCHECK_FD_RESERVE: int(0, 10_000_000).default(CONNECTION_DEFAULTS.fdReserve),
+  COVERCHECK_CONNECTION_IDLE_MS: int(100, 3_600_000).default(CONNECTION_DEFAULTS.idleMs),
+  COVERCHECK_HEADERS_TIMEOUT_MS: int(100, 3_600_000).default(CONNECTION_DEFAULTS.headersTimeoutMs),
+  COVERCHECK_REQUEST_TIMEOUT_MS: int(100, 86_400_000).default(CONNECTION_DEFAULTS.requestTimeoutMs),
+  COVERCHECK_KEEP_ALIVE_TIMEOUT_MS: int(100, 3_600_000).default(CONNECTION_DEFAULTS.keepAliveTimeoutMs),
   COVERCHECK_REGISTRY_TIMEOUT_MS: int(50, 60_000).default(2000),
   COVERCHECK_REGISTRY_MAX_CONCURRENT: int(1, 1000).default(8),
   COVERCHECK_REGISTRY_MIN_TIME_MS: int(0, 60_000).default(0),
@@ -173,6 +191,21 @@ export interface Config {
   /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
   jsonLimitBytes: number;
+  /**
+   * Bounds on the HTTP server's connections (docs/connection-limits.md). maxTotal null: the
+   * process's descriptor limit less fdReserve; maxPerAddress null: a default (http/connection-limits.ts).
+   */
+  connections: {
+    maxTotal: number | null;
+    maxPerAddress: number | null;
+    fdReserve: number;
+    /** A connection that has sent no byte after this long is closed. */
+    idleMs: number;
+    /** node's headersTimeout, requestTimeout and keepAliveTimeout. */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
   queue: { workers: number; batchConcurrency: number; leaseMs: number; pollMs: number };
   webhooks: {
     timeoutMs: number;
@@ -322,6 +355,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: { perKeyPerMinute: e.COVERCHECK_RATE_LIMIT_KEY_PER_MIN, perIpPerMinute: e.COVERCHECK_RATE_LIMIT_IP_PER_MIN },
     trustProxy: parseTrustProxy(e.COVERCHECK_TRUST_PROXY),
     jsonLimitBytes: e.COVERCHECK_JSON_LIMIT_KB * 1024,
+    connections: {
+      maxTotal: e.COVERCHECK_MAX_CONNECTIONS ?? null,
+      maxPerAddress: e.COVERCHECK_MAX_CONNECTIONS_PER_IP ?? null,
+      fdReserve: e.COVERCHECK_FD_RESERVE,
+      idleMs: e.COVERCHECK_CONNECTION_IDLE_MS,
+      headersTimeoutMs: e.COVERCHECK_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.COVERCHECK_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.COVERCHECK_KEEP_ALIVE_TIMEOUT_MS,
+    },
     queue: { workers: e.COVERCHECK_WORKERS, batchConcurrency: e.COVERCHECK_BATCH_CONCURRENCY, leaseMs: e.COVERCHECK_JOB_LEASE_MS, pollMs: e.COVERCHECK_QUEUE_POLL_MS },
     webhooks: {
       timeoutMs: e.COVERCHECK_WEBHOOK_TIMEOUT_MS,

@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { createContext, type AppContext } from './context.js';
 import { seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/as-extractor.js';
+import { resolveConnectionLimits } from './http/connection-limits.js';
 import { listen } from './http/server.js';
 import type { Logger } from './logger.js';
 import { shippedDataDir } from './paths.js';
@@ -128,7 +129,11 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
       keySweeper.start();
     },
     async listen(port, host) {
-      server = await listen(app, port, host);
+      const connections = resolveConnectionLimits(config.connections, { behindProxy: config.trustProxy !== false });
+      const { maxTotal, maxPerAddress, openFiles } = connections;
+      logger.info({ max_connections: maxTotal, max_connections_per_address: maxPerAddress, open_files_limit: openFiles }, 'connection bounds');
+      if (connections.warning) logger.warn(connections.warning);
+      server = await listen(app, port, host, connections);
       return server;
     },
     async stop() {

@@ -3,15 +3,17 @@
  * tesseract): the time limit ends the document's thread, the memory ceiling ends the process, and an
  * end of the process is charged to the document that caused it and to no other.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
 import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/pool.js';
-import { createProcessExtractionPool, ExtractionProcessError, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
+import { createProcessExtractionPool, ExtractionProcessError, residentMb, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
 import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 import { flateBomb, hugeBlankPages, longTextShow } from './hostile.js';
@@ -25,7 +27,7 @@ afterEach(async () => {
   pool = null;
 });
 
-async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string } = {}): Promise<ProcessExtractionPool> {
+async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string; readResidentMb?: (pid: number) => Promise<number | 'gone'> } = {}): Promise<ProcessExtractionPool> {
   const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, hostFile: extractHost, ...extra });
   pool = p;
   return p;
@@ -154,6 +156,45 @@ describe.runIf(process.platform === 'linux')('memory ceiling', { timeout: 180_00
   });
 });
 
+describe.runIf(process.platform === 'linux')('memory that cannot be read', { timeout: 120_000 }, () => {
+  it('fails closed: the process is ended, its document fails with ExtractionProcessError (not a document error); with readings back, the next is read', async () => {
+    let readable = false;
+    const reads: number[] = [];
+    const p = await processPool({}, {
+      readResidentMb: async (pid: number) => {
+        reads.push(pid);
+        if (readable) return 100;
+        // What a read gives while the connector's descriptors are exhausted.
+        throw Object.assign(new Error(`EMFILE: too many open files, open '/proc/${pid}/status'`), { code: 'EMFILE' });
+      },
+    });
+    const err = await failure(p.run(corpusPdf('001')));
+    expect(err).toBeInstanceOf(ExtractionProcessError);
+    expect(err).not.toBeInstanceOf(ExtractError);
+    expect(err.message).toMatch(/memory could not be read.*EMFILE/);
+    expect(reads.length).toBeGreaterThan(0);
+    const first = reads[0]!;
+    readable = true;
+    const r = await p.run(corpusPdf('002'));
+    expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    expect(p.pid()).not.toBe(first);
+  });
+
+  it('a reading that never comes back counts as one that could not be taken', async () => {
+    const p = await processPool({}, { readResidentMb: () => new Promise<number>(() => undefined) });
+    const err = await failure(p.run(corpusPdf('001')));
+    expect(err).toBeInstanceOf(ExtractionProcessError);
+    expect(err.message).toMatch(/memory could not be read \(no reading in \d+ ms\)/);
+  });
+
+  it('residentMb: megabytes for a live process, gone for one that ended', async () => {
+    expect(await residentMb(process.pid)).toBeGreaterThan(10);
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => child.once('exit', r));
+    expect(await residentMb(child.pid!)).toBe('gone');
+  });
+});
+
 describe.runIf(process.platform === 'linux')('process ends nobody asked for', { timeout: 120_000 }, () => {
   it('a process killed under a document: the document runs again, alone, in a new process and is read', async () => {
     const p = await processPool({});
@@ -168,25 +209,65 @@ describe.runIf(process.platform === 'linux')('process ends nobody asked for', { 
     expect(p.pid()).not.toBe(first);
   });
 
-  it('a document under which the process ends twice, the second time alone, fails corrupt_pdf; the next one is read', async () => {
+  /** Kills each new process once it runs the one task, `times` times; the pids killed. */
+  function killEachRun(p: ProcessExtractionPool, times: number, signal: NodeJS.Signals): { killed: number[]; stop: () => void } {
+    const killed: number[] = [];
+    const timer = setInterval(() => {
+      const pid = p.pid();
+      if (pid && p.running() === 1 && !killed.includes(pid) && killed.length < times) {
+        killed.push(pid);
+        process.kill(pid, signal);
+      }
+    }, 20);
+    return { killed, stop: () => clearInterval(timer) };
+  }
+
+  it('a genuine PDF under which the process is killed from outside twice is not blamed: it runs again and is read', async () => {
     const p = await processPool({});
     await p.run(corpusPdf('002'));
     const task = p.run(corpusPdf('001'));
-    const killed: number[] = [];
-    // Each new process, once it runs the scan, is killed: twice, so the second end finds it alone a second time.
-    const killer = setInterval(() => {
-      const pid = p.pid();
-      if (pid && p.running() === 1 && !killed.includes(pid) && killed.length < 2) {
-        killed.push(pid);
-        process.kill(pid, 'SIGKILL');
-      }
-    }, 20);
-    const err = await failure(task).finally(() => clearInterval(killer));
-    expect(killed).toHaveLength(2);
-    expect((err as ExtractError).code).toBe('corrupt_pdf');
-    expect((err as ExtractError).publicMessage).toMatch(/made the reader stop/);
+    const killer = killEachRun(p, 2, 'SIGKILL');
+    const r = await task.finally(killer.stop);
+    expect(killer.killed).toHaveLength(2);
+    expect(r.fields.policy_number).toBe(corpusTruth('001').policy_number);
+  });
+
+  it('killed from outside at every run, the task fails with ExtractionProcessError (retried by the job queue), never a document error', async () => {
+    const p = await processPool({});
+    await p.run(corpusPdf('002'));
+    const task = p.run(corpusPdf('001'));
+    const killer = killEachRun(p, 3, 'SIGTERM');
+    const err = await failure(task).finally(killer.stop);
+    expect(killer.killed).toHaveLength(3);
+    expect(err).toBeInstanceOf(ExtractionProcessError);
+    expect(err).not.toBeInstanceOf(ExtractError);
     const r = await p.run(corpusPdf('002'));
     expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+  });
+
+  it('a document under which the process ends by itself twice, the second time alone, fails corrupt_pdf; the next one is read', async () => {
+    // The host, except that a document starting with CRASH makes the process end at once, as a native fault in pdf.js would.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-host-'));
+    const crashing = path.join(dir, 'host.mjs');
+    fs.writeFileSync(
+      crashing,
+      [
+        // Imported first: the host listens before the pool's init can arrive.
+        `import ${JSON.stringify(pathToFileURL(extractHost).href)};`,
+        `process.on('message', (m) => { if (m.type === 'run' && Buffer.from(m.pdf).toString('latin1', 0, 5) === 'CRASH') process.exit(70); });`,
+      ].join('\n'),
+    );
+    try {
+      const p = await processPool({}, { hostFile: crashing });
+      await p.run(corpusPdf('002'));
+      const err = await failure(p.run(Buffer.concat([Buffer.from('CRASH'), corpusPdf('002')])));
+      expect((err as ExtractError).code).toBe('corrupt_pdf');
+      expect((err as ExtractError).publicMessage).toMatch(/made the reader stop/);
+      const r = await p.run(corpusPdf('002'));
+      expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a process that cannot start fails its tasks with ExtractionProcessError (no document is blamed; the job queue retries)', async () => {

@@ -16,10 +16,13 @@
  * It also holds the two limits that need the process ended (docs/document-limits.md):
  *  - Memory. V8's heap flags bound neither WASM (tesseract) nor native (canvas) memory, so the
  *    process's resident memory is read from /proc every WATCH_MS while it has tasks and the process is
- *    killed above `limits.memoryMb`. RLIMIT_AS and RLIMIT_DATA were measured and do not serve: an
- *    idle extraction process maps 13 GB of address space (WASM guard regions) and 1.2 GB of data
- *    segment with 100 MB resident, and an allocation refused inside the process fails whichever
- *    document asked next, not the one that used the memory.
+ *    killed above `limits.memoryMb`. The watch fails closed: a reading that cannot be taken (the
+ *    connector out of descriptors, say) ends the process too, since a document could then grow past
+ *    the ceiling unseen; its tasks fail with ExtractionProcessError, which blames no document.
+ *    RLIMIT_AS and RLIMIT_DATA were measured and do not serve: an idle extraction process maps 13 GB
+ *    of address space (WASM guard regions) and 1.2 GB of data segment with 100 MB resident, and an
+ *    allocation refused inside the process fails whichever document asked next, not the one that
+ *    used the memory.
  *  - Time, as a backstop. The thread pool terminates a thread past its time limits; if the process
  *    has not answered `limits.wallMs` and `graceMs` after the task was sent, it is killed.
  *
@@ -27,8 +30,12 @@
  * and the others run again. Over memory, or on a crash nobody asked for, a task that was alone in
  * the process is the cause (over memory: `over_limit`; a crash: it runs once more, alone, and fails
  * `corrupt_pdf` if it crashes again); tasks that were not alone run again, each alone, so the next
- * end finds its cause. A process that ends before it is ready (it could not start) fails its tasks
- * with ExtractionProcessError, which the job queue retries: that is no document's fault.
+ * end finds its cause. A crash is the process ending by itself: a fault signal (SIGSEGV, SIGABRT
+ * from V8 out of memory, ...) or an exit code. A signal only someone else sends (OUTSIDE_SIGNALS: an
+ * operator, a supervisor, the kernel's OOM killer) is no document's doing: its tasks run again, alone,
+ * and fail with ExtractionProcessError after MAX_ENDS ends. A process that ends before it is ready
+ * (it could not start) fails its tasks with ExtractionProcessError, which the job queue retries:
+ * that is no document's fault either.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -56,6 +63,8 @@ export interface ProcessPoolOptions extends ExtractionPoolOptions {
   hostFile?: string;
   /** How long after its wall-time limit a task's process is killed if the thread pool has not stopped the task. Default 10 s. */
   graceMs?: number;
+  /** Reads a process's resident memory (residentMb); tests inject one that fails. */
+  readResidentMb?: (pid: number) => Promise<number | 'gone'>;
 }
 
 export interface ProcessExtractionPool extends ExtractionPool {
@@ -76,6 +85,8 @@ const HOST_ENV = { MALLOC_MMAP_THRESHOLD_: String(128 * 1024) };
 
 /** How often the process's memory is read while it works. */
 const WATCH_MS = 50;
+/** A memory reading not back after this long counts as one that could not be taken. */
+const READ_STALL_MS = 2_000;
 /** Process ends a task may be in without being found their cause before it is given back to the job queue. */
 const MAX_ENDS = 3;
 
@@ -85,16 +96,40 @@ function defaultHost(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL('./host.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
 }
 
+/** Signals that end a process only when someone sends them, never by a fault of the work it does. */
+const OUTSIDE_SIGNALS = new Set<NodeJS.Signals>(['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT']);
+
+/** Whether this system has /proc; without it the memory watch is off (docs/document-limits.md). */
+const HAS_PROC = existsSync('/proc/self/status');
+
 /**
- * Resident memory of a process in MB, from /proc; null where there is no /proc (the watch is then
- * off). Read off the event loop: a read takes ~15 µs but now and then milliseconds on a busy machine.
+ * Resident memory of a process in MB, from /proc; 'gone' when the process has ended (its exit event
+ * is on its way). Throws when the reading cannot be taken, e.g. EMFILE with the descriptors
+ * exhausted: the caller must then treat the process as over its ceiling. Read off the event loop: a
+ * read takes ~15 µs but now and then milliseconds on a busy machine.
  */
-export async function residentMb(pid: number): Promise<number | null> {
+export async function residentMb(pid: number): Promise<number | 'gone'> {
+  let status: string;
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : null;
-  } catch {
-    return null;
+    status = await readFile(`/proc/${pid}/status`, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !exists(pid)) return 'gone';
+    throw err;
+  }
+  const rss = /VmRSS:\s+(\d+) kB/.exec(status);
+  if (rss) return Number(rss[1]) / 1024;
+  // An ended process not yet reaped (a zombie) has no memory lines.
+  if (/^State:\s+[ZX]/m.test(status)) return 'gone';
+  throw new Error(`no VmRSS in /proc/${pid}/status`);
+}
+
+/** Whether a process exists, without a descriptor (a signal 0 only checks). */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -103,17 +138,18 @@ interface Task {
   pdf: Uint8Array;
   resolve: (r: ExtractResult) => void;
   reject: (e: Error) => void;
-  /** Was in a process that ended beside other tasks, or crashed: runs alone from now on. */
+  /** Was in a process that ended beside other tasks, crashed or was killed: runs alone from now on. */
   alone: boolean;
-  /** Process ends it was in. */
+  /** Process ends it was in, and of those the ones the process made by itself. */
   ends: number;
+  crashes: number;
   /** Its process, while it runs there, and the backstop of its time limit. */
   host: Host | null;
   overrun: NodeJS.Timeout | null;
 }
 
-/** Why this side ended a process; none when it ended by itself. */
-type Ending = { why: 'time'; task: Task } | { why: 'memory' } | { why: 'stopped' };
+/** Why this side ended a process; none when it ended by itself or someone else ended it. */
+type Ending = { why: 'time'; task: Task } | { why: 'memory' } | { why: 'unwatched'; reason: string } | { why: 'stopped' };
 
 interface Host {
   proc: ChildProcess;
@@ -121,9 +157,12 @@ interface Host {
   ending: Ending | null;
   /** The memory watch, while the process has tasks, and whether a read is under way. */
   watch: NodeJS.Timeout | null;
-  reading: boolean;
+  /** When the reading under way started, 0 when none is. */
+  reading: number;
   /** How it ended (signal or exit code), for messages. */
   exit: string;
+  /** It ended by itself (a fault signal or an exit code), not by a signal someone sent. */
+  byItself: boolean;
 }
 
 export function createProcessExtractionPool(options: ProcessPoolOptions): ProcessExtractionPool {
@@ -132,6 +171,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const idleMs = options.idleMs ?? 60_000;
   const { limits } = options;
   const graceMs = options.graceMs ?? 10_000;
+  const readMemory = options.readResidentMb ?? (HAS_PROC ? residentMb : null);
   const hostModule = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
   const waiting: Task[] = [];
   const running = new Map<number, Task>();
@@ -165,15 +205,26 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   /** Watches the current process's memory while it has tasks; an idle process is left alone. */
   const watchMemory = () => {
     const h = host;
-    if (!h) return;
+    if (!h || !readMemory) return;
     if (running.size > 0 && !h.watch) {
       h.watch = setInterval(() => {
-        if (h.reading || !h.proc.pid) return;
-        h.reading = true;
-        void residentMb(h.proc.pid).then((mb) => {
-          h.reading = false;
-          if (mb !== null && mb > limits.memoryMb) kill(h, { why: 'memory' });
-        });
+        if (!h.proc.pid) return;
+        if (h.reading) {
+          // A reading that does not come back is one that cannot be taken (libuv's threads all busy).
+          if (Date.now() - h.reading > READ_STALL_MS) kill(h, { why: 'unwatched', reason: `no reading in ${READ_STALL_MS} ms` });
+          return;
+        }
+        h.reading = Date.now();
+        readMemory(h.proc.pid).then(
+          (mb) => {
+            h.reading = 0;
+            if (mb !== 'gone' && mb > limits.memoryMb) kill(h, { why: 'memory' });
+          },
+          (err: Error) => {
+            h.reading = 0;
+            kill(h, { why: 'unwatched', reason: err.message });
+          },
+        );
       }, WATCH_MS);
       h.watch.unref();
     } else if (running.size === 0 && h.watch) {
@@ -212,8 +263,17 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
     } else if (ending?.why === 'memory') {
       if (alone) return settle(task, { error: overMemory(limits.memoryMb) });
       task.alone = true;
+    } else if (ending?.why === 'unwatched') {
+      return settle(task, {
+        error: new ExtractionProcessError(`the extraction process's memory could not be read (${ending.reason}), so its ceiling could not be enforced; the process was ended and will be started again`),
+      });
+    } else if (ending === null && !h.byItself) {
+      // Killed from outside: nothing says the document did it. It runs again, alone, so that if it
+      // did (the OOM killer, faster than the watch) the other tasks are not ended with it again.
+      task.alone = true;
     } else if (ending === null) {
-      if (alone && task.alone) {
+      task.crashes++;
+      if (alone && task.crashes >= 2) {
         return settle(task, {
           error: new ExtractError('corrupt_pdf', `extraction process ended again under this document, running alone (${h.exit})`, {
             publicMessage: 'The PDF made the reader stop. Upload the original PDF, not a converted or repaired copy.',
@@ -236,7 +296,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    const h: Host = { proc, ready: false, ending: null, watch: null, reading: false, exit: 'running' };
+    const h: Host = { proc, ready: false, ending: null, watch: null, reading: 0, exit: 'running', byItself: false };
     const init: ToHost = {
       type: 'init',
       options: {
@@ -263,6 +323,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
     });
     proc.on('exit', (code, signal) => {
       h.exit = signal ?? `exit code ${code}`;
+      h.byItself = signal ? !OUTSIDE_SIGNALS.has(signal) : code !== 0;
       if (h.watch) clearInterval(h.watch);
       if (host === h) host = null;
       const under = [...running.values()].filter((t) => t.host === h);
@@ -300,7 +361,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
         idleTimer = null;
       }
       const done = new Promise<ExtractResult>((resolve, reject) => {
-        waiting.push({ id: nextId++, pdf, resolve, reject, alone: false, ends: 0, host: null, overrun: null });
+        waiting.push({ id: nextId++, pdf, resolve, reject, alone: false, ends: 0, crashes: 0, host: null, overrun: null });
       });
       dispatch();
       return done;
