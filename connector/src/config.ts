@@ -132,6 +132,9 @@ const EnvSchema = z.object({
   COVERCHECK_WEBHOOK_CA_FILE: z.string().optional(),
   COVERCHECK_EXTRACT_THREADS: int(0, 64).optional(),
   COVERCHECK_EXTRACT_MAX_PENDING: int(1, 100_000).default(50),
+  COVERCHECK_EXTRACT_SANDBOX_SHARE_PCT: int(0, 100).default(50),
+  COVERCHECK_EXTRACT_READING_PER_KEY: int(1, 64).default(2),
+  COVERCHECK_EXTRACT_READING_PER_SANDBOX_KEY: int(1, 64).default(1),
   COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: int(1, 100_000).default(5),
   COVERCHECK_EXTRACT_MAX_PAGES: int(1, 10_000).default(EXTRACT_LIMIT_DEFAULTS.maxPages),
   COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2: int(10_000, 1e12).default(EXTRACT_LIMIT_DEFAULTS.maxPageAreaPt2),
@@ -230,6 +233,10 @@ export interface Config {
     maxPending: number;
     /** Pending jobs carrying a document one key may have; above it its uploads get 429 with Retry-After. */
     maxPendingPerKey: number;
+    /** The part of maxPending sandbox keys may fill together, in percent: free keys can't take every place. */
+    sandboxSharePct: number;
+    /** Documents one key may have in the readers at once (jobs/lanes.ts): live keys, sandbox keys. */
+    readingPerKey: { live: number; sandbox: number };
     /** The budget of one document (docs/document-limits.md). */
     limits: ExtractLimits;
   };
@@ -381,6 +388,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       threads: e.COVERCHECK_EXTRACT_THREADS ?? Math.max(1, os.availableParallelism() - 1),
       maxPending: e.COVERCHECK_EXTRACT_MAX_PENDING,
       maxPendingPerKey: e.COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY,
+      sandboxSharePct: e.COVERCHECK_EXTRACT_SANDBOX_SHARE_PCT,
+      readingPerKey: { live: e.COVERCHECK_EXTRACT_READING_PER_KEY, sandbox: e.COVERCHECK_EXTRACT_READING_PER_SANDBOX_KEY },
       limits: {
         maxPages: e.COVERCHECK_EXTRACT_MAX_PAGES,
         maxPageAreaPt2: e.COVERCHECK_EXTRACT_MAX_PAGE_AREA_PT2,

@@ -105,7 +105,12 @@ export function createContext(
   const completions = new Completions();
   const queue = new WorkQueue(
     { store, engine: { reference, registry, onlineRegisters, now }, logger, now, onEvent, completions, ...(opts.extractor ? { extractor: opts.extractor } : {}) },
-    config.queue,
+    {
+      ...config.queue,
+      // One document worker per extraction thread: a document in hand is being read, not waiting for a thread.
+      documentWorkers: Math.max(1, config.extraction.threads),
+      documentShares: { perLiveKey: config.extraction.readingPerKey.live, perSandboxKey: config.extraction.readingPerKey.sandbox },
+    },
   );
   const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const mailer = opts.mailer ?? createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });

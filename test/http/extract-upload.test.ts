@@ -7,7 +7,8 @@ let key: string;
 
 beforeAll(async () => {
   // No workers: these cases are decided at upload time; jobs stay pending.
-  srv = await startTestServer({ workers: false, env: { COVERCHECK_EXTRACT_MAX_PENDING: '3' } });
+  // A sandbox key against the global bound alone: the sandbox keys' share of it is tested in extraction-share and lanes tests.
+  srv = await startTestServer({ workers: false, env: { COVERCHECK_EXTRACT_MAX_PENDING: '3', COVERCHECK_EXTRACT_SANDBOX_SHARE_PCT: '100' } });
   key = (await srv.key({ mode: 'test' })).key;
 });
 afterAll(async () => srv.close());

@@ -21,6 +21,7 @@ import { whileRenewing } from '../lease-renewal.js';
 import { PollingLoops } from '../polling-loops.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
+import { DocumentTurns, type DocumentShares } from './lanes.js';
 import type { Extractor } from './extractor.js';
 import { verifyOne } from './verify-one.js';
 import { batchView, DOCUMENT_NOT_EXTRACTED, jobView, type DocumentOutcome } from './views.js';
@@ -28,10 +29,15 @@ import { batchView, DOCUMENT_NOT_EXTRACTED, jobView, type DocumentOutcome } from
 export const MAX_JOB_ATTEMPTS = 5;
 
 export interface QueueOptions {
+  /** Workers for jobs without a document and for batches. */
   workers: number;
   batchConcurrency: number;
   leaseMs: number;
   pollMs: number;
+  /** Workers for jobs that carry a document (lanes.ts); default 1. */
+  documentWorkers?: number;
+  /** Documents one key may have in the readers at once; default 2 for a live key, 1 for a sandbox key. */
+  documentShares?: DocumentShares;
 }
 
 export interface QueueDeps {
@@ -61,34 +67,45 @@ export class WorkQueue {
   readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   private keys = new Map<string, ApiKeyRecord | null>();
   private readonly loops: PollingLoops;
+  private readonly documentLoops: PollingLoops;
+  private readonly turns: DocumentTurns;
 
   constructor(
     private readonly deps: QueueDeps,
     private readonly opts: QueueOptions,
   ) {
-    this.loops = new PollingLoops('work queue', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+    this.loops = new PollingLoops('work queue', () => this.tickVerification(), { pollMs: opts.pollMs, logger: deps.logger });
+    this.documentLoops = new PollingLoops('document queue', () => this.tickDocuments(), { pollMs: opts.pollMs, logger: deps.logger });
+    this.turns = new DocumentTurns(opts.documentShares ?? { perLiveKey: 2, perSandboxKey: 1 });
   }
 
   start(): void {
     this.loops.start(this.opts.workers);
+    this.documentLoops.start(this.opts.workers > 0 ? (this.opts.documentWorkers ?? 1) : 0);
   }
 
   /** Stops taking new work and waits for the units in hand to finish. */
-  stop(): Promise<void> {
-    return this.loops.stop();
+  async stop(): Promise<void> {
+    await Promise.all([this.loops.stop(), this.documentLoops.stop()]);
   }
 
   notify(): void {
     this.loops.notify();
+    this.documentLoops.notify();
   }
 
-  /** Leases and processes one unit; false when there was nothing to do. */
+  /** Leases and processes one unit of either lane; false when there was nothing to do (for tests and one-off runs). */
   async tick(): Promise<boolean> {
+    return (await this.tickVerification()) || (await this.tickDocuments());
+  }
+
+  /** The verification lane: a job without a document, else a batch. */
+  async tickVerification(): Promise<boolean> {
     const now = this.deps.now();
     const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
-    const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until);
+    const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until, { documents: false });
     if (job) {
-      await whileRenewing(this.lease((u) => this.deps.store.jobs.renew(job.id, this.owner, u)), () => this.processJob(job));
+      await this.runJob(job);
       return true;
     }
     const batch = await this.deps.store.batches.lease(this.owner, now.toISOString(), until);
@@ -97,6 +114,25 @@ export class WorkQueue {
       return true;
     }
     return false;
+  }
+
+  /** The document lane: the next key's turn (lanes.ts), its oldest document. */
+  async tickDocuments(): Promise<boolean> {
+    const now = this.deps.now();
+    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
+    for (const keyId of this.turns.order(await this.deps.store.jobs.documentQueue(now.toISOString()))) {
+      // Another worker may have taken that key's last one meanwhile: then the next key.
+      const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until, { documents: true, keyId });
+      if (!job) continue;
+      this.turns.took(keyId, now.getTime());
+      await this.runJob(job);
+      return true;
+    }
+    return false;
+  }
+
+  private runJob(job: JobRecord): Promise<void> {
+    return whileRenewing(this.lease((u) => this.deps.store.jobs.renew(job.id, this.owner, u)), () => this.processJob(job));
   }
 
   private lease(renew: (until: string) => Promise<boolean>) {

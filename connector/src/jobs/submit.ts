@@ -28,6 +28,7 @@ import type { SheetBindings } from '../sheets/bindings.js';
 import { idempotentRecord } from '../store/idempotent-record.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
+import { requireDocumentRoom } from './document-room.js';
 import { checkDocument, checkPolicy, checkWebhook, requirePdf } from './validate.js';
 
 export interface SubmitDeps {
@@ -37,8 +38,10 @@ export interface SubmitDeps {
    * Google service account is configured: sheet targets are then refused.
    */
   sheetBindings?: Pick<SheetBindings, 'require'> | null;
-  /** Pending extraction jobs above which uploads are refused with service_unavailable and a retry delay. */
+  /** Pending jobs carrying a document above which uploads are refused with service_unavailable and a retry delay. */
   maxPendingExtractions?: number;
+  /** The part of that bound sandbox keys may fill together, in percent. */
+  sandboxSharePct?: number;
   /** Pending jobs carrying a document one key may have; more are refused with rate_limit_exceeded and a retry delay. */
   maxPendingDocumentsPerKey?: number;
   allowPrivateWebhooks: boolean;
@@ -50,19 +53,10 @@ export interface SubmitDeps {
   checkDocument?: (raw: unknown) => Buffer;
 }
 
-/** Seconds a refused upload is told to wait: a document takes a few seconds to read. */
-const DOCUMENT_RETRY_AFTER_S = 10;
-
-/** The per-key bound on pending documents: throws when `key` is at it. The count and the insert are not one transaction: concurrent uploads may pass it by a few. */
-async function requireDocumentRoom(key: ApiKeyRecord, deps: SubmitDeps): Promise<void> {
-  const max = deps.maxPendingDocumentsPerKey ?? Infinity;
-  const waiting = await deps.store.jobs.pendingDocuments(key.id);
-  if (waiting < max) return;
-  throw new AppError(
-    'rate_limit_exceeded',
-    `This key already has ${waiting} document${waiting === 1 ? '' : 's'} waiting to be read, the limit per key; retry when one has finished.`,
-    { retryAfter: DOCUMENT_RETRY_AFTER_S },
-  );
+/** The bounds on documents waiting to be read: per key, sandbox keys together, everyone (document-room.ts). */
+function requireRoom(key: ApiKeyRecord, deps: SubmitDeps): Promise<void> {
+  const limits = { perKey: deps.maxPendingDocumentsPerKey ?? Infinity, max: deps.maxPendingExtractions ?? Infinity, sandboxSharePct: deps.sandboxSharePct ?? 100 };
+  return requireDocumentRoom(key, deps.store, limits, deps.now());
 }
 
 /** A job's credits (`amount`, default 1) reserved on a live key, settled when the job finishes; nothing on a sandbox key. */
@@ -105,7 +99,7 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   const document = raw.document !== undefined ? (deps.checkDocument ?? checkDocument)(raw.document) : undefined;
   const webhook = await webhookOf(raw.webhook_url, deps);
   const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
-  if (document) await requireDocumentRoom(key, deps);
+  if (document) await requireRoom(key, deps);
 
   const now = deps.now();
   const id = crypto.randomUUID();
@@ -157,11 +151,7 @@ export async function submitExtraction(
     }
   }
   const sheet = await checkSheetTarget(sheetRaw, key, deps, EXTRACTION_COLUMNS);
-  const max = deps.maxPendingExtractions ?? Infinity;
-  if ((await deps.store.jobs.pendingCount('extraction')) >= max) {
-    throw new AppError('service_unavailable', `Too many documents are waiting for extraction (${max}); retry shortly.`, { retryAfter: DOCUMENT_RETRY_AFTER_S });
-  }
-  await requireDocumentRoom(key, deps);
+  await requireRoom(key, deps);
   const now = deps.now();
   const id = crypto.randomUUID();
   const outcome = await deps.store.jobs.create(

@@ -31,6 +31,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     now: ctx.now,
     notify: () => ctx.queue.notify(),
     maxPendingExtractions: ctx.config.extraction.maxPending,
+    sandboxSharePct: ctx.config.extraction.sandboxSharePct,
     maxPendingDocumentsPerKey: ctx.config.extraction.maxPendingPerKey,
     sheetBindings: ctx.sheets?.bindings ?? null,
   };

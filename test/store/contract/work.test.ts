@@ -110,6 +110,36 @@ storeContract((t) => {
       expect(await store.jobs.pendingDocuments('k1')).toBe(1);
     });
 
+    it('lanes: lease only jobs with a document or only those without, optionally of one key; documentQueue counts per key', async () => {
+      await key('k2', { mode: 'test' });
+      const doc = Buffer.from('pdf bytes');
+      await store.jobs.create(newJob('e1', { kind: 'extraction', document: doc, created_at: at(1) }), null);
+      await store.jobs.create(newJob('v1', { document: doc, created_at: at(2) }), null);
+      await store.jobs.create(newJob('p1', { created_at: at(3) }), null);
+      await store.jobs.create(newJob('e2', { kind: 'extraction', document: doc, key_id: 'k2', created_at: at(4) }), null);
+      await store.jobs.create(newJob('e3', { kind: 'extraction', document: doc, key_id: 'k2', created_at: at(5) }), null);
+      expect((await store.jobs.documentQueue(at(10))).sort((a, b) => a.key_id.localeCompare(b.key_id))).toEqual([
+        { key_id: 'k1', mode: 'live', leasable: 2, active: 0, pending: 2, oldest: at(1) },
+        { key_id: 'k2', mode: 'test', leasable: 2, active: 0, pending: 2, oldest: at(4) },
+      ]);
+      // Without a document: only p1, though older jobs carry one.
+      expect((await store.jobs.lease('w1', at(10), at(70), { documents: false }))?.id).toBe('p1');
+      expect(await store.jobs.lease('w1', at(10), at(70), { documents: false })).toBeNull();
+      // One key's documents: k2's oldest, though k1's are older.
+      expect((await store.jobs.lease('w2', at(10), at(70), { documents: true, keyId: 'k2' }))?.id).toBe('e2');
+      expect((await store.jobs.lease('w3', at(10), at(70), { documents: true }))?.id).toBe('e1');
+      const q = (await store.jobs.documentQueue(at(11))).sort((a, b) => a.key_id.localeCompare(b.key_id));
+      expect(q).toEqual([
+        { key_id: 'k1', mode: 'live', leasable: 1, active: 1, pending: 2, oldest: at(2) },
+        { key_id: 'k2', mode: 'test', leasable: 1, active: 1, pending: 2, oldest: at(5) },
+      ]);
+      // A released job waiting for its retry time is pending but neither leasable nor active.
+      await store.jobs.release('e2', 'w2', at(100));
+      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k2')).toEqual({ key_id: 'k2', mode: 'test', leasable: 1, active: 0, pending: 2, oldest: at(5) });
+      await store.jobs.finish(finishOf('e1', 'w3'));
+      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k1')).toEqual({ key_id: 'k1', mode: 'live', leasable: 1, active: 0, pending: 1, oldest: at(2) });
+    });
+
     it('lease: oldest first (created_at, then id); not leased again until lease_until passes; attempts count', async () => {
       await store.jobs.create(newJob('jb', { created_at: at(10) }), null);
       await store.jobs.create(newJob('ja', { created_at: at(10) }), null);

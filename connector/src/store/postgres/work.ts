@@ -20,6 +20,9 @@ async function reserve(c: Tx, keyId: string, r: Reservation | null, at: string):
   return balance === null ? { ok: false, balance: await currentBalance(c, keyId) } : { ok: true };
 }
 
+/** Whether a job carries a document (an extraction, or a verification sent with one). */
+const HAS_DOCUMENT = "jobs.kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id)";
+
 export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
   return {
     jobs: {
@@ -50,16 +53,33 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
       async document(id) {
         return (await one<{ content: Buffer }>(db, 'SELECT content FROM job_documents WHERE job_id = $1', [id]))?.content ?? null;
       },
-      async lease(owner, now, until) {
+      async lease(owner, now, until, lane) {
+        // The lanes (jobs/lanes.ts): only jobs with a document, or only those without; perhaps one key's.
+        const filter = lane ? `AND (${HAS_DOCUMENT}) = $4 AND ($5::text IS NULL OR key_id = $5)` : '';
         const r = await one(
           db,
           `UPDATE jobs SET lease_owner = $1, lease_until = $3, attempts = attempts + 1, updated_at = $2
-           WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $2)
+           WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $2) ${filter}
                        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
            RETURNING ${JOB_COLS}`,
-          [owner, now, until],
+          lane ? [owner, now, until, lane.documents, lane.keyId ?? null] : [owner, now, until],
         );
         return r ? toJob(r) : null;
+      },
+      async documentQueue(now) {
+        const rows = await all<{ key_id: string; mode: 'live' | 'test'; leasable: string; active: string; pending: string; oldest: string | null }>(
+          db,
+          `SELECT j.key_id, k.mode,
+             count(*) FILTER (WHERE j.lease_until IS NULL OR j.lease_until < $1) AS leasable,
+             count(*) FILTER (WHERE j.lease_owner IS NOT NULL AND j.lease_until >= $1) AS active,
+             count(*) AS pending,
+             min(j.created_at) FILTER (WHERE j.lease_until IS NULL OR j.lease_until < $1) AS oldest
+           FROM jobs j JOIN api_keys k ON k.id = j.key_id
+           WHERE j.status = 'pending' AND (${HAS_DOCUMENT.replaceAll('jobs.', 'j.')})
+           GROUP BY j.key_id, k.mode`,
+          [now],
+        );
+        return rows.map((r) => ({ key_id: r.key_id, mode: r.mode, leasable: Number(r.leasable), active: Number(r.active), pending: Number(r.pending), oldest: r.oldest }));
       },
       async renew(id, owner, until) {
         return (await changed(db, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'pending'", [until, id, owner])) > 0;

@@ -6,13 +6,16 @@
 import type { IdempotentRecord } from '../types/idempotency.js';
 import type { NewOutbox } from '../types/outbox.js';
 import type { NewWriteback } from '../types/sheets.js';
-import type { BatchStore, JobStore, Reservation, Settlement, SubmitOutcome } from '../types/work.js';
+import type { BatchStore, DocumentQueueEntry, JobStore, Reservation, Settlement, SubmitOutcome } from '../types/work.js';
 import type { CreditOps } from './credit-ops.js';
 import type { Db } from './db.js';
 import { idempotentCompleter } from './idempotency.js';
 import { deliveryEnqueuer } from './outbox.js';
 import { toBatch, toItem, toJob, type Row } from './rows.js';
 import { writebackEnqueuer } from './sheets.js';
+
+/** 1 when a job carries a document (an extraction, or a verification sent with one), else 0. */
+const HAS_DOCUMENT = "CASE WHEN jobs.kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id) THEN 1 ELSE 0 END";
 
 export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batches: BatchStore } {
   const JOB_COLS = 'jobs.*, (SELECT length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
@@ -25,6 +28,21 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     jobLease: db.prepare(`UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
       WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < @now) ORDER BY created_at, id LIMIT 1)
       RETURNING id`),
+    // The lanes (jobs/lanes.ts): @documents 1 or 0; @key_id null for any key.
+    jobLeaseLane: db.prepare(`UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
+      WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < @now)
+        AND (@key_id IS NULL OR key_id = @key_id)
+        AND (${HAS_DOCUMENT}) = @documents
+        ORDER BY created_at, id LIMIT 1)
+      RETURNING id`),
+    documentQueue: db.prepare(`SELECT j.key_id, k.mode,
+        sum(CASE WHEN j.lease_until IS NULL OR j.lease_until < @now THEN 1 ELSE 0 END) AS leasable,
+        sum(CASE WHEN j.lease_owner IS NOT NULL AND j.lease_until >= @now THEN 1 ELSE 0 END) AS active,
+        count(*) AS pending,
+        min(CASE WHEN j.lease_until IS NULL OR j.lease_until < @now THEN j.created_at END) AS oldest
+      FROM jobs j JOIN api_keys k ON k.id = j.key_id
+      WHERE j.status = 'pending' AND (${HAS_DOCUMENT.replaceAll('jobs.', 'j.')}) = 1
+      GROUP BY j.key_id, k.mode`),
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
     jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
     jobPendingDocuments: db.prepare(
@@ -116,6 +134,7 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
 
   // Lease statements run in immediate transactions so two processes can't claim the same row.
   const jobLease = db.transaction((p: { owner: string; now: string; until: string }) => q.jobLease.get(p) as { id: string } | undefined);
+  const jobLeaseLane = db.transaction((p: { owner: string; now: string; until: string; documents: number; key_id: string | null }) => q.jobLeaseLane.get(p) as { id: string } | undefined);
   const batchLease = db.transaction((p: { owner: string; now: string; until: string }) => q.batchLease.get(p) as Row | undefined);
 
   return {
@@ -137,9 +156,12 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
         const r = q.docGet.get(id) as { content: Buffer } | undefined;
         return r?.content ?? null;
       },
-      async lease(owner, now, until) {
-        const r = jobLease.immediate({ owner, now, until });
+      async lease(owner, now, until, lane) {
+        const r = lane ? jobLeaseLane.immediate({ owner, now, until, documents: lane.documents ? 1 : 0, key_id: lane.keyId ?? null }) : jobLease.immediate({ owner, now, until });
         return r ? toJob(q.jobGet.get(r.id) as Row) : null;
+      },
+      async documentQueue(now) {
+        return q.documentQueue.all({ now }) as DocumentQueueEntry[];
       },
       async renew(id, owner, until) {
         return q.jobRenew.run(until, id, owner).changes > 0;

@@ -78,6 +78,24 @@ export interface FinishJob {
   writeback?: NewWriteback | null;
 }
 
+export interface LeaseLane {
+  documents: boolean;
+  keyId?: string;
+}
+
+export interface DocumentQueueEntry {
+  key_id: string;
+  mode: 'live' | 'test';
+  /** Jobs whose lease is free or expired. */
+  leasable: number;
+  /** Jobs a live worker holds. */
+  active: number;
+  /** Every pending job of the key that carries a document (released ones waiting to be retried included). */
+  pending: number;
+  /** created_at of the oldest leasable job, or null. */
+  oldest: string | null;
+}
+
 export interface JobStore {
   /** Pending jobs of a kind, for back-pressure on uploads. */
   pendingCount(kind: JobKind): Promise<number>;
@@ -90,8 +108,14 @@ export interface JobStore {
   create(job: NewJob, reserve: Reservation | null, record?: IdempotentRecord): Promise<SubmitOutcome>;
   get(id: string): Promise<JobRecord | null>;
   document(id: string): Promise<Buffer | null>;
-  /** Claims the oldest pending job whose lease is free or expired, or null. */
-  lease(owner: string, now: string, leaseUntil: string): Promise<JobRecord | null>;
+  /**
+   * Claims the oldest pending job whose lease is free or expired, or null. With `lane`, only jobs
+   * that carry a document (extractions, verifications with one) or only those that don't, and
+   * optionally only one key's: verification never waits behind extraction (jobs/lanes.ts).
+   */
+  lease(owner: string, now: string, leaseUntil: string, lane?: LeaseLane): Promise<JobRecord | null>;
+  /** Per key with pending jobs that carry a document: how many could be leased now, how many are leased, the oldest leasable. */
+  documentQueue(now: string): Promise<DocumentQueueEntry[]>;
   renew(id: string, owner: string, leaseUntil: string): Promise<boolean>;
   /**
    * Result, status, credit settlement and webhook outbox row in one transaction, only if the job
