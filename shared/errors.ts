@@ -49,10 +49,17 @@ export const ERROR_STATUS = {
   idempotency_key_reused: 422,
   /** The PDF arrived but can't be read: corrupt, encrypted, no readable text, too many pages. */
   unreadable_document: 422,
+  /**
+   * The key holds as many bytes of documents as its quota allows (sandbox keys a smaller one); its
+   * documents count until retention removes them, so retry_after is long (docs/document-limits.md, "Storage").
+   */
+  document_quota_exceeded: 429,
   /** The request line and headers are larger than the server reads (node's 16 KB). */
   headers_too_large: 431,
   /** A dependency (store) is down; retry later. */
   service_unavailable: 503,
+  /** The store's disk is close to full: no new document is stored until an operator makes room (docs/document-limits.md, "Storage"). */
+  insufficient_storage: 507,
 } as const;
 
 export type TErrorCode = keyof typeof ERROR_STATUS;

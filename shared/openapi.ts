@@ -48,6 +48,9 @@ function errors(...statuses: number[]) {
 /** 403 on routes that take a spreadsheet: the scope, or the spreadsheet's binding (docs/sheets-binding.md). */
 const sheet403 = json(ZErrorBodySchema, 'insufficient_scope; or sheet_not_bound: the spreadsheet is not bound to this key (POST /api/v1/sheets/bindings)');
 
+/** 429 on the routes that take a document: the key's rate or its bodies in flight, or its storage quota (docs/document-limits.md, "Storage"). */
+const DOCUMENT_429 = 'rate_limit_exceeded (requests, documents waiting or request bodies in flight for this key); or document_quota_exceeded: the key holds its quota of documents';
+
 const rateLimitHeaders = {
   'Retry-After': { description: 'Seconds to wait (on 429).', schema: { type: 'integer' as const } },
 };
@@ -114,7 +117,9 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       413: json(ZErrorBodySchema, 'document larger than 14 MB decoded, or body too large'),
       ...errors(401, 403, 409, 415, 422, 500),
       403: sheet403,
-      429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
+      429: { ...json(ZErrorBodySchema, DOCUMENT_429), headers: rateLimitHeaders },
+      503: { ...json(ZErrorBodySchema, 'service_unavailable: too many documents waiting, or too many request bodies in flight; see Retry-After'), headers: rateLimitHeaders },
+      507: json(ZErrorBodySchema, 'insufficient_storage: the server stores no new document for now (with a document only)'),
     },
     callbacks: {
       jobFinished: {
@@ -158,10 +163,11 @@ export function buildOpenApiDocument(opts: { serverUrl?: string; version?: strin
       402: json(ZErrorBodySchema, 'insufficient_credits'),
       413: json(ZErrorBodySchema, 'file larger than 14 MB'),
       415: json(ZErrorBodySchema, 'not multipart/form-data'),
-      503: { ...json(ZErrorBodySchema, 'too many documents waiting; see Retry-After'), headers: rateLimitHeaders },
+      503: { ...json(ZErrorBodySchema, 'too many documents waiting, or too many request bodies in flight; see Retry-After'), headers: rateLimitHeaders },
       ...errors(401, 403, 500),
       403: sheet403,
-      429: { ...json(ZErrorBodySchema, 'rate_limit_exceeded'), headers: rateLimitHeaders },
+      429: { ...json(ZErrorBodySchema, DOCUMENT_429), headers: rateLimitHeaders },
+      507: json(ZErrorBodySchema, 'insufficient_storage: the server stores no new document for now'),
     },
   });
   registry.registerPath({

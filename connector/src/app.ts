@@ -2,6 +2,7 @@
 import express from 'express';
 import type { AppContext } from './context.js';
 import { requireKey } from './http/auth.js';
+import { BodyBudget, leaseBodyBudget } from './http/body-budget.js';
 import { requireContentEncoding } from './http/content-encoding.js';
 import { errorHandler, notFound } from './http/errors.js';
 import { idempotency } from './http/idempotency.js';
@@ -31,9 +32,11 @@ export function createApp(ctx: AppContext): express.Express {
   // because each router level costs path matching on every request.
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
+  // One budget for the bodies of every keyed route, shared per key (http/body-budget.ts).
+  const bodies = leaseBodyBudget(new BodyBudget(ctx.config.bodyBudget));
   for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
     // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
-    const keyed = route.multipart ? [auth, limits.perKey, requireContentEncoding([])] : [auth, limits.perKey, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, ...(route.documentFields ? { documentFields: route.documentFields } : {}) }), ...(route.unstored ? [] : [idem])];
+    const keyed = route.multipart ? [auth, limits.perKey, bodies, requireContentEncoding([])] : [auth, limits.perKey, bodies, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, ...(route.documentFields ? { documentFields: route.documentFields } : {}) }), ...(route.unstored ? [] : [idem])];
     app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
   }
 

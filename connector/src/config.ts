@@ -1,5 +1,6 @@
 /** Reads the environment once into a typed, validated config; nothing else reads process.env. */
 import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { COUNTRIES, countryFromInput } from '../../shared/packs/index.js';
 import { SCHEDULE_PAUSE_AFTER_FAILURES } from '../../shared/sheets.js';
@@ -98,6 +99,13 @@ const EnvSchema = z.object({
   COVERCHECK_RATE_LIMIT_IP_PER_MIN: int(1, 10_000_000).default(60),
   COVERCHECK_TRUST_PROXY: z.string().default('false'),
   COVERCHECK_JSON_LIMIT_KB: int(1, 1024).default(64),
+  // A share must hold the largest body a route takes (an async verification's 18.7 MB of base64).
+  COVERCHECK_BODY_BUDGET_MB: int(20, 1_000_000).default(256),
+  COVERCHECK_BODY_BUDGET_PER_CLIENT_MB: int(20, 1_000_000).default(64),
+  COVERCHECK_DOCUMENT_QUOTA_MB: int(1, 1e9).default(10_240),
+  COVERCHECK_DOCUMENT_QUOTA_SANDBOX_MB: int(1, 1e9).default(256),
+  COVERCHECK_DISK_RESERVE_MB: int(0, 1e12).default(1024),
+  COVERCHECK_DISK_GUARD_PATH: z.string().min(1).optional(),
   COVERCHECK_MAX_CONNECTIONS: int(1, 10_000_000).optional(),
   COVERCHECK_MAX_CONNECTIONS_PER_IP: int(1, 10_000_000).optional(),
   COVERCHECK_FD_RESERVE: int(0, 10_000_000).default(CONNECTION_DEFAULTS.fdReserve),
@@ -194,6 +202,17 @@ export interface Config {
   /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
   trustProxy: boolean | number | string;
   jsonLimitBytes: number;
+  /** Bytes of request bodies held in memory at once, in all and per client (http/body-budget.ts). */
+  bodyBudget: { totalBytes: number; perClientBytes: number };
+  /** Documents kept in the store (jobs/document-storage.ts). */
+  documents: {
+    /** Bytes of documents one key may hold: a live key, a sandbox key. */
+    quotaBytes: { live: number; sandbox: number };
+    /** A folder on the store's filesystem whose free space is checked; null (PostgreSQL, unless set): no disk guard. */
+    diskGuardPath: string | null;
+    /** Free bytes kept on that filesystem: a document that would leave less is refused. */
+    diskReserveBytes: number;
+  };
   /**
    * Bounds on the HTTP server's connections (docs/connection-limits.md). maxTotal null: the
    * process's descriptor limit less fdReserve; maxPerAddress null: a default (http/connection-limits.ts).
@@ -333,6 +352,13 @@ function parseUpstreams(raw: string): Config['registry']['upstreams'] {
   return out;
 }
 
+const MB = 1024 * 1024;
+
+function parseBodyBudget(e: z.infer<typeof EnvSchema>): Config['bodyBudget'] {
+  if (e.COVERCHECK_BODY_BUDGET_PER_CLIENT_MB > e.COVERCHECK_BODY_BUDGET_MB) throw new Error('COVERCHECK_BODY_BUDGET_PER_CLIENT_MB: must not be more than COVERCHECK_BODY_BUDGET_MB');
+  return { totalBytes: e.COVERCHECK_BODY_BUDGET_MB * MB, perClientBytes: e.COVERCHECK_BODY_BUDGET_PER_CLIENT_MB * MB };
+}
+
 function parseTrustProxy(raw: string): Config['trustProxy'] {
   if (raw === 'false' || raw === '') return false;
   if (raw === 'true') return true;
@@ -362,6 +388,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: { perKeyPerMinute: e.COVERCHECK_RATE_LIMIT_KEY_PER_MIN, perIpPerMinute: e.COVERCHECK_RATE_LIMIT_IP_PER_MIN },
     trustProxy: parseTrustProxy(e.COVERCHECK_TRUST_PROXY),
     jsonLimitBytes: e.COVERCHECK_JSON_LIMIT_KB * 1024,
+    bodyBudget: parseBodyBudget(e),
+    documents: {
+      quotaBytes: { live: e.COVERCHECK_DOCUMENT_QUOTA_MB * MB, sandbox: e.COVERCHECK_DOCUMENT_QUOTA_SANDBOX_MB * MB },
+      diskGuardPath: e.COVERCHECK_DISK_GUARD_PATH ?? (e.COVERCHECK_DATABASE_URL ? null : path.dirname(path.resolve(e.COVERCHECK_DB))),
+      diskReserveBytes: e.COVERCHECK_DISK_RESERVE_MB * MB,
+    },
     connections: {
       maxTotal: e.COVERCHECK_MAX_CONNECTIONS ?? null,
       maxPerAddress: e.COVERCHECK_MAX_CONNECTIONS_PER_IP ?? null,

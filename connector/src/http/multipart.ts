@@ -7,20 +7,32 @@
  * Every way the body can go wrong (a part cut off before its boundary, a malformed header, the
  * client leaving mid-upload) settles as a 400: busboy reports a truncated form both on itself and
  * on the open file stream, and an 'error' event nobody listens to ends the process (issue 17).
+ *
+ * The bytes the client sends are covered by the request's share of the memory budget
+ * (http/body-budget.ts): the declared length up front (as far as the form may take), then what
+ * arrives beyond it; a refusal settles the upload like any other failure.
  */
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
+import { bodyLeaseOf } from './body-budget.js';
 
 export interface Upload {
   file: { field: string; filename: string; mimeType: string; content: Buffer } | null;
   fields: Record<string, string>;
 }
 
+/** Bytes a form holds beyond its file: the text fields busboy takes (fieldSize 4096 each) and the part headers and boundaries. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
 export function readUpload(req: Request, opts: { fileField: string; maxFileBytes: number; textFields: readonly string[] }): Promise<Upload> {
   if (!req.is('multipart/form-data')) {
     return Promise.reject(new AppError('unsupported_media_type', `Send the document as multipart/form-data with a "${opts.fileField}" field.`));
   }
+  const lease = bodyLeaseOf(req.res);
+  // A form larger than this is cut off at the file limit (413) anyway: only this much is ever held.
+  const maxBytes = opts.maxFileBytes + FORM_OVERHEAD_BYTES;
+  const declared = Number(req.headers['content-length']);
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
@@ -44,7 +56,7 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
     const settle = (err: AppError | null) => {
       if (settled) return;
       settled = true;
-      req.off('error', onRequestGone).off('close', onRequestGone);
+      req.off('error', onRequestGone).off('close', onRequestGone).off('data', onBytes);
       if (!err) return resolve(upload);
       // Stop parsing and read off what the client still sends, so the 4xx can be answered on a
       // connection that stays usable (body-parser does the same).
@@ -60,6 +72,21 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
       if (!req.complete) settle(new AppError('invalid_request', 'The upload was aborted by the client before the form was complete.'));
     };
     req.on('error', onRequestGone).on('close', onRequestGone);
+    /** Covers `bytes` of the form in the budget, or settles with its refusal; false when refused. */
+    const covered = (bytes: number): boolean => {
+      try {
+        lease?.cover(Math.min(bytes, maxBytes));
+        return true;
+      } catch (err) {
+        settle(err as AppError);
+        return false;
+      }
+    };
+    let received = 0;
+    const onBytes = (chunk: Buffer) => {
+      received += chunk.length;
+      covered(received);
+    };
 
     bb.on('file', (field, stream, info) => {
       // Destroyed with "Unexpected end of file" when the form ends inside this part.
@@ -86,6 +113,9 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
     }
     bb.on('error', (err: Error) => settle(failure ?? malformed(err)));
     bb.on('close', () => settle(failure));
+    if (Number.isSafeInteger(declared) && !covered(declared)) return;
+    // Counted beside busboy, in the same tick as the pipe, so no chunk passes uncounted.
+    req.on('data', onBytes);
     req.pipe(bb);
   });
 }

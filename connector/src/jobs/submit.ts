@@ -29,6 +29,7 @@ import { idempotentRecord } from '../store/idempotent-record.js';
 import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.js';
 import type { LookupAll } from '../webhooks/url-guard.js';
 import { requireDocumentRoom } from './document-room.js';
+import { requireDocumentStorage, type DocumentStorage } from './document-storage.js';
 import { checkDocument, checkPolicy, checkWebhook, requirePdf } from './validate.js';
 
 export interface SubmitDeps {
@@ -51,6 +52,8 @@ export interface SubmitDeps {
   notify: () => void;
   /** checkDocument, unless the document was already checked and decoded as the body was read (offload/body.ts). */
   checkDocument?: (raw: unknown) => Buffer;
+  /** The per-key quota of stored document bytes and the disk guard (document-storage.ts); absent: neither. */
+  documentStorage?: DocumentStorage;
 }
 
 /** The bounds on documents waiting to be read: per key, sandbox keys together, everyone (document-room.ts). */
@@ -100,6 +103,7 @@ export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, 
   const webhook = await webhookOf(raw.webhook_url, deps);
   const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
   if (document) await requireRoom(key, deps);
+  if (document && deps.documentStorage) await requireDocumentStorage(key, document.length, deps.store, deps.documentStorage);
 
   const now = deps.now();
   const id = crypto.randomUUID();
@@ -152,6 +156,7 @@ export async function submitExtraction(
   }
   const sheet = await checkSheetTarget(sheetRaw, key, deps, EXTRACTION_COLUMNS);
   await requireRoom(key, deps);
+  if (deps.documentStorage) await requireDocumentStorage(key, file.length, deps.store, deps.documentStorage);
   const now = deps.now();
   const id = crypto.randomUUID();
   const outcome = await deps.store.jobs.create(

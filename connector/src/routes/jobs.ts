@@ -34,6 +34,7 @@ export function jobRoutes(ctx: AppContext): KeyedRoute[] {
     sandboxSharePct: ctx.config.extraction.sandboxSharePct,
     maxPendingDocumentsPerKey: ctx.config.extraction.maxPendingPerKey,
     sheetBindings: ctx.sheets?.bindings ?? null,
+    documentStorage: ctx.config.documents,
   };
   const reads: ReadDeps = { store: ctx.store, completions: ctx.completions };
   return [

@@ -110,6 +110,25 @@ storeContract((t) => {
       expect(await store.jobs.pendingDocuments('k1')).toBe(1);
     });
 
+    it('documentBytes counts the bytes of documents a key holds, pending or finished; a refused create counts nothing', async () => {
+      await key('k2');
+      expect(await store.jobs.documentBytes('k1')).toBe(0);
+      await store.jobs.create(newJob('e1', { kind: 'extraction', document: Buffer.alloc(70_000, 1) }), null);
+      await store.jobs.create(newJob('v1', { document: Buffer.alloc(1_234, 2) }), null);
+      await store.jobs.create(newJob('v2'), null); // no document
+      await store.jobs.create(newJob('e2', { kind: 'extraction', document: Buffer.alloc(500, 3), key_id: 'k2' }), null);
+      expect(await store.jobs.documentBytes('k1')).toBe(71_234);
+      expect(await store.jobs.documentBytes('k2')).toBe(500);
+      expect(await store.jobs.documentBytes('k3')).toBe(0);
+      // Finishing a job keeps its document, and its bytes counted.
+      expect((await store.jobs.lease('w1', at(1), at(61)))?.id).toBe('e1');
+      await store.jobs.finish(finishOf('e1', 'w1'));
+      expect(await store.jobs.documentBytes('k1')).toBe(71_234);
+      // A create refused for credits stores no document and counts no byte.
+      expect(await store.jobs.create(newJob('e3', { kind: 'extraction', document: Buffer.alloc(9_999) }), { amount: 11, period: PERIOD, ref: 'job:e3' })).toEqual({ ok: false, balance: 10 });
+      expect(await store.jobs.documentBytes('k1')).toBe(71_234);
+    });
+
     it('lanes: lease only jobs with a document or only those without, optionally of one key; documentQueue counts per key', async () => {
       await key('k2', { mode: 'test' });
       const doc = Buffer.from('pdf bytes');

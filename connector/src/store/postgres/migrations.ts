@@ -416,4 +416,16 @@ export const PG_MIGRATIONS: Migration[] = [
       ALTER TABLE registry_policies ADD PRIMARY KEY (country, policy_number, insurance_type, demo);
     `,
   },
+  {
+    id: 12,
+    name: 'bytes of documents each key holds, for its storage quota (SQLite migration 15)',
+    sql: `
+      CREATE TABLE key_document_bytes (
+        key_id text PRIMARY KEY REFERENCES api_keys(id),
+        bytes bigint NOT NULL
+      );
+      INSERT INTO key_document_bytes (key_id, bytes)
+        SELECT j.key_id, sum(octet_length(d.content)) FROM job_documents d JOIN jobs j ON j.id = d.job_id GROUP BY j.key_id;
+    `,
+  },
 ];

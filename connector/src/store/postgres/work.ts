@@ -33,6 +33,9 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         const sql = "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND key_id = $1 AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))";
         return (await one<{ n: number }>(db, sql, [keyId]))!.n;
       },
+      async documentBytes(keyId) {
+        return (await one<{ bytes: number }>(db, 'SELECT bytes FROM key_document_bytes WHERE key_id = $1', [keyId]))?.bytes ?? 0;
+      },
       async create(job, r, record) {
         return tx(db, async (c) => {
           const reserved = await reserve(c, job.key_id, r, job.created_at);
@@ -41,7 +44,13 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
             `INSERT INTO jobs (id, key_id, kind, payload, webhook_url, sheet_target, reserved, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
             [job.id, job.key_id, job.kind, job.payload, job.webhook_url, job.sheet_target ?? null, r?.amount ?? 0, job.created_at],
           );
-          if (job.document) await c.query('INSERT INTO job_documents (job_id, content) VALUES ($1, $2)', [job.id, job.document]);
+          if (job.document) {
+            await c.query('INSERT INTO job_documents (job_id, content) VALUES ($1, $2)', [job.id, job.document]);
+            await c.query(
+              'INSERT INTO key_document_bytes (key_id, bytes) VALUES ($1, $2) ON CONFLICT (key_id) DO UPDATE SET bytes = key_document_bytes.bytes + excluded.bytes',
+              [job.key_id, job.document.length],
+            );
+          }
           await completeIdempotent(c, job.key_id, record, job.created_at);
           return reserved;
         });

@@ -403,4 +403,18 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE registry_policies_by_kind RENAME TO registry_policies;
     `,
   },
+  {
+    id: 15,
+    name: 'bytes of documents each key holds, for its storage quota',
+    sql: `
+      -- Kept with every stored document (and, with retention, every removed one), so the quota
+      -- check reads one row instead of adding up a key's documents.
+      CREATE TABLE key_document_bytes (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id),
+        bytes INTEGER NOT NULL
+      );
+      INSERT INTO key_document_bytes (key_id, bytes)
+        SELECT j.key_id, sum(length(d.content)) FROM job_documents d JOIN jobs j ON j.id = d.job_id GROUP BY j.key_id;
+    `,
+  },
 ];

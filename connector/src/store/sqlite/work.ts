@@ -24,6 +24,8 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       VALUES (@id, @key_id, @kind, @payload, @webhook_url, @sheet_target, @reserved, @created_at, @created_at)`),
     docInsert: db.prepare('INSERT INTO job_documents (job_id, content) VALUES (?, ?)'),
     docGet: db.prepare('SELECT content FROM job_documents WHERE job_id = ?'),
+    docBytesAdd: db.prepare('INSERT INTO key_document_bytes (key_id, bytes) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET bytes = key_document_bytes.bytes + excluded.bytes'),
+    docBytesGet: db.prepare('SELECT bytes FROM key_document_bytes WHERE key_id = ?'),
     jobGet: db.prepare(`SELECT ${JOB_COLS} FROM jobs WHERE id = ?`),
     jobLease: db.prepare(`UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
       WHERE id = (SELECT id FROM jobs WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < @now) ORDER BY created_at, id LIMIT 1)
@@ -89,7 +91,10 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     const reserved = reserve(job.key_id, r, job.created_at);
     if (!reserved.ok) return reserved;
     q.jobInsert.run({ ...job, sheet_target: job.sheet_target ?? null, reserved: r?.amount ?? 0 });
-    if (job.document) q.docInsert.run(job.id, job.document);
+    if (job.document) {
+      q.docInsert.run(job.id, job.document);
+      q.docBytesAdd.run(job.key_id, job.document.length);
+    }
     completeIdempotent(job.key_id, record, job.created_at);
     return reserved;
   });
@@ -144,6 +149,9 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       },
       async pendingDocuments(keyId) {
         return (q.jobPendingDocuments.get(keyId) as { n: number }).n;
+      },
+      async documentBytes(keyId) {
+        return (q.docBytesGet.get(keyId) as { bytes: number } | undefined)?.bytes ?? 0;
       },
       async create(job, r, record) {
         return jobCreate.immediate(job, r, record);

@@ -102,6 +102,11 @@ export interface JobStore {
   /** Pending jobs of one key that carry a document (extractions, and verifications with one), for the per-key bound on them. */
   pendingDocuments(keyId: string): Promise<number>;
   /**
+   * Bytes of documents the key's jobs hold in the store, pending or finished (counted as `create`
+   * stores them; retention, when it removes documents, takes them off), for the per-key storage quota.
+   */
+  documentBytes(keyId: string): Promise<number>;
+  /**
    * Inserts the job (and its document) and reserves credits in one transaction; refused when the balance can't cover it.
    * `record` completes the request's Idempotency-Key claim in that transaction, so the answer is kept exactly when the job is.
    */
