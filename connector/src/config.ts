@@ -23,6 +23,8 @@ export interface ExtractLimits {
   maxTotalImagePixels: number;
   /** Bytes the document's compressed streams other than images (page contents, fonts, forms) decode to, all together. */
   maxStreamBytes: number;
+  /** Content operators the pages draw with every form (XObject) they draw expanded, all pages together (extract/xobject-fanout.ts). */
+  maxExpandedOps: number;
   /**
    * Processor time the document's thread may spend on it (pdf.js parsing and drawing; OCR runs in
    * tesseract's own thread and is bounded by the pixel limits). Processor time, not wall time: the
@@ -58,6 +60,9 @@ export const EXTRACT_LIMIT_DEFAULTS: ExtractLimits = {
   // 20 A4 pages scanned at 300 dpi are 174 million.
   maxTotalImagePixels: 200_000_000,
   maxStreamBytes: 64 * 1024 * 1024,
+  // 150 times the most a real document draws (1,673); at the dearest cost measured in pdf.js (45 µs
+  // an operator, forms drawing forms; 4-10 µs for plain text and paths) some 11 s of processor time.
+  maxExpandedOps: 250_000,
   cpuMs: 30_000,
   wallMs: 300_000,
   memoryMb: 1536,
@@ -152,6 +157,7 @@ const EnvSchema = z.object({
   COVERCHECK_EXTRACT_MAX_IMAGE_PIXELS: int(10_000, 1e10).default(EXTRACT_LIMIT_DEFAULTS.maxImagePixels),
   COVERCHECK_EXTRACT_MAX_TOTAL_IMAGE_PIXELS: int(10_000, 1e11).default(EXTRACT_LIMIT_DEFAULTS.maxTotalImagePixels),
   COVERCHECK_EXTRACT_MAX_STREAM_MB: int(1, 100_000).default(EXTRACT_LIMIT_DEFAULTS.maxStreamBytes / (1024 * 1024)),
+  COVERCHECK_EXTRACT_MAX_EXPANDED_OPS: int(1000, 1e15).default(EXTRACT_LIMIT_DEFAULTS.maxExpandedOps),
   COVERCHECK_EXTRACT_CPU_MS: int(1000, 3_600_000).default(EXTRACT_LIMIT_DEFAULTS.cpuMs),
   COVERCHECK_EXTRACT_WALL_MS: int(1000, 86_400_000).default(EXTRACT_LIMIT_DEFAULTS.wallMs),
   COVERCHECK_EXTRACT_MEMORY_MB: int(128, 1_000_000).default(EXTRACT_LIMIT_DEFAULTS.memoryMb),
@@ -431,6 +437,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxImagePixels: e.COVERCHECK_EXTRACT_MAX_IMAGE_PIXELS,
         maxTotalImagePixels: e.COVERCHECK_EXTRACT_MAX_TOTAL_IMAGE_PIXELS,
         maxStreamBytes: e.COVERCHECK_EXTRACT_MAX_STREAM_MB * 1024 * 1024,
+        maxExpandedOps: e.COVERCHECK_EXTRACT_MAX_EXPANDED_OPS,
         cpuMs: e.COVERCHECK_EXTRACT_CPU_MS,
         wallMs: e.COVERCHECK_EXTRACT_WALL_MS,
         memoryMb: e.COVERCHECK_EXTRACT_MEMORY_MB,

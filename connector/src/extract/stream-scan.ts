@@ -10,9 +10,13 @@
  * not Flate, such as [/ASCII85Decode /FlateDecode] or LZW; an encrypted document's streams; an image
  * whose Width is an indirect object) is still bounded, later and less precisely: pdf.js's own
  * maxImageSize skips oversized images, and the time and memory limits end what gets past both.
+ *
+ * Last, once the sizes are known to be bounded, it counts what the pages draw with their forms
+ * expanded (xobject-fanout.ts): a few KB of forms drawing forms can be millions of drawings.
  */
 import zlib from 'node:zlib';
 import { count, mb, overLimit, type ExtractLimits } from './limits.js';
+import { scanFanout, type FanoutScan } from './xobject-fanout.js';
 
 export interface StreamScan {
   /** Bytes the Flate streams other than images decode to. */
@@ -21,6 +25,8 @@ export interface StreamScan {
   images: number;
   imagePixels: number;
   largestImagePixels: number;
+  /** What the pages draw with their forms expanded. */
+  fanout: FanoutScan;
 }
 
 const STREAM = Buffer.from('stream');
@@ -79,10 +85,13 @@ function streamEnd(buf: Buffer, dict: string, start: number): number {
   return at === -1 ? buf.length : at;
 }
 
-/** Throws ExtractError `over_limit` when the images or the decoded streams cross `limits`. */
-export async function scanStreams(pdf: Uint8Array, limits: Pick<ExtractLimits, 'maxStreamBytes' | 'maxImagePixels' | 'maxTotalImagePixels'>): Promise<StreamScan> {
+/** Throws ExtractError `over_limit` when the images, the decoded streams or the expanded drawing cross `limits`. */
+export async function scanStreams(
+  pdf: Uint8Array,
+  limits: Pick<ExtractLimits, 'maxStreamBytes' | 'maxImagePixels' | 'maxTotalImagePixels' | 'maxExpandedOps' | 'maxPages'>,
+): Promise<StreamScan> {
   const buf = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
-  const out: StreamScan = { streamBytes: 0, images: 0, imagePixels: 0, largestImagePixels: 0 };
+  const out: Omit<StreamScan, 'fanout'> = { streamBytes: 0, images: 0, imagePixels: 0, largestImagePixels: 0 };
   for (let at = buf.indexOf(STREAM); at !== -1; at = buf.indexOf(STREAM, at + STREAM.length)) {
     // The keyword itself, not the tail of `endstream` or part of a longer name.
     if (isRegular(buf[at - 1]) || isRegular(buf[at + STREAM.length])) continue;
@@ -122,5 +131,5 @@ export async function scanStreams(pdf: Uint8Array, limits: Pick<ExtractLimits, '
       throw overLimit(`The PDF's compressed page contents and fonts decode to more than ${mb(limits.maxStreamBytes)}, the limit per document.`);
     }
   }
-  return out;
+  return { ...out, fanout: await scanFanout(buf, limits) };
 }
