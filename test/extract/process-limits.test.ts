@@ -27,7 +27,7 @@ afterEach(async () => {
   pool = null;
 });
 
-async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string; readResidentMb?: (pid: number) => Promise<number | 'gone'> } = {}): Promise<ProcessExtractionPool> {
+async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string; readResidentMb?: (pid: number) => Promise<number | 'gone'>; readStallMs?: number } = {}): Promise<ProcessExtractionPool> {
   const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, hostFile: extractHost, ...extra });
   pool = p;
   return p;
@@ -181,7 +181,8 @@ describe.runIf(process.platform === 'linux')('memory that cannot be read', { tim
   });
 
   it('a reading that never comes back counts as one that could not be taken', async () => {
-    const p = await processPool({}, { readResidentMb: () => new Promise<number>(() => undefined) });
+    // A short stall bound: with the default 2 s a warm machine may read the scan before it passes.
+    const p = await processPool({}, { readResidentMb: () => new Promise<number>(() => undefined), readStallMs: 200 });
     const err = await failure(p.run(corpusPdf('001')));
     expect(err).toBeInstanceOf(ExtractionProcessError);
     expect(err.message).toMatch(/memory could not be read \(no reading in \d+ ms\)/);

@@ -65,6 +65,8 @@ export interface ProcessPoolOptions extends ExtractionPoolOptions {
   graceMs?: number;
   /** Reads a process's resident memory (residentMb); tests inject one that fails. */
   readResidentMb?: (pid: number) => Promise<number | 'gone'>;
+  /** A reading not back after this long counts as one that could not be taken. Default READ_STALL_MS. */
+  readStallMs?: number;
 }
 
 export interface ProcessExtractionPool extends ExtractionPool {
@@ -172,6 +174,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const { limits } = options;
   const graceMs = options.graceMs ?? 10_000;
   const readMemory = options.readResidentMb ?? (HAS_PROC ? residentMb : null);
+  const readStallMs = options.readStallMs ?? READ_STALL_MS;
   const hostModule = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
   const waiting: Task[] = [];
   const running = new Map<number, Task>();
@@ -211,7 +214,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
         if (!h.proc.pid) return;
         if (h.reading) {
           // A reading that does not come back is one that cannot be taken (libuv's threads all busy).
-          if (Date.now() - h.reading > READ_STALL_MS) kill(h, { why: 'unwatched', reason: `no reading in ${READ_STALL_MS} ms` });
+          if (Date.now() - h.reading > readStallMs) kill(h, { why: 'unwatched', reason: `no reading in ${readStallMs} ms` });
           return;
         }
         h.reading = Date.now();
