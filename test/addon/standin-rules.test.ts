@@ -106,6 +106,16 @@ describe('time limits on the simulated clock (Quotas: custom function runtime 30
     expect(run(w, 'Utilities.sleep(5 * 60000); return "ok"')).toBe('ok');
     expect(() => run(w, 'Utilities.sleep(5 * 60000); SpreadsheetApp.getActiveSpreadsheet(); Utilities.sleep(2 * 60000)')).toThrow('Exceeded maximum execution time');
   });
+  it('service calls take time (Best practices, "Use batch operations": 100 x 100 cells one call at a time, 70 s): cell by cell passes 30 s, one range does not', () => {
+    const w = world();
+    const cellByCell = 'var s = SpreadsheetApp.getActiveSheet(); for (var i = 1; i <= 100; i++) for (var j = 1; j <= 100; j++) s.getRange(i, j).getValue(); return "done"';
+    expect(() => run(w, cellByCell, 'CUSTOM_FUNCTION')).toThrow('Exceeded maximum execution time');
+    const t0 = w.clock.now;
+    expect(run(w, 'return SpreadsheetApp.getActiveSheet().getRange(1, 1, 100, 100).getValues().length', 'CUSTOM_FUNCTION')).toBe(100);
+    expect(w.clock.now - t0).toBeLessThan(100);
+    // Properties and Cache calls take time too: 12,000 reads are 36 s.
+    expect(() => run(w, 'var p = PropertiesService.getDocumentProperties(); for (var i = 0; i < 12000; i++) p.getProperty("k"); return 1', 'CUSTOM_FUNCTION')).toThrow('Exceeded maximum execution time');
+  });
   it('slow round trips count: a custom function whose fetches pass 30 s is stopped', () => {
     const w = world({}, { rttMs: 16_000 });
     expect(() => run(w, 'for (var i = 0; i < 2; i++) UrlFetchApp.fetch("https://www.googleapis.com/drive/v3/files/x", {muteHttpExceptions: true});', 'CUSTOM_FUNCTION')).toThrow('Exceeded maximum execution time');
@@ -256,7 +266,8 @@ describe('LockService and concurrent executions (Lock and LockService references
     // Bob's executions run while Alice's is at her setProperty, holding the lock.
     w.interleave((m, _e, key) => m === 'Properties.setProperty' && key === 'step', () => {
       const t0 = w.clock.now;
-      seen.push(run(w, 'return LockService.getDocumentLock().tryLock(2000)', 'CUSTOM_FUNCTION', 'bob@example.com'), w.clock.now - t0);
+      // The whole timeout, plus the calls' own time (runtime.ts callCostMs).
+      seen.push(run(w, 'return LockService.getDocumentLock().tryLock(2000)', 'CUSTOM_FUNCTION', 'bob@example.com'), Math.floor((w.clock.now - t0) / 100) * 100);
       try {
         run(w, 'LockService.getDocumentLock().waitLock(500)', 'FULL', 'bob@example.com');
       } catch (e) {

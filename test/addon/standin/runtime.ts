@@ -54,6 +54,24 @@ const LIMITED_OK =
 const CUSTOM_FUNCTION_OK =
   /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange)|(Spreadsheet|Sheet|Range|DeveloperMetadata)\.get\w+|Spreadsheet\.createDeveloperMetadataFinder|(DeveloperMetadataFinder|RichTextValue)\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate|UrlFetchApp|LockService|Lock)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 
+/**
+ * Simulated time each service call takes, against the execution's limit. Google publishes no
+ * per-call latency; its "Best practices" guide (apps-script/guides/support/best-practices, "Use
+ * batch operations") times a script that reads and writes 100 x 100 cells one call at a time at
+ * 70 s against about 1 s batched: some 20,000 calls, about 3.5 ms each. That figure is used for
+ * the spreadsheet's calls and, as an assumption of the same order (no figure is published), for
+ * Properties, Cache and Lock; UrlFetch costs its round trip (url-fetch.ts); building menus, HTML,
+ * digests and the like cost nothing here. A floor, not a measurement: an add-on that fits its time
+ * only because calls are free fails here.
+ */
+export const SPREADSHEET_CALL_MS = 3.5;
+export const STORAGE_CALL_MS = 3;
+export function callCostMs(method: string): number {
+  if (/^(SpreadsheetApp|Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder)\./.test(method)) return SPREADSHEET_CALL_MS;
+  if (/^(PropertiesService|Properties|CacheService|Cache|LockService|Lock)\./.test(method)) return STORAGE_CALL_MS;
+  return 0;
+}
+
 export function modeAllows(mode: AuthMode, method: string): boolean {
   if (mode === 'FULL') return true;
   if (mode === 'CUSTOM_FUNCTION') return CUSTOM_FUNCTION_OK.test(method);
@@ -104,6 +122,7 @@ export class Guard {
     // triggers after an update added scopes (Google's pages give none).
     const granted = this.granted(e.user);
     if (need.length > 0 && !need.some((s) => granted.includes(s))) throw new GasError('Authorization is required to perform that action.');
+    this.clock.advance(callCostMs(method));
     this.onCall?.(method, e, detail);
     return e;
   }
