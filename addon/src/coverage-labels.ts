@@ -12,9 +12,14 @@ export function coverageLabel(key: string, value: string, lang: TLanguage): stri
   return labels && Object.prototype.hasOwnProperty.call(labels, value) ? labels[value]! : value;
 }
 
-/** Review items with each coverage value as its label; the printed wording is dropped where it now reads the same. */
+/**
+ * Review items in the user's language: each named from the language pack, each coverage value as its
+ * label; the printed wording is dropped where it now reads the same.
+ */
 export function labelledItems(items: ReviewItem[], lang: TLanguage): ReviewItem[] {
-  return items.map((i) => {
+  const names = LANGUAGE_PACKS[lang].addon.reviewLabels;
+  return items.map((named) => {
+    const i = { ...named, label: names[named.key] ?? named.label };
     if (!i.key.startsWith('coverage.')) return i;
     const value = coverageLabel(i.key, i.value, lang);
     const { printed, ...rest } = i;

@@ -7,6 +7,7 @@
 import type { TCheckOutcome } from '../flags.js';
 import type { TCoverageField, TMotorCoverLevel, TTravelRegion, TTripType } from '../coverage-terms.js';
 import type { TInsuranceType } from '../insurance-types.js';
+import type { TReviewKey } from '../review.js';
 
 /** A policy-number rule on the normalised number (upper case, no spaces, dashes or dots). */
 export interface FormatRule {
@@ -289,6 +290,8 @@ export interface SidebarTexts {
  * writes. Every entry is required, so a text added for one language is a compile error in the others.
  */
 export interface AddonTexts {
+  /** The name of each value the PDF review lists ("Policy number", "Versicherungsscheinnummer"). */
+  reviewLabels: Record<TReviewKey, string>;
   /**
    * Each normalised coverage value as a person writes it ("third_party_fire_theft" is "Third party, fire
    * and theft"), per coverage detail; the health plan has no fixed list and is kept as printed.

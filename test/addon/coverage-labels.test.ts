@@ -35,6 +35,11 @@ describe('coverage labels', () => {
     expect(shown('en')).toEqual([['AB123', null], ['Third party, fire and theft', 'Teilkasko'], ['Annual multi-trip', null], ['Worldwide excluding USA and Canada', null], ['Gold', null]]);
     expect(shown('de')).toEqual([['AB123', null], ['Teilkasko', null], ['Jahresvertrag (mehrere Reisen)', null], ['Weltweit ohne USA und Kanada', null], ['Gold', null]]);
     expect(shown('fr')).toEqual([['AB123', null], ['Tiers étendu (vol, incendie)', 'Teilkasko'], ['Multi-voyages annuel', null], ['Monde entier hors USA et Canada', null], ['Gold', null]]);
+    // Each value is named in the user's language too (before, every name was English).
+    const names = (lang: 'en' | 'de' | 'fr') => labelledItems(reviewItems(fields), lang).map((i) => i.label);
+    expect(names('en')).toEqual(['Policy number', 'Cover level', 'Trip', 'Area', 'Plan']);
+    expect(names('de')).toEqual(['Versicherungsscheinnummer', 'Deckungsumfang', 'Reise', 'Geltungsbereich', 'Tarif']);
+    expect(names('fr')).toEqual(['Numéro de contrat', 'Formule de garantie', 'Voyage', 'Zone de couverture', 'Formule']);
     expect(coverageLabel('coverage.motor_cover', 'Vollkasko plus', 'de')).toBe('Vollkasko plus');
     expect(coverageLabel('coverage.motor_cover', 'toString', 'en')).toBe('toString');
   });

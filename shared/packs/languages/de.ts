@@ -106,6 +106,18 @@ export const de = {
     confidence: 'Konfidenz',
   },
   addon: {
+    reviewLabels: {
+      policy_number: 'Versicherungsscheinnummer',
+      insurer: 'Versicherer',
+      insurance_type: 'Versicherungsart',
+      start_date: 'Beginn',
+      end_date: 'Ablauf',
+      vehicle_registration: 'Amtliches Kennzeichen',
+      'coverage.motor_cover': 'Deckungsumfang',
+      'coverage.trip_type': 'Reise',
+      'coverage.region': 'Geltungsbereich',
+      'coverage.health_plan': 'Tarif',
+    },
     coverageValues: {
       motor_cover: { third_party: 'Haftpflicht', third_party_fire_theft: 'Teilkasko', comprehensive: 'Vollkasko' },
       trip_type: { single_trip: 'Einzelreise', annual_multi_trip: 'Jahresvertrag (mehrere Reisen)' },

@@ -100,6 +100,18 @@ export const en = {
     confidence: 'Confidence',
   },
   addon: {
+    reviewLabels: {
+      policy_number: 'Policy number',
+      insurer: 'Insurer',
+      insurance_type: 'Insurance type',
+      start_date: 'Start date',
+      end_date: 'End date',
+      vehicle_registration: 'Vehicle registration',
+      'coverage.motor_cover': 'Cover level',
+      'coverage.trip_type': 'Trip',
+      'coverage.region': 'Area',
+      'coverage.health_plan': 'Plan',
+    },
     coverageValues: {
       motor_cover: { third_party: 'Third party only', third_party_fire_theft: 'Third party, fire and theft', comprehensive: 'Comprehensive' },
       trip_type: { single_trip: 'Single trip', annual_multi_trip: 'Annual multi-trip' },

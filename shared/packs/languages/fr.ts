@@ -95,6 +95,18 @@ export const fr = {
     confidence: 'Confiance',
   },
   addon: {
+    reviewLabels: {
+      policy_number: 'Numéro de contrat',
+      insurer: 'Assureur',
+      insurance_type: "Type d'assurance",
+      start_date: "Date d'effet",
+      end_date: "Date d'échéance",
+      vehicle_registration: "Numéro d'immatriculation",
+      'coverage.motor_cover': 'Formule de garantie',
+      'coverage.trip_type': 'Voyage',
+      'coverage.region': 'Zone de couverture',
+      'coverage.health_plan': 'Formule',
+    },
     coverageValues: {
       motor_cover: { third_party: 'Au tiers', third_party_fire_theft: 'Tiers étendu (vol, incendie)', comprehensive: 'Tous risques' },
       trip_type: { single_trip: 'Voyage unique', annual_multi_trip: 'Multi-voyages annuel' },
