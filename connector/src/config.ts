@@ -174,6 +174,7 @@ const EnvSchema = z.object({
   COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN: int(1, 1_000_000).default(20),
   COVERCHECK_SHEETS_QUEUE_PER_KEY: int(1, 100_000).default(10),
   COVERCHECK_SHEETS_QUEUE_TOTAL: int(1, 1_000_000).default(100),
+  COVERCHECK_SHEETS_WRITEBACK_WORKERS: int(1, 64).default(4),
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
   COVERCHECK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -273,6 +274,8 @@ export interface Config {
     /** waitingPerKey, waitingTotal: Sheets calls that may wait for their turn, of one key and in all (sheets/limiter.ts). */
     limits: { perProject: number; perSpreadsheet: number; windowMs: number; waitingPerKey: number; waitingTotal: number };
     retryBaseMs: number;
+    /** Write-back loops writing at once, each for a different key (sheets/processor.ts). */
+    writebackWorkers: number;
     /** One Sheets API or token request's deadline; a request past it is retried like a 5xx. */
     timeoutMs: number;
     scheduleLeaseMs: number;
@@ -454,6 +457,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         waitingTotal: e.COVERCHECK_SHEETS_QUEUE_TOTAL,
       },
       retryBaseMs: e.COVERCHECK_SHEETS_RETRY_MS,
+      writebackWorkers: e.COVERCHECK_SHEETS_WRITEBACK_WORKERS,
       timeoutMs: e.COVERCHECK_SHEETS_TIMEOUT_MS,
       scheduleLeaseMs: e.COVERCHECK_SCHEDULE_LEASE_MS,
       schedulePauseAfter: e.COVERCHECK_SCHEDULE_PAUSE_AFTER,

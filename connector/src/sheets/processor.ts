@@ -9,12 +9,20 @@
  * Before anything is read or written, each key's binding to the spreadsheet is checked (again
  * through the API when stale): write-backs of a key no longer bound fail with NO_LONGER_BOUND and
  * nothing read from the spreadsheet, so `missing` can't probe a key column the key may not use.
+ *
+ * Keys take turns: among the keys with write-backs due, the one served longest ago goes next, with
+ * its first-due spreadsheet. Several loops write at once (`workers`), each as its own lease owner,
+ * but a key holds at most one of them: its Sheets calls go to the quota one at a time anyway
+ * (fair-share.ts), so a second loop would only wait in its queue while another key could use it.
+ * One key's backlog across fifty spreadsheets then delays another key's write-back by about one of
+ * its calls at the quota, not by the fifty spreadsheets. Turns are kept per process, like the
+ * document lane's (jobs/lanes.ts).
  */
 import crypto from 'node:crypto';
 import { whileRenewing } from '../lease-renewal.js';
 import type { Logger } from '../logger.js';
 import { PollingLoops } from '../polling-loops.js';
-import type { Store, WritebackRecord } from '../store/types.js';
+import type { Store, WritebackQueueEntry, WritebackRecord } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 import { SheetsError } from './errors.js';
@@ -22,19 +30,46 @@ import { applyWritebacks } from './writeback.js';
 
 export const MAX_WRITEBACK_ATTEMPTS = 6;
 
+/** Keys remembered: older turns are forgotten (a forgotten key counts as never served, so it goes first: fair enough). */
+const REMEMBERED = 10_000;
+
+/** Whose write-backs go next: the key served longest ago (never served first), then the one waiting longest. */
+class WritebackTurns {
+  private served = new Map<string, number>();
+  private count = 0;
+
+  order(queue: WritebackQueueEntry[]): string[] {
+    return [...queue].sort((a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || a.oldest.localeCompare(b.oldest)).map((e) => e.key_id);
+  }
+
+  took(keyId: string): void {
+    this.served.delete(keyId);
+    this.served.set(keyId, ++this.count);
+    // A Map iterates in insertion order: the first entries are the longest unserved.
+    if (this.served.size > REMEMBERED) this.served.delete(this.served.keys().next().value!);
+  }
+}
+
 export class WritebackProcessor {
-  readonly owner = `writeback-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  private readonly id = `writeback-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  /** Lease owners not in use: each tick writes as its own, so one loop's renewals and outcomes never touch another's. */
+  private readonly owners: string[] = [];
+  private ownersMade = 0;
+  private readonly turns = new WritebackTurns();
+  /** Keys a loop is writing for now. */
+  private readonly busy = new Set<string>();
   private readonly loops: PollingLoops;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'writebacks'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
-    private readonly opts: { pollMs: number; retryBaseMs: number; leaseMs: number },
+    /** workers: loops writing at once (default 1). */
+    private readonly opts: { pollMs: number; retryBaseMs: number; leaseMs: number; workers?: number },
   ) {
     this.loops = new PollingLoops('sheet write-back', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
   }
 
   start(): void {
-    this.loops.start(1);
+    this.loops.start(this.opts.workers ?? 1);
   }
 
   stop(): Promise<void> {
@@ -45,27 +80,52 @@ export class WritebackProcessor {
     this.loops.notify();
   }
 
+  /** Writes one spreadsheet's due write-backs, of the next key in turn; false when there was nothing to lease. */
   async tick(): Promise<boolean> {
-    const now = this.deps.now();
-    const records = await this.deps.store.writebacks.leaseSpreadsheet(this.owner, now.toISOString(), new Date(now.getTime() + this.opts.leaseMs).toISOString());
-    if (records.length === 0) return false;
-    const lease = { ms: this.opts.leaseMs, now: this.deps.now, renew: (until: string) => this.deps.store.writebacks.renew(this.owner, until), logger: this.deps.logger };
-    await whileRenewing(lease, () => this.write(records[0]!.spreadsheet_id, records));
-    return true;
+    const owner = this.owners.pop() ?? `${this.id}-${++this.ownersMade}`;
+    try {
+      return await this.next(owner);
+    } finally {
+      this.owners.push(owner);
+    }
   }
 
-  private async write(spreadsheetId: string, records: WritebackRecord[]): Promise<void> {
+  private async next(owner: string): Promise<boolean> {
+    const now = this.deps.now();
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
+    for (const keyId of this.turns.order(await this.deps.store.writebacks.dueKeys(at))) {
+      // Checked and taken with no await between, so two loops never take the same key.
+      if (this.busy.has(keyId)) continue;
+      this.busy.add(keyId);
+      try {
+        // Another loop or instance may have taken that key's last one meanwhile: then the next key.
+        const records = await this.deps.store.writebacks.leaseSpreadsheet(owner, at, until, keyId);
+        if (records.length === 0) continue;
+        this.turns.took(keyId);
+        const lease = { ms: this.opts.leaseMs, now: this.deps.now, renew: (u: string) => this.deps.store.writebacks.renew(owner, u), logger: this.deps.logger };
+        await whileRenewing(lease, () => this.write(owner, keyId, records[0]!.spreadsheet_id, records));
+        return true;
+      } finally {
+        this.busy.delete(keyId);
+      }
+    }
+    return false;
+  }
+
+  private async write(owner: string, keyId: string, spreadsheetId: string, records: WritebackRecord[]): Promise<void> {
     // Records not finished yet: what a failure below has to settle.
     let open: WritebackRecord[] = records;
     try {
-      open = await this.dropUnbound(spreadsheetId, records);
+      open = await this.dropUnbound(owner, spreadsheetId, records);
       if (open.length === 0) return;
-      // Several keys' write-backs into one spreadsheet share its reads and writes: they count to the first one's key.
-      const outcomes = await applyWritebacks(this.deps.api.forKey(open[0]!.key_id), spreadsheetId, open);
+      // Several keys' write-backs into one spreadsheet share its reads and writes: they count to the key whose turn it is (else the first one's).
+      const payer = open.some((r) => r.key_id === keyId) ? keyId : open[0]!.key_id;
+      const outcomes = await applyWritebacks(this.deps.api.forKey(payer), spreadsheetId, open);
       const at = this.deps.now().toISOString();
       for (const r of open) {
         const o = outcomes.get(r.id)!;
-        await this.finish(r, { status: 'written', written: o.written, missing: o.missing, error: null, next_attempt_at: null }, at);
+        await this.finish(owner, r, { status: 'written', written: o.written, missing: o.missing, error: null, next_attempt_at: null }, at);
       }
     } catch (err) {
       const e = err instanceof SheetsError ? err : new SheetsError((err as Error).message, null, true);
@@ -73,25 +133,25 @@ export class WritebackProcessor {
       for (const r of open) {
         const giveUp = !e.transient || r.attempts >= MAX_WRITEBACK_ATTEMPTS;
         const next = new Date(at.getTime() + this.opts.retryBaseMs * 2 ** (r.attempts - 1)).toISOString();
-        await this.finish(r, { status: giveUp ? 'failed' : 'pending', written: 0, missing: [], error: e.message, next_attempt_at: giveUp ? null : next }, at.toISOString());
+        await this.finish(owner, r, { status: giveUp ? 'failed' : 'pending', written: 0, missing: [], error: e.message, next_attempt_at: giveUp ? null : next }, at.toISOString());
       }
       this.deps.logger.warn({ spreadsheet_id: spreadsheetId, error: e.message, transient: e.transient }, 'sheet write-back failed');
     }
   }
 
-  private async finish(r: WritebackRecord, outcome: Parameters<Store['writebacks']['finish']>[2], at: string): Promise<void> {
-    if (!(await this.deps.store.writebacks.finish(r.id, this.owner, outcome, at))) {
+  private async finish(owner: string, r: WritebackRecord, outcome: Parameters<Store['writebacks']['finish']>[2], at: string): Promise<void> {
+    if (!(await this.deps.store.writebacks.finish(r.id, owner, outcome, at))) {
       this.deps.logger.warn({ writeback_id: r.id, spreadsheet_id: r.spreadsheet_id }, 'sheet write-back finished elsewhere (lease lost); outcome discarded');
     }
   }
 
   /** Fails the write-backs of keys not bound to the spreadsheet; returns the others. */
-  private async dropUnbound(spreadsheetId: string, records: WritebackRecord[]): Promise<WritebackRecord[]> {
+  private async dropUnbound(owner: string, spreadsheetId: string, records: WritebackRecord[]): Promise<WritebackRecord[]> {
     const bound = new Map<string, boolean>();
     for (const keyId of new Set(records.map((r) => r.key_id))) bound.set(keyId, await this.deps.bindings.isBound(keyId, spreadsheetId));
     const at = this.deps.now().toISOString();
     for (const r of records.filter((x) => !bound.get(x.key_id))) {
-      await this.finish(r, { status: 'failed', written: 0, missing: [], error: NO_LONGER_BOUND, next_attempt_at: null }, at);
+      await this.finish(owner, r, { status: 'failed', written: 0, missing: [], error: NO_LONGER_BOUND, next_attempt_at: null }, at);
       this.deps.logger.warn({ writeback_id: r.id, key_id: r.key_id, spreadsheet_id: spreadsheetId }, 'sheet write-back refused: spreadsheet not bound to the key');
     }
     return records.filter((x) => bound.get(x.key_id));

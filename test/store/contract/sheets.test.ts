@@ -104,6 +104,100 @@ storeContract((t) => {
       for (const c of nonEmpty) expect(new Set(c.map((w) => w.spreadsheet_id)).size).toBe(1);
       expect(nonEmpty.flat().map((w) => w.id).sort()).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5']);
     });
+
+    it("dueKeys lists the keys with write-backs leasable now; leaseSpreadsheet(keyId) takes that key's first-due spreadsheet, every key's due rows in it", async () => {
+      await key('k2');
+      await key('k3');
+      const wb = async (id: string, keyId: string, sheet: string, due: number) =>
+        finishedJob(`j${id}`, { keyId, writeback: writebackRow(id, { key_id: keyId, subject_id: `j${id}`, spreadsheet_id: sheet, created_at: at(due) }) });
+      await wb('w1', 'k1', 'S1', 10);
+      await wb('w2', 'k1', 'S2', 20);
+      await wb('w3', 'k1', 'S1', 50);
+      await wb('w4', 'k2', 'S3', 15);
+      await wb('w5', 'k2', 'S1', 30);
+      await wb('w6', 'k3', 'S4', 1000);
+      expect(await store.writebacks.dueKeys(at(5))).toEqual([]);
+      expect(await store.writebacks.dueKeys(at(40))).toEqual([
+        { key_id: 'k1', oldest: at(10) },
+        { key_id: 'k2', oldest: at(15) },
+      ]);
+
+      // k2's first-due spreadsheet is S3, though k1's S1 is due earlier.
+      expect((await store.writebacks.leaseSpreadsheet('o1', at(40), at(100), 'k2')).map((w) => w.id)).toEqual(['w4']);
+      expect(await store.writebacks.dueKeys(at(40))).toEqual([
+        { key_id: 'k1', oldest: at(10) },
+        { key_id: 'k2', oldest: at(30) },
+      ]);
+      // k2's next is S1: claimed whole, k1's due row in it too (not w3, due at 50).
+      expect(byId(await store.writebacks.leaseSpreadsheet('o1', at(40), at(100), 'k2')).map((w) => [w.id, w.key_id, w.attempts])).toEqual([
+        ['w1', 'k1', 1],
+        ['w5', 'k2', 1],
+      ]);
+      expect(await store.writebacks.dueKeys(at(40))).toEqual([{ key_id: 'k1', oldest: at(20) }]);
+      // Nothing for a key with nothing due, or none at all.
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(40), at(100), 'k2')).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(40), at(100), 'k3')).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(40), at(100), 'nobody')).toEqual([]);
+      expect((await store.writebacks.leaseSpreadsheet('o2', at(40), at(100), 'k1')).map((w) => w.id)).toEqual(['w2']);
+      expect(await store.writebacks.dueKeys(at(40))).toEqual([]);
+
+      // Leases that ran out put their write-backs back in the queue (a holder that died): w2 and w4 never finished.
+      await store.writebacks.finish('w1', 'o1', { status: 'written', written: 1, missing: [], error: null, next_attempt_at: null }, at(41));
+      await store.writebacks.finish('w5', 'o1', { status: 'written', written: 1, missing: [], error: null, next_attempt_at: null }, at(41));
+      expect(await store.writebacks.dueKeys(at(2000))).toEqual([
+        { key_id: 'k2', oldest: at(15) },
+        { key_id: 'k1', oldest: at(20) },
+        { key_id: 'k3', oldest: at(1000) },
+      ]);
+      expect((await store.writebacks.leaseSpreadsheet('o3', at(2000), at(2060), 'k1')).map((w) => [w.id, w.attempts])).toEqual([['w2', 2]]);
+      // Finished write-backs are never listed nor leased again.
+      expect(await store.writebacks.finish('w2', 'o3', { status: 'failed', written: 0, missing: [], error: 'spreadsheet not found', next_attempt_at: null }, at(2001))).toBe(true);
+      expect((await store.writebacks.leaseSpreadsheet('o3', at(2002), at(2060), 'k1')).map((w) => w.id)).toEqual(['w3']);
+      expect(await store.writebacks.dueKeys(at(2002))).toEqual([
+        { key_id: 'k2', oldest: at(15) },
+        { key_id: 'k3', oldest: at(1000) },
+      ]);
+    });
+
+    it('a spreadsheet under a live lease is passed over, its rows that came due since included, until the holder finishes or its lease runs out', async () => {
+      await key('k2');
+      await finishedJob('jA', { writeback: writebackRow('wA', { subject_id: 'jA', spreadsheet_id: 'S1', created_at: at(10) }) });
+      expect((await store.writebacks.leaseSpreadsheet('o1', at(20), at(100))).map((w) => w.id)).toEqual(['wA']);
+      // Another key's write-back into the same spreadsheet comes due while o1 writes it.
+      await finishedJob('jB', { keyId: 'k2', writeback: writebackRow('wB', { key_id: 'k2', subject_id: 'jB', spreadsheet_id: 'S1', created_at: at(30) }) });
+      expect(await store.writebacks.dueKeys(at(40))).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(40), at(100))).toEqual([]);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(40), at(100), 'k2')).toEqual([]);
+      // Renewed, it stays held past its first time.
+      expect(await store.writebacks.renew('o1', at(200))).toBe(1);
+      expect(await store.writebacks.leaseSpreadsheet('o2', at(150), at(250), 'k2')).toEqual([]);
+      // A retry ends the lease: the spreadsheet is free; the retried row waits for its own time.
+      expect(await store.writebacks.finish('wA', 'o1', { status: 'pending', written: 0, missing: [], error: 'quota', next_attempt_at: at(500) }, at(160))).toBe(true);
+      expect(await store.writebacks.dueKeys(at(160))).toEqual([{ key_id: 'k2', oldest: at(30) }]);
+      expect((await store.writebacks.leaseSpreadsheet('o2', at(160), at(260), 'k2')).map((w) => w.id)).toEqual(['wB']);
+      // o2 died holding S1: at 600 its lease has run out, and both rows go out together.
+      expect(byId(await store.writebacks.leaseSpreadsheet('o3', at(600), at(700))).map((w) => [w.id, w.attempts])).toEqual([
+        ['wA', 2],
+        ['wB', 2],
+      ]);
+      expect(await store.writebacks.finish('wB', 'o2', { status: 'written', written: 1, missing: [], error: null, next_attempt_at: null }, at(601))).toBe(false);
+    });
+
+    it('CONCURRENCY: concurrent leases by key hand out each write-back once, each spreadsheet to one owner', async () => {
+      await key('k2');
+      await key('k3');
+      // Four spreadsheets, each with a write-back of every key.
+      for (let i = 0; i < 12; i++) {
+        const keyId = `k${(i % 3) + 1}`;
+        await finishedJob(`j${i}`, { keyId, writeback: writebackRow(`w${i}`, { key_id: keyId, subject_id: `j${i}`, spreadsheet_id: `S${i % 4}`, created_at: at(i) }) });
+      }
+      const claims = await Promise.all(Array.from({ length: 12 }, (_, n) => store.writebacks.leaseSpreadsheet(`o${n}`, at(100), at(160), `k${(n % 3) + 1}`)));
+      const nonEmpty = claims.filter((c) => c.length > 0);
+      expect(nonEmpty).toHaveLength(4);
+      for (const c of nonEmpty) expect(c.map((w) => w.spreadsheet_id)).toEqual(Array(3).fill(c[0]!.spreadsheet_id));
+      expect(nonEmpty.flat().map((w) => w.id).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `w${i}`).sort());
+      expect(await store.writebacks.dueKeys(at(100))).toEqual([]);
+    });
   });
 
   // ---- schedules --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
-import { SCHEDULE_RUNS_KEPT, type NewWriteback, type ScheduleRunRecord, type ScheduleStore, type SheetBindingStore, type WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, type ScheduleRunRecord, type ScheduleStore, type SheetBindingStore, type WritebackQueueEntry, type WritebackStore } from '../types/sheets.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { toBinding, toWriteback, toSchedule } from './rows.js';
 
@@ -13,10 +13,14 @@ export async function enqueueWriteback(c: Tx, w: NewWriteback | null | undefined
   );
 }
 
+/** Write-backs that could be leased at $1: due, lease free or run out, and no write-back of their spreadsheet under a live lease. */
+const LEASABLE = `status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+  AND spreadsheet_id NOT IN (SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND lease_until >= $1)`;
+
 export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
   return {
     writebacks: {
-      async leaseSpreadsheet(owner, now, until) {
+      async leaseSpreadsheet(owner, now, until, keyId) {
         return tx(db, async (c) => {
           // One spreadsheet's write-backs go out together and in order, so leasing is serialised
           // across instances (it is one short statement pair per poll); row locks alone would let
@@ -24,9 +28,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           await c.query("SELECT pg_advisory_xact_lock(hashtext('covercheck.writeback-lease'))");
           const first = await one<{ spreadsheet_id: string }>(
             c,
-            `SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-             ORDER BY next_attempt_at, id LIMIT 1`,
-            [now],
+            `SELECT spreadsheet_id FROM sheet_writebacks WHERE ${LEASABLE} AND ($2::text IS NULL OR key_id = $2)
+             ORDER BY next_attempt_at, id COLLATE "C" LIMIT 1`,
+            [now, keyId ?? null],
           );
           if (!first) return [];
           const rows = await all(
@@ -39,6 +43,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
           );
           return rows.map(toWriteback);
         });
+      },
+      async dueKeys(now) {
+        return all<WritebackQueueEntry>(db, `SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id COLLATE "C"`, [now]);
       },
       async renew(owner, until) {
         const r = await db.query("UPDATE sheet_writebacks SET lease_until = $2 WHERE lease_owner = $1 AND status = 'pending'", [owner, until]);

@@ -1,5 +1,5 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
-import { SCHEDULE_RUNS_KEPT, type NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore } from '../types/sheets.js';
+import { SCHEDULE_RUNS_KEPT, type NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore, type WritebackQueueEntry } from '../types/sheets.js';
 import type { Db } from './db.js';
 import { toBinding, toWriteback, type Row } from './rows.js';
 
@@ -13,9 +13,13 @@ export function writebackEnqueuer(db: Db): (w: NewWriteback | null | undefined) 
 }
 
 export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: ScheduleStore; sheetBindings: SheetBindingStore } {
+  // Write-backs that could be leased now: due, lease free or run out, and no write-back of their spreadsheet under a live lease.
+  const LEASABLE = `status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+      AND spreadsheet_id NOT IN (SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND lease_until >= @now)`;
   const q = {
-    firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+    firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE ${LEASABLE} AND (@key_id IS NULL OR key_id = @key_id)
       ORDER BY next_attempt_at, id LIMIT 1`),
+    dueKeys: db.prepare(`SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id`),
     leaseSheet: db.prepare(`UPDATE sheet_writebacks SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1
       WHERE spreadsheet_id = @sid AND status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now) RETURNING *`),
     finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
@@ -57,8 +61,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     bindingDelete: db.prepare('DELETE FROM sheet_bindings WHERE id = ? AND key_id = ?'),
   };
 
-  const leaseSheet = db.transaction((owner: string, now: string, until: string) => {
-    const first = q.firstDue.get({ now }) as { spreadsheet_id: string } | undefined;
+  const leaseSheet = db.transaction((owner: string, now: string, until: string, keyId: string | null) => {
+    const first = q.firstDue.get({ now, key_id: keyId }) as { spreadsheet_id: string } | undefined;
     if (!first) return [];
     return (q.leaseSheet.all({ sid: first.spreadsheet_id, owner, now, until }) as Row[]).map(toWriteback);
   });
@@ -80,8 +84,11 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
 
   return {
     writebacks: {
-      async leaseSpreadsheet(owner, now, until) {
-        return leaseSheet.immediate(owner, now, until);
+      async leaseSpreadsheet(owner, now, until, keyId) {
+        return leaseSheet.immediate(owner, now, until, keyId ?? null);
+      },
+      async dueKeys(now) {
+        return q.dueKeys.all({ now }) as WritebackQueueEntry[];
       },
       async renew(owner, until) {
         return q.renew.run({ owner, until }).changes;

@@ -32,9 +32,26 @@ export interface WritebackRecord extends NewWriteback {
   updated_at: string;
 }
 
+/** A key with write-backs that could be leased now, and when the first of them came due. */
+export interface WritebackQueueEntry {
+  key_id: string;
+  oldest: string;
+}
+
 export interface WritebackStore {
-  /** Claims for `owner` every due pending write-back of the spreadsheet whose write-back is due first. */
-  leaseSpreadsheet(owner: string, now: string, until: string): Promise<WritebackRecord[]>;
+  /**
+   * Claims for `owner` every due pending write-back of one spreadsheet: the one whose write-back is due
+   * first, of `keyId`'s write-backs when given (the claim still takes the other keys' due write-backs of
+   * that spreadsheet, which share its reads and writes). A spreadsheet with a write-back under a live
+   * lease is passed over: one holder writes a spreadsheet at a time, so rows appended by two writers
+   * can't land on the same free row.
+   */
+  leaseSpreadsheet(owner: string, now: string, until: string, keyId?: string): Promise<WritebackRecord[]>;
+  /**
+   * The keys that leaseSpreadsheet could claim something for now (due, lease free or run out,
+   * spreadsheet not held), by `oldest` then key id: whose turn it may be (sheets/processor.ts).
+   */
+  dueKeys(now: string): Promise<WritebackQueueEntry[]>;
   /** Extends to `until` the lease of every pending write-back `owner` still holds; returns how many. */
   renew(owner: string, until: string): Promise<number>;
   /**
