@@ -11,20 +11,9 @@ import type { TExtractedFields } from './job.js';
  */
 export const REVIEW_CONFIDENCE = 0.9;
 
-/** The field keys of a review list: the top-level fields, then `coverage.<detail>`. */
-export const REVIEW_KEYS = [
-  'policy_number',
-  'insurer',
-  'insurance_type',
-  'start_date',
-  'end_date',
-  'vehicle_registration',
-  'coverage.motor_cover',
-  'coverage.trip_type',
-  'coverage.region',
-  'coverage.health_plan',
-] as const;
-export type TReviewKey = (typeof REVIEW_KEYS)[number];
+import { REVIEW_KEYS, type TReviewKey } from './review-keys.js';
+
+export { REVIEW_KEYS, type TReviewKey };
 
 export const REVIEW_LABELS: Record<TReviewKey, string> = {
   policy_number: 'Policy number',

@@ -7,7 +7,7 @@
 import type { TCheckOutcome } from '../flags.js';
 import type { TCoverageField, TMotorCoverLevel, TTravelRegion, TTripType } from '../coverage-terms.js';
 import type { TInsuranceType } from '../insurance-types.js';
-import type { TReviewKey } from '../review.js';
+import type { TReviewKey } from '../review-keys.js';
 
 /** A policy-number rule on the normalised number (upper case, no spaces, dashes or dots). */
 export interface FormatRule {
