@@ -28,12 +28,17 @@ export function foldInput(s: string): string {
  */
 export function inputIndex<T extends string>(entries: Iterable<readonly [string, T]>): (raw: string) => T | null {
   const index = new Map<string, T | null>();
+  let longest = 0;
   for (const [word, value] of entries) {
     const key = foldInput(word);
     const known = index.get(key);
     index.set(key, known === undefined || known === value ? value : null);
+    longest = Math.max(longest, word.length);
   }
-  return (raw) => index.get(foldInput(raw)) ?? null;
+  // Room for spacing, punctuation and decomposed accents around the longest word; a longer value names
+  // nothing, and folding megabytes of it would hold the event loop for hundreds of milliseconds.
+  const bound = 2 * longest + 32;
+  return (raw) => (raw.length > bound ? null : (index.get(foldInput(raw)) ?? null));
 }
 
 // Typed by the country list here, where both registries are known: a pack that lacks a country does not compile.

@@ -4,7 +4,8 @@
  * deterministically, against the running server's keys, ids and the hostile PDFs.
  *
  * Every route gets its own body generator (JSON routes, the multipart upload, the portal's forms,
- * query strings for GETs); any case may then be spoiled at the HTTP layer: its credentials, its
+ * query strings for GETs; for the PostgreSQL run, values of megabytes in the fields a message may
+ * quote); any case may then be spoiled at the HTTP layer: its credentials, its
  * Content-Type and charset, its Content-Encoding (valid, corrupt, truncated, mislabelled, unknown),
  * its framing (chunked, lying Content-Length), extra headers (duplicates, control characters,
  * oversized), the request line (odd methods and paths), or a client that leaves mid-body.
@@ -80,7 +81,42 @@ type Body =
   | { t: 'truncated'; value: Json; keep: number }
   | { t: 'multipart'; boundary: string; header: 'same' | 'other' | 'missing' | 'quoted'; parts: Part[]; close: boolean; cut?: number; preamble?: string }
   | { t: 'form'; fields: [string, string][]; csrf: 'fresh' | 'none' | 'garbage' }
-  | { t: 'empty' };
+  | { t: 'empty' }
+  | Echo;
+/**
+ * A well-formed body but for one field an error message may quote, whose value (or, for an unknown
+ * field, whose name) is near the route's body limit ('most') or a quarter of it ('some'): megabytes
+ * on /verify/async and in a multipart field, 64 KB on the other JSON routes. Its answer must stay
+ * small (messages quote a bounded prefix) and so must what an Idempotency-Key keeps of it.
+ */
+export interface Echo {
+  t: 'echo';
+  field: EchoField;
+  fill: 'ascii' | 'multibyte' | 'escapes' | 'controls';
+  share: 'most' | 'some';
+  /** An Idempotency-Key sent with it: a few values, so that some repeat (a replay) and some meet another body (422). */
+  idem?: string;
+}
+export type EchoField =
+  | 'country'
+  | 'insurance_type'
+  | 'type'
+  | 'policy_number'
+  | 'provider'
+  | 'unknown_name'
+  | 'webhook_url'
+  | 'sheet_target.spreadsheet_id'
+  | 'sheet_target.sheet_name'
+  | 'sheet_target.key_column'
+  | 'sheet_target.columns.name'
+  | 'sheet_target.columns.letter'
+  | 'sheet_target.unknown_name'
+  | 'dataset'
+  | 'spreadsheet_id'
+  | 'sheet_name'
+  | 'cadence'
+  | 'part_name'
+  | 'filename';
 interface Part {
   name: string;
   filename?: string;
@@ -173,8 +209,44 @@ const jsonValueFor = (route: RouteName): fc.Arbitrary<Json> => {
   return fc.oneof({ arbitrary: policyish, weight: 4 }, { arbitrary: anyJson, weight: 1 });
 };
 
-const jsonBodyFor = (route: RouteName): fc.Arbitrary<Body> =>
+const POLICY_ECHO: EchoField[] = ['country', 'insurance_type', 'type', 'policy_number', 'provider', 'unknown_name'];
+const TARGET_ECHO: EchoField[] = ['webhook_url', 'sheet_target.spreadsheet_id', 'sheet_target.sheet_name', 'sheet_target.key_column', 'sheet_target.columns.name', 'sheet_target.columns.letter', 'sheet_target.unknown_name'];
+/** The fields a route's messages may quote, per route. */
+export function echoFieldsFor(route: RouteName): EchoField[] {
+  switch (route) {
+    case 'POST /api/v1/verify':
+      return [...POLICY_ECHO, 'webhook_url'];
+    case 'POST /api/v1/verify/async':
+    case 'POST /api/v1/verify/batch':
+      return [...POLICY_ECHO, ...TARGET_ECHO];
+    case 'POST /api/v1/sheets/schedules':
+      return ['dataset', 'spreadsheet_id', 'sheet_name', 'cadence', 'unknown_name'];
+    case 'POST /api/v1/sheets/bindings':
+      return ['spreadsheet_id', 'unknown_name'];
+    case 'POST /api/v1/documents/extract':
+      return ['webhook_url', 'sheet_target.sheet_name', 'sheet_target.columns.name', 'part_name', 'filename'];
+    default:
+      return ['unknown_name'];
+  }
+}
+export const echoBodyFor = (route: RouteName): fc.Arbitrary<Body> =>
+  fc
+    .record({
+      field: fc.constantFrom(...echoFieldsFor(route)),
+      fill: fc.constantFrom('ascii' as const, 'multibyte' as const, 'escapes' as const, 'controls' as const),
+      share: fc.constantFrom('most' as const, 'some' as const),
+      idem: onceIn(2, fc.constantFrom('fuzz-echo-1', 'fuzz-echo-2', 'fuzz-echo-3')),
+    })
+    .map(({ idem, ...e }): Body => ({ t: 'echo', ...e, ...(idem !== undefined ? { idem } : {}) }));
+
+/** Which bodies a run generates besides the rest: `echo`, large values in quoted fields (the PostgreSQL run). */
+interface Kinds {
+  echo: boolean;
+}
+
+const jsonBodyFor = (route: RouteName, kinds: Kinds): fc.Arbitrary<Body> =>
   fc.oneof(
+    ...(kinds.echo ? [{ arbitrary: echoBodyFor(route), weight: 4 }] : []),
     { arbitrary: jsonValueFor(route).map((value): Body => ({ t: 'json', value })), weight: 36 },
     { arbitrary: anyString.map((text): Body => ({ t: 'text', text })), weight: 6 },
     { arbitrary: fc.constantFrom('1e99999', '[', '{"a":1,"a":2}', '\ufeff{}', '"\\ud800"', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}', 'NaN', '{"a":tru}', '[1,]', '{"policies":[]}').map((text): Body => ({ t: 'text', text })), weight: 6 },
@@ -239,13 +311,13 @@ const formBody = (route: RouteName): fc.Arbitrary<Body> =>
     csrf: fc.constantFrom('fresh' as const, 'fresh' as const, 'none' as const, 'garbage' as const),
   }).map((f): Body => ({ t: 'form', ...f }));
 
-const bodyFor = (route: RouteName): fc.Arbitrary<Body | null> => {
+const bodyFor = (route: RouteName, kinds: Kinds): fc.Arbitrary<Body | null> => {
   const kind = ROUTES[route].body as BodyKind;
-  if (kind === 'json') return jsonBodyFor(route);
-  if (kind === 'multipart') return fc.oneof({ arbitrary: wellFormedUpload, weight: 4 }, { arbitrary: multipartBody, weight: 8 }, { arbitrary: jsonBodyFor(route), weight: 1 });
+  if (kind === 'json') return jsonBodyFor(route, kinds);
+  if (kind === 'multipart') return fc.oneof({ arbitrary: wellFormedUpload, weight: 4 }, { arbitrary: multipartBody, weight: 8 }, ...(kinds.echo ? [{ arbitrary: echoBodyFor(route), weight: 1 }] : []), { arbitrary: jsonBodyFor(route, kinds), weight: 1 });
   if (kind === 'form') return formBody(route);
   // A body on a GET: mostly none, sometimes one (it must be ignored or refused cleanly).
-  return fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, { arbitrary: jsonBodyFor('POST /api/v1/verify'), weight: 1 });
+  return fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, { arbitrary: jsonBodyFor('POST /api/v1/verify', kinds), weight: 1 });
 };
 
 const encoding: fc.Arbitrary<Encoding> = fc.oneof(
@@ -320,14 +392,15 @@ const ROUTE_WEIGHTS: Partial<Record<RouteName, number>> = {
   'POST /portal/activate': 2,
 };
 
-export const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(...ROUTE_NAMES.map((r) => ({ arbitrary: fc.constant(r), weight: ROUTE_WEIGHTS[r] ?? 1 }))).chain((route) =>
+/** A run's cases; `echo` adds bodies with values of megabytes in the fields a message may quote. */
+export const caseArbitraryWith = (kinds: Kinds): fc.Arbitrary<Case> => fc.oneof(...ROUTE_NAMES.map((r) => ({ arbitrary: fc.constant(r), weight: ROUTE_WEIGHTS[r] ?? 1 }))).chain((route) =>
   fc.record(
     {
       route: fc.constant(route),
       method: onceIn(12, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'CONNECT', 'get', 'G3T')),
       path: pathSpec,
       auth: fc.oneof({ arbitrary: fc.constant<Auth>('test'), weight: 10 }, { arbitrary: fc.constantFrom<Auth>('live', 'none', 'revoked', 'verifyOnly', 'other', 'duplicate', 'garbage', 'basic', 'lowercase', 'empty'), weight: 4 }),
-      body: bodyFor(route),
+      body: bodyFor(route, kinds),
       contentType,
       encoding,
       framing,
@@ -337,6 +410,8 @@ export const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(...ROUTE_NAMES.map((r)
     { requiredKeys: ['route', 'path', 'auth', 'body', 'contentType', 'encoding', 'framing', 'headers'] },
   ),
 );
+/** The SQLite run's cases (connector.test.ts). */
+export const caseArbitrary = caseArbitraryWith({ echo: false });
 
 // ---- building the bytes ----
 
@@ -414,6 +489,96 @@ function isLarge(b: Body): boolean {
   return b.t === 'big' || (b.t === 'nested' && b.depth > 10_000) || (b.t === 'values' && b.count > 10_000);
 }
 
+/** A multipart echo's size: far over the 4,096 bytes a text field may hold, as a client may send it. */
+const MULTIPART_ECHO_BYTES = 5 * 1024 * 1024;
+const ECHO_MARK = '\u0000ECHO\u0000';
+
+/** The echoed value as raw JSON string content (no quotes) of about `bytes` bytes, and the value it parses to. */
+function echoText(fill: Echo['fill'], bytes: number): { raw: string; value: string } {
+  switch (fill) {
+    case 'ascii':
+      return { raw: 'Q'.repeat(bytes), value: 'Q'.repeat(bytes) };
+    case 'multibyte':
+      return { raw: '€'.repeat(Math.floor(bytes / 3)), value: '€'.repeat(Math.floor(bytes / 3)) };
+    case 'escapes':
+      return { raw: '\\u00e9'.repeat(Math.floor(bytes / 6)), value: 'é'.repeat(Math.floor(bytes / 6)) };
+    case 'controls':
+      return { raw: '\\u0001\\"'.repeat(Math.floor(bytes / 8)), value: '\u0001"'.repeat(Math.floor(bytes / 8)) };
+  }
+}
+
+/** The route's well-formed body with ECHO_MARK where the echoed value (or name) goes. */
+function echoShape(route: RouteName, field: EchoField, env: Env): Record<string, unknown> {
+  const policy: Record<string, unknown> = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
+  const target: Record<string, unknown> = { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: 'Results', key_column: 'A', columns: { status: 'B' } };
+  const prefix = (f: string) => (f === 'webhook_url' ? `https://hooks.example.com/${ECHO_MARK}` : ECHO_MARK);
+  const place = (obj: Record<string, unknown>, f: string) => {
+    if (f === 'unknown_name') obj[ECHO_MARK] = 1;
+    else obj[f] = prefix(f);
+  };
+  if (field.startsWith('sheet_target.')) {
+    const sub = field.slice('sheet_target.'.length);
+    if (sub === 'columns.name') target.columns = { [ECHO_MARK]: 'B' };
+    else if (sub === 'columns.letter') target.columns = { status: ECHO_MARK };
+    else place(target, sub === 'unknown_name' ? 'unknown_name' : sub);
+  }
+  const withTarget = (o: Record<string, unknown>) => (field.startsWith('sheet_target.') ? { ...o, sheet_target: target } : o);
+  switch (route) {
+    case 'POST /api/v1/sheets/schedules': {
+      const body: Record<string, unknown> = { dataset: env.ids.dataset, spreadsheet_id: 'fuzz-sheet', sheet_name: 'Results', cadence: 'daily' };
+      place(body, field);
+      return body;
+    }
+    case 'POST /api/v1/sheets/bindings': {
+      const body: Record<string, unknown> = { spreadsheet_id: 'fuzz-sheet' };
+      place(body, field);
+      return body;
+    }
+    case 'POST /api/v1/verify/batch': {
+      const item = { ...policy };
+      if (POLICY_ECHO.includes(field)) place(item, field);
+      const body: Record<string, unknown> = withTarget({ policies: [item, { ...policy, policy_number: 'UKM-1000-0002' }] });
+      if (field === 'webhook_url') place(body, field);
+      return body;
+    }
+    case 'POST /api/v1/verify':
+    case 'POST /api/v1/verify/async': {
+      const body = withTarget({ ...policy });
+      if (!field.startsWith('sheet_target.')) place(body, field);
+      return body;
+    }
+    default: {
+      const body: Record<string, unknown> = {};
+      place(body, field);
+      return body;
+    }
+  }
+}
+
+/** An echo case's body: JSON near the route's limit, or a multipart form with an oversized field, name or filename. */
+function echoBody(c: Case, b: Echo, env: Env): Buffer {
+  if (ROUTES[c.route].body === 'multipart') {
+    const { value } = echoText(b.fill, b.share === 'most' ? MULTIPART_ECHO_BYTES : MULTIPART_ECHO_BYTES / 4);
+    const file: Part = { name: 'file', filename: b.field === 'filename' ? value : 'policy.pdf', type: 'application/pdf', content: { pdf: 'encryptedAes256' } };
+    const extra: Part[] =
+      b.field === 'webhook_url'
+        ? [{ name: 'webhook_url', content: { text: `https://hooks.example.com/${value}` } }]
+        : b.field === 'part_name'
+          ? [{ name: value, content: { text: '1' } }]
+          : b.field === 'filename'
+            ? []
+            : [{ name: 'sheet_target', content: { json: b.field === 'sheet_target.sheet_name' ? { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: value, key_column: 'A', columns: { status: 'B' } } : { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: 'R', key_column: 'A', columns: { [value]: 'B' } } } }];
+    return multipart({ t: 'multipart', boundary: ECHO_BOUNDARY, header: 'same', parts: [file, ...extra], close: true }, env);
+  }
+  const limit = c.route === 'POST /api/v1/verify/async' ? env.limits.async : env.limits.json;
+  const shape = JSON.stringify(echoShape(c.route, b.field, env));
+  const mark = JSON.stringify(ECHO_MARK).slice(1, -1);
+  // Room for the value: the share of the limit, less the rest of the body and a margin under the limit.
+  const room = (b.share === 'most' ? limit - 1024 : Math.floor(limit / 4)) - shape.length;
+  return Buffer.from(shape.replace(mark, echoText(b.fill, room).raw));
+}
+const ECHO_BOUNDARY = '----FuzzEchoBoundary';
+
 /** The body's bytes as sent, encoded as the case says. */
 function encodedBody(c: Case, env: Env): { bytes: Buffer; label: string | null } | null {
   if (!c.body) return null;
@@ -462,6 +627,8 @@ function bodyBytes(c: Case, env: Env): Buffer | null {
     }
     case 'empty':
       return Buffer.alloc(0);
+    case 'echo':
+      return echoBody(c, b, env);
   }
 }
 
@@ -549,6 +716,7 @@ function routeContentType(c: Case): string | null {
     return b.header === 'missing' ? 'multipart/form-data' : b.header === 'other' ? 'multipart/form-data; boundary=SomethingElse' : b.header === 'quoted' ? `multipart/form-data; boundary="${b.boundary}"` : `multipart/form-data; boundary=${b.boundary}`;
   }
   if (c.body?.t === 'form') return 'application/x-www-form-urlencoded';
+  if (c.body?.t === 'echo' && ROUTES[c.route].body === 'multipart') return `multipart/form-data; boundary=${ECHO_BOUNDARY}`;
   return c.body ? 'application/json' : null;
 }
 
@@ -566,6 +734,7 @@ export function buildRequest(c: Case, env: Env): Built {
   if (ct !== null) headers.push(['Content-Type', ct]);
   if (encoded?.label !== null && encoded?.label !== undefined) headers.push(['Content-Encoding', encoded.label]);
   if (c.body?.t === 'form' && env.portalForm && c.body.csrf !== 'none') headers.push(['Cookie', env.portalForm.cookie]);
+  if (c.body?.t === 'echo' && c.body.idem !== undefined) headers.push(['Idempotency-Key', c.body.idem]);
   headers.push(...c.headers);
   let body = encoded?.bytes;
   let mayGoUnanswered = c.abortAt !== undefined;

@@ -1,11 +1,18 @@
 /**
  * Small PDFs built to cost a reader far more than their size (issue 17, item 4): huge page boxes,
- * a flate bomb, a circular page tree, huge image dimensions, and a few broken ones. The fuzz
- * uploads them to every route that takes a document; what extraction does with them is the
- * extraction process's budget, what the HTTP server does with them must stay cheap.
+ * a flate bomb, a circular page tree, huge image dimensions, and a few broken ones; since issue 29,
+ * form XObjects nested to a million draws, JBIG2 and JPEG 2000 images whose own headers claim far
+ * more than their dictionaries, and encrypted files (RC4 40-bit, AES-128 and AES-256 with an owner
+ * password only, AES-256 with a user password, and the nested forms encrypted, which the early
+ * fan-out count cannot read). The fuzz uploads them to every route that takes a document; what
+ * extraction does with them is the extraction process's budget, what the HTTP server does with
+ * them must stay cheap.
  */
+import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
+import { nestedForms, writePdf } from '../helpers/nested-forms.js';
+import { encryptPdf } from './encrypt-pdf.js';
 
 /** A PDF from numbered object bodies, with a correct cross-reference table. */
 function handBuilt(objects: string[], root = 1): Buffer {
@@ -58,10 +65,136 @@ const selfParent = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pa
 const deepArrays = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [] /Count 0 /X ${'['.repeat(100_000)}${']'.repeat(100_000)} >>`]);
 const hugeCount = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 2147483647 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1e30 1e30] >>']);
 
-export type HostilePdfName = 'hugePages' | 'flateBomb' | 'hugeImage' | 'circular' | 'selfParent' | 'deepArrays' | 'hugeCount' | 'truncated' | 'noXref' | 'headerOnly';
-export const HOSTILE_PDF_NAMES: readonly HostilePdfName[] = ['hugePages', 'flateBomb', 'hugeImage', 'circular', 'selfParent', 'deepArrays', 'hugeCount', 'truncated', 'noXref', 'headerOnly'];
+/** One page of text in the standard Helvetica, with nothing in a dictionary that encryption would have to reach. */
+export function textPage(lines: string[] = ['Certificate of Motor Insurance', 'Policy number: UKM-1000-0001', 'Insurer: Albion Demo Motor Insurance Limited']): Buffer {
+  const text = lines.map((l, i) => `${i === 0 ? '' : '0 -18 Td '}(${l.replace(/[()\\]/g, '\\$&')}) Tj`).join('\n');
+  return writePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    { dict: '/Filter /FlateDecode', data: zlib.deflateSync(Buffer.from(`BT /F1 12 Tf 72 760 Td\n${text}\nET\n`, 'latin1')) },
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ]);
+}
 
-/** Builds them all (about a second: the bomb deflates 64 MB once). */
+/**
+ * A page drawing one 200 x 200 image XObject whose data is `data` under `filter` (and `extra` in its
+ * dictionary). The page is small: without text it is drawn for OCR, where the image is decoded, and
+ * a small page keeps the OCR of what is left short.
+ */
+function imagePage(filter: string, data: Buffer, extra = '', more: (string | { dict: string; data: Buffer })[] = []): Buffer {
+  return writePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>',
+    { dict: '', data: Buffer.from('q 200 0 0 200 0 0 cm /Im1 Do Q\n', 'latin1') },
+    { dict: `/Type /XObject /Subtype /Image /Width 200 /Height 200 ${extra} /Filter /${filter}`, data },
+    ...more,
+  ]);
+}
+
+/** A JBIG2 segment header (ISO 14492, 7.2.2): number, type, no referred segments, page 1, data length. */
+function jbig2Segment(number: number, type: number, data: Buffer): Buffer {
+  const head = Buffer.alloc(11);
+  head.writeUInt32BE(number, 0);
+  head.writeUInt8(type, 4);
+  head.writeUInt8(0, 5);
+  head.writeUInt8(1, 6);
+  head.writeUInt32BE(data.length, 7);
+  return Buffer.concat([head, data]);
+}
+
+/**
+ * A JBIG2 image of 200 x 200 in its dictionary whose page information segment claims 60,000 x
+ * 60,000 pixels, white by default (450 MB to fill), then an immediate generic region of garbage; its
+ * /JBIG2Globals are garbage too. The dictionary passes every size check; the decoder meets the claim.
+ */
+function jbig2Huge(): Buffer {
+  const info = Buffer.alloc(19);
+  info.writeUInt32BE(60_000, 0);
+  info.writeUInt32BE(60_000, 4);
+  info.writeUInt8(0b0000_0100, 16); // default pixel value 1
+  const region = Buffer.concat([Buffer.from([0, 0, 0xea, 0x60, 0, 0, 0xea, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0]), Buffer.from([0]), Buffer.from([3, 0xff, 0xfd, 0xff, 2, 0xfe, 0xfe, 0xfe]), seededBytes('jbig2 region', 64)]);
+  const stream = Buffer.concat([jbig2Segment(0, 48, info), jbig2Segment(1, 38, region), jbig2Segment(2, 49, Buffer.alloc(0))]);
+  return imagePage('JBIG2Decode', stream, '/BitsPerComponent 1 /ColorSpace /DeviceGray /DecodeParms << /JBIG2Globals 6 0 R >>', [{ dict: '', data: seededBytes('jbig2 globals', 256) }]);
+}
+
+/**
+ * A JPEG 2000 codestream cut after its main header: SOC, then SIZ claiming 60,000 x 60,000 pixels in
+ * 3 components (10.8 GB decoded) for an image of 200 x 200 in its dictionary, then COD, and no tile.
+ */
+function jpxTruncated(): Buffer {
+  const siz = Buffer.alloc(49);
+  siz.writeUInt16BE(0xff51, 0);
+  siz.writeUInt16BE(47, 2); // Lsiz: 38 + 3 x 3
+  siz.writeUInt16BE(0, 4); // Rsiz
+  for (const [at, v] of [[6, 60_000], [10, 60_000], [14, 0], [18, 0], [22, 60_000], [26, 60_000], [30, 0], [34, 0]] as const) siz.writeUInt32BE(v, at);
+  siz.writeUInt16BE(3, 38);
+  for (let c = 0; c < 3; c++) siz.set([7, 1, 1], 40 + 3 * c);
+  const cod = Buffer.from([0xff, 0x52, 0, 12, 0, 0, 0, 1, 0, 5, 4, 4, 0, 0]);
+  return imagePage('JPXDecode', Buffer.concat([Buffer.from([0xff, 0x4f]), siz, cod]));
+}
+
+export type HostilePdfName =
+  | 'hugePages'
+  | 'flateBomb'
+  | 'hugeImage'
+  | 'circular'
+  | 'selfParent'
+  | 'deepArrays'
+  | 'hugeCount'
+  | 'truncated'
+  | 'noXref'
+  | 'headerOnly'
+  | 'nestedForms'
+  | 'nestedFormsObjStm'
+  | 'nestedFormsCycle'
+  | 'jbig2Garbage'
+  | 'jbig2Huge'
+  | 'jpxGarbage'
+  | 'jpxTruncated'
+  | 'encryptedRc4'
+  | 'encryptedAes128'
+  | 'encryptedAes256'
+  | 'encryptedUserPassword'
+  | 'encryptedNestedForms';
+export const HOSTILE_PDF_NAMES: readonly HostilePdfName[] = [
+  'hugePages',
+  'flateBomb',
+  'hugeImage',
+  'circular',
+  'selfParent',
+  'deepArrays',
+  'hugeCount',
+  'truncated',
+  'noXref',
+  'headerOnly',
+  'nestedForms',
+  'nestedFormsObjStm',
+  'nestedFormsCycle',
+  'jbig2Garbage',
+  'jbig2Huge',
+  'jpxGarbage',
+  'jpxTruncated',
+  'encryptedRc4',
+  'encryptedAes128',
+  'encryptedAes256',
+  'encryptedUserPassword',
+  'encryptedNestedForms',
+];
+
+/** `n` bytes that look random and are the same on every run (a failure must replay): SHA-256 in counter mode over `label`. */
+export function seededBytes(label: string, n: number): Buffer {
+  const out: Buffer[] = [];
+  for (let i = 0; out.length * 32 < n; i++) out.push(crypto.createHash('sha256').update(`${label}:${i}`).digest());
+  return Buffer.concat(out).subarray(0, n);
+}
+const seeded = (label: string) => {
+  let i = 0;
+  return (n: number) => seededBytes(`${label}:${i++}`, n);
+};
+
+/** Builds them all (about a second: the bomb deflates 64 MB once), the same bytes on every run. */
 export async function buildHostilePdfs(): Promise<Record<HostilePdfName, Buffer>> {
   const pages = await hugePages();
   return {
@@ -75,5 +208,17 @@ export async function buildHostilePdfs(): Promise<Record<HostilePdfName, Buffer>
     truncated: pages.subarray(0, Math.floor(pages.length / 2)),
     noXref: Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n'),
     headerOnly: Buffer.from('%PDF-'),
+    nestedForms: nestedForms(),
+    nestedFormsObjStm: nestedForms({ resources: 'objstm' }),
+    nestedFormsCycle: nestedForms({ cycle: true }),
+    jbig2Garbage: imagePage('JBIG2Decode', seededBytes('jbig2', 2048), '/BitsPerComponent 1 /ColorSpace /DeviceGray'),
+    jbig2Huge: jbig2Huge(),
+    jpxGarbage: imagePage('JPXDecode', seededBytes('jpx', 2048)),
+    jpxTruncated: jpxTruncated(),
+    encryptedRc4: encryptPdf(textPage(), 'rc4-40', { random: seeded('rc4') }),
+    encryptedAes128: encryptPdf(textPage(), 'aes-128', { random: seeded('aes-128') }),
+    encryptedAes256: encryptPdf(textPage(), 'aes-256', { random: seeded('aes-256') }),
+    encryptedUserPassword: encryptPdf(textPage(), 'aes-256', { user: 'user-secret', random: seeded('user') }),
+    encryptedNestedForms: encryptPdf(nestedForms(), 'aes-128', { random: seeded('forms') }),
   };
 }

@@ -8,7 +8,8 @@
  *   -> {type: 'ready', url, pid, keys, ids, routes}   once listening
  *   -> {type: 'stall', stall}                          whenever the loop was blocked
  *   <- {type: 'report'}  -> {type: 'report', report}
- * Exits on SIGTERM or when the IPC channel closes. argv[2]: JSON {extraction?: boolean, extractionHost?: string}.
+ * Exits on SIGTERM or when the IPC channel closes. argv[2]: JSON ChildSpec (harness.ts): extraction and
+ * its host, a PostgreSQL database instead of SQLite, more environment (Redis, limits).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,9 +19,10 @@ import { createApp } from '../../connector/src/app.js';
 import { createPortal } from '../../connector/src/portal/app.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
+import type { ChildSpec } from './harness.js';
 import { startStallMonitor } from './stall-monitor.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string };
+const spec = JSON.parse(process.argv[2] ?? '{}') as ChildSpec;
 const send = (msg: unknown) => process.send!(msg);
 
 // Started first, so that the server's own start-up (loading reference data, OCR models) is not
@@ -41,6 +43,7 @@ const lookup = async (host: string) => {
 const srv = await startTestServer({
   extraction: !!spec.extraction,
   ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}),
+  ...(spec.databaseUrl ? { databaseUrl: spec.databaseUrl } : {}),
   lookup,
   env: {
     GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
@@ -52,6 +55,7 @@ const srv = await startTestServer({
     COVERCHECK_PORTAL_PER_ADDRESS_PER_DAY: '100000',
     // Webhooks to the one public test address go nowhere here: fail fast, retry slowly.
     COVERCHECK_WEBHOOK_TIMEOUT_MS: '300',
+    ...spec.env,
   },
 });
 
@@ -62,6 +66,8 @@ const keys = {
   other: (await srv.key({ mode: 'test', name: 'fuzz other tenant' })).key,
   revoked: '',
 };
+/** Live keys of their own for a run that submits many documents at once, each key under its bound of documents waiting. */
+const spare = await Promise.all(Array.from({ length: spec.spareKeys ?? 0 }, async (_, i) => (await srv.key({ mode: 'live', credits: 100_000, name: `fuzz spare ${i}` })).key));
 const revoked = await srv.key({ mode: 'test', name: 'fuzz revoked' });
 await srv.store.keys.revoke(revoked.id, new Date().toISOString());
 keys.revoked = revoked.key;
@@ -103,7 +109,7 @@ function routesOf(app: Express, prefix = ''): string[] {
 }
 
 const monitor = startStallMonitor({ onStall: (stall) => send({ type: 'stall', stall }) });
-send({ type: 'ready', url: srv.url, pid: process.pid, keys, ids, routes: routesOf(createApp(srv.ctx)) });
+send({ type: 'ready', url: srv.url, pid: process.pid, keys, spare, ids, routes: routesOf(createApp(srv.ctx)) });
 
 let stopping = false;
 const stop = async () => {

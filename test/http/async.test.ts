@@ -90,6 +90,7 @@ describe('POST /api/v1/verify/async', () => {
     ['webhook to a loopback address', { ...policy, webhook_url: 'https://127.0.0.1/hook' }, 400, 'invalid_webhook_url'],
     ['webhook to a private address', { ...policy, webhook_url: 'https://10.1.2.3/hook' }, 400, 'invalid_webhook_url'],
     ['webhook to link-local metadata', { ...policy, webhook_url: 'https://169.254.169.254/latest' }, 400, 'invalid_webhook_url'],
+    ['webhook_url over 2,048 characters (the fuzz run stored and returned 19 MB)', { ...policy, webhook_url: `https://hooks.example.com/${'a'.repeat(2048)}` }, 400, 'invalid_webhook_url'],
     ['unknown field', { ...policy, colour: 'red' }, 400, 'invalid_request'],
   ];
   for (const [name, body, status, error] of bad) {

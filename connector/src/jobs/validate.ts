@@ -38,9 +38,15 @@ export function checkDocument(raw: unknown): Buffer {
 }
 
 /** An optional webhook URL: null when absent, else the URL as it will be called. */
+/** The longest webhook_url accepted: browsers and proxies commonly take about 2,000; a multipart field holds 4,096 bytes. */
+export const MAX_WEBHOOK_URL_CHARS = 2048;
+
 export async function checkWebhook(raw: unknown, opts: { allowPrivate: boolean; lookup?: LookupAll }): Promise<string | null> {
   if (raw === undefined || raw === null) return null;
   if (typeof raw !== 'string' || raw.trim() === '') throw new AppError('invalid_webhook_url', 'webhook_url must be an https:// URL.');
+  // Before anything parses it: a URL of megabytes would be stored with the job and its outbox rows, returned
+  // by every read, and re-encoded at each delivery attempt.
+  if (raw.length > MAX_WEBHOOK_URL_CHARS) throw new AppError('invalid_webhook_url', `webhook_url is longer than ${MAX_WEBHOOK_URL_CHARS.toLocaleString('en')} characters.`);
   const checked = await checkWebhookUrl(raw.trim(), opts);
   if (!checked.ok) throw new AppError('invalid_webhook_url', `webhook_url refused: ${checked.reason}.`);
   return checked.url.toString();
