@@ -1,5 +1,5 @@
 /**
- * bench/fields: field parsing alone (fields.ts ranking and coverage.ts, as pipeline.ts runs them after reading), over
+ * bench/fields: field parsing alone (extract/fields/: document-fields.ts ranking and coverage.ts, as extract/pipeline.ts runs them after reading), over
  * the cached text lines of both corpora, timed against a fixed baseline workload run in the same process.
  *
  * The machine is shared: other processes' load changes every wall time, so each round times the baseline and the
@@ -24,13 +24,13 @@ import path from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
-import { findCoverage } from '../connector/src/extract/coverage.js';
+import { findCoverage } from '../connector/src/extract/fields/coverage.js';
 import { extractFields } from '../connector/src/extract/pipeline.js';
-import { extractFieldsFromLines } from '../connector/src/extract/fields.js';
-import type { Line } from '../connector/src/extract/lines.js';
-import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
-import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
-import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
+import { extractFieldsFromLines } from '../connector/src/extract/fields/document-fields.js';
+import type { Line } from '../connector/src/extract/reading/lines.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../connector/src/extract/reading/ocr.js';
+import { OCR_LANGUAGES } from '../connector/src/extract/reading/ocr-languages.js';
 import { documentLines, loadCorpus, type CorpusName } from '../scripts/extract-eval/corpora.js';
 import { fmt, median } from './lib.js';
 import { gc } from '../test/helpers/gc.js';
@@ -54,10 +54,12 @@ async function parserAt(rev: string): Promise<Parser> {
     const tar = execFileSync('git', ['archive', commit, 'connector/src', 'shared'], { cwd: ROOT, maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
-  const fields = (await import(path.join(dir, 'connector/src/extract/fields.ts'))) as Parser;
+  // The file at its path in that revision: extract/fields/ since the split into three folders, extract/ before.
+  const at = (...paths: string[]): string | undefined => paths.map((p) => path.join(dir, 'connector/src/extract', p)).find((f) => existsSync(f));
+  const fields = (await import(at('fields/document-fields.ts', 'fields.ts')!)) as Parser;
   const pipeline = (await import(path.join(dir, 'connector/src/extract/pipeline.ts'))) as Parser;
-  const coverageFile = path.join(dir, 'connector/src/extract/coverage.ts');
-  const coverage = existsSync(coverageFile) ? ((await import(coverageFile)) as Parser) : null;
+  const coverageFile = at('fields/coverage.ts', 'coverage.ts');
+  const coverage = coverageFile ? ((await import(coverageFile)) as Parser) : null;
   return { extractFieldsFromLines: fields.extractFieldsFromLines, extractFields: pipeline.extractFields, ...(coverage?.findCoverage ? { findCoverage: coverage.findCoverage } : {}) };
 }
 

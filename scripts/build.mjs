@@ -14,12 +14,12 @@ export async function buildConnector(outdir = 'dist') {
   await build({
     absWorkingDir: ROOT,
     // The extraction process and its pool's worker are their own entries, loaded by path next to
-    // main.js: dist/connector/extract-host.js (forked by extract/process-pool.ts) and
-    // dist/connector/worker.js (loaded by piscina, extract/pool.ts).
+    // main.js: dist/connector/extract-host.js (forked by extract/running/process-pool.ts) and
+    // dist/connector/worker.js (loaded by piscina, extract/running/thread-pool.ts).
     entryPoints: {
       'connector/main': 'connector/src/main.ts',
-      'connector/extract-host': 'connector/src/extract/host.ts',
-      'connector/worker': 'connector/src/extract/worker.ts',
+      'connector/extract-host': 'connector/src/extract/running/process-host.ts',
+      'connector/worker': 'connector/src/extract/running/thread-worker.ts',
       // The thread that parses large request bodies (offload/index.ts looks for it beside the bundle).
       'connector/offload-worker': 'connector/src/offload/worker.ts',
     },

@@ -10,9 +10,9 @@
  * test/fixtures/outside-coverage.json holds what they print, read by hand (documents not listed there are
  * not scored).
  */
-import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
-import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
-import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../connector/src/extract/reading/ocr.js';
+import { OCR_LANGUAGES } from '../connector/src/extract/reading/ocr-languages.js';
 import { fieldsFromLines } from '../connector/src/extract/pipeline.js';
 import { COVERAGE_FIELDS } from '../shared/coverage-terms.js';
 import { calibrationLines } from './extract-eval/calibration.js';

@@ -10,10 +10,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { extractFieldsFromLines } from '../connector/src/extract/fields.js';
-import { matcherFromRows, loadShippedRegisterRows } from '../connector/src/extract/matcher.js';
-import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
-import { OCR_LANGUAGES } from '../connector/src/extract/ocr-languages.js';
+import { extractFieldsFromLines } from '../connector/src/extract/fields/document-fields.js';
+import { matcherFromRows, loadShippedRegisterRows } from '../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../connector/src/extract/reading/ocr.js';
+import { OCR_LANGUAGES } from '../connector/src/extract/reading/ocr-languages.js';
 import { EXTRACTED_FIELDS, sameField, type Field } from './extract-eval/compare.js';
 import { calibration, calibrationLines } from './extract-eval/calibration.js';
 import { documentLines, loadCorpus, type CorpusDoc, type CorpusName } from './extract-eval/corpora.js';

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { distance } from 'fastest-levenshtein';
 import { EXTRACT_LIMIT_DEFAULTS } from '../connector/src/config.js';
-import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
-import { createOcr } from '../connector/src/extract/ocr.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr } from '../connector/src/extract/reading/ocr.js';
 import { extractFields } from '../connector/src/extract/pipeline.js';
-import type { Line } from '../connector/src/extract/lines.js';
+import type { Line } from '../connector/src/extract/reading/lines.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = path.resolve(ROOT, '..', 'shared', 'data', 'documents');

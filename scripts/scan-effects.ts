@@ -1,5 +1,5 @@
 /** The corpus generator's scanner: turns a rendered page into a phone photo (perspective, uneven light) or a fax (1-bit, streaks), deterministically. */
-import { bilinear, homography, project, rectCorners, type Point } from '../connector/src/extract/perspective.js';
+import { bilinear, homography, project, rectCorners, type Point } from '../connector/src/extract/reading/perspective.js';
 
 /** 8-bit greyscale pixels, row by row. */
 export interface Grey {

@@ -1,6 +1,6 @@
 /**
- * Fits the extraction ranker (connector/src/extract/ranker-model.json): a logistic model per field over the
- * candidates' features (candidates.ts), then isotonic calibration of the winners' scores and a per-field
+ * Fits the extraction ranker (connector/src/extract/fields/ranker-model.json): a logistic model per field over the
+ * candidates' features (extract/fields/candidates/), then isotonic calibration of the winners' scores and a per-field
  * threshold. Fitted on the OWN generated corpus only (test/fixtures/policies); the outside documents are
  * only measured. Also reports generalisation both ways: trained on own -> measured on the outside documents,
  * and trained on the outside documents -> measured on own (that second model is never written).
@@ -13,16 +13,16 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FieldCandidate, RankedField } from '../connector/src/extract/candidates.js';
-import { RANKED_FIELDS } from '../connector/src/extract/candidates.js';
-import { documentCandidates, extractFieldsFromLines, type InsurerMatcher } from '../connector/src/extract/fields.js';
-import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/matcher.js';
-import { createOcr, type Ocr } from '../connector/src/extract/ocr.js';
-import { calibrate, type RankerModel } from '../connector/src/extract/ranker.js';
+import type { FieldCandidate, RankedField } from '../connector/src/extract/fields/candidates/index.js';
+import { RANKED_FIELDS } from '../connector/src/extract/fields/candidates/index.js';
+import { documentCandidates, extractFieldsFromLines, type InsurerMatcher } from '../connector/src/extract/fields/document-fields.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../connector/src/extract/reading/ocr.js';
+import { calibrate, type RankerModel } from '../connector/src/extract/fields/ranker.js';
 import { sameField } from './extract-eval/compare.js';
 import { documentLines, loadCorpus, type CorpusDoc, type CorpusName, type ReadLines } from './extract-eval/corpora.js';
 
-const OUT = fileURLToPath(new URL('../connector/src/extract/ranker-model.json', import.meta.url));
+const OUT = fileURLToPath(new URL('../connector/src/extract/fields/ranker-model.json', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
 const useCache = process.argv.includes('--cache');
 const dryRun = process.argv.includes('--dry-run');

@@ -12,7 +12,7 @@ import { KeySweeper } from './auth/sweep-unused.js';
 import type { Config } from './config.js';
 import { createContext, type AppContext } from './context.js';
 import { seedReferenceData } from './demo/seed.js';
-import { createConnectorExtraction } from './extract/as-extractor.js';
+import { createConnectorExtraction } from './extract/running/connector-extraction.js';
 import { resolveConnectionLimits } from './http/connection-limits.js';
 import { listen } from './http/server.js';
 import type { Logger } from './logger.js';

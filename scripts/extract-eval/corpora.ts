@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import type { Ocr } from '../../connector/src/extract/ocr.js';
-import { readDocumentLines, type DocumentLines } from '../../connector/src/extract/pipeline.js';
+import type { Ocr } from '../../connector/src/extract/reading/ocr.js';
+import { readDocumentLines, type DocumentLines } from '../../connector/src/extract/reading/read-document.js';
 import type { Field } from './compare.js';
 
 export type CorpusName = 'own' | 'shared';

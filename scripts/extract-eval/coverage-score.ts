@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { COVERAGE_FIELDS, type TCoverageField } from '../../shared/coverage-terms.js';
 import type { TDocumentCoverage } from '../../shared/job.js';
-import { fold } from '../../connector/src/extract/text.js';
+import { fold } from '../../connector/src/extract/fields/text.js';
 import type { Scored } from './calibration.js';
 import type { CorpusDoc } from './corpora.js';
 

@@ -1,10 +1,10 @@
 /** Prints a document's best candidates for one field with their scores and features: npx tsx scripts/extract-eval/explain.ts shared P001 insurer [--cache]. */
 import { fileURLToPath } from 'node:url';
-import type { RankedField } from '../../connector/src/extract/candidates.js';
-import { documentCandidates } from '../../connector/src/extract/fields.js';
-import { loadShippedRegisterRows, matcherFromRows } from '../../connector/src/extract/matcher.js';
-import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
-import { rank, SHIPPED_MODEL } from '../../connector/src/extract/ranker.js';
+import type { RankedField } from '../../connector/src/extract/fields/candidates/index.js';
+import { documentCandidates } from '../../connector/src/extract/fields/document-fields.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../../connector/src/extract/fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../../connector/src/extract/reading/ocr.js';
+import { rank, SHIPPED_MODEL } from '../../connector/src/extract/fields/ranker.js';
 import { documentLines, loadCorpus, type CorpusName } from './corpora.js';
 
 const [corpus, id, field] = process.argv.slice(2) as [CorpusName, string, RankedField];

@@ -13,13 +13,21 @@ const TREES = ['connector/src', 'shared', 'addon/src'];
 
 // Folders of connector/src by layer, lowest first.
 /** Plain code the whole connector leans on; knows no domain. */
-const FOUNDATION = String.raw`connector/src/(?:(?:config|logger|errors|parse|paths|polling-loops|mailer)\.ts|redis/)`;
+const FOUNDATION = String.raw`connector/src/(?:(?:config|logger|errors|parse|paths|mailer)\.ts|redis/|workers/)`;
 /** What the product does: each folder works on the Store and plain values, whoever calls it. */
 const DOMAIN = String.raw`connector/src/(?:auth|credits|datasets|extract|insurers|jobs|sanctions|sheets|verify|webhooks|demo)/`;
 /** Where requests come in: middleware, routes, the portal's pages, body parsing off-thread, the CLI. */
 const EDGE = String.raw`connector/src/(?:http|routes|portal|offload|cli)/`;
 /** The composition root and what it assembles: built last, imported by nothing below. */
 const ROOT_FILES = String.raw`connector/src/(?:app|context|start|main)\.ts`;
+
+// The three rooms of extract/ (docs/architecture.md), and the files at its top that they share.
+/** Running documents: the thread and process pools, the extraction process, priority. */
+const EXTRACT_RUNNING = 'connector/src/extract/running/';
+/** Reading pages: PDF bytes to text lines (the raw-byte checks, pdf.js, render, OCR). */
+const EXTRACT_READING = 'connector/src/extract/reading/';
+/** Finding fields: text lines to the contract's fields (candidates, ranker, coverage). */
+const EXTRACT_FIELDS = 'connector/src/extract/fields/';
 
 interface LayerRule {
   name: string;
@@ -60,6 +68,23 @@ const RULES: LayerRule[] = [
   { name: 'portal/ imports no routes/ or root file', from: re('connector/src/portal/'), forbidden: re('connector/src/routes/', ROOT_FILES) },
   // Routes are mounted by app.ts, which start.ts builds; a route importing either is a circle.
   { name: 'routes/ import no portal/ and no app.ts, start.ts or main.ts', from: re('connector/src/routes/'), forbidden: re('connector/src/portal/', String.raw`connector/src/(?:app|start|main)\.ts`) },
+  // Finding fields is a function of text lines: the evals, the ranker's training and the tests call it
+  // with no thread or process, and no field rule may depend on where or how long a document runs.
+  { name: 'extract/fields/ imports nothing from extract/running/', from: re(EXTRACT_FIELDS), forbidden: re(EXTRACT_RUNNING) },
+  // Reading a page is the same in a test, a script (make-corpus, measure-ocr) and a pool thread; the
+  // pools hold time and memory from outside, and piscina or child_process has no place in a thread.
+  { name: 'extract/reading/ imports nothing from extract/running/', from: re(EXTRACT_READING), forbidden: re(EXTRACT_RUNNING) },
+  // Pages are read without knowing which fields are sought; the lines are the hand-off and
+  // pipeline.ts joins the two, so the evals score field changes on cached lines without reading again.
+  { name: 'extract/reading/ imports nothing from extract/fields/', from: re(EXTRACT_READING), forbidden: re(EXTRACT_FIELDS) },
+  // The other way, only the Line (reading/lines.ts) crosses: field code that opened a PDF or ran OCR
+  // could no longer be scored on cached lines exactly as an upload is read.
+  { name: 'extract/fields/ imports from extract/reading/ only lines.ts', from: re(EXTRACT_FIELDS), forbidden: re(String.raw`${EXTRACT_READING}(?!lines\.ts$)`) },
+  // Every room throws ExtractError and checks the document's budget: the two files sit under all
+  // three, and one importing a room would put that room under itself.
+  { name: 'extract/errors.ts and extract/limits.ts import none of running/, reading/, fields/', from: re(String.raw`connector/src/extract/(?:errors|limits)\.ts$`), forbidden: re(EXTRACT_RUNNING, EXTRACT_READING, EXTRACT_FIELDS) },
+  // pipeline.ts is what a pool thread runs, and what tests and scripts call with no pool at all.
+  { name: 'extract/pipeline.ts imports nothing from extract/running/', from: re(String.raw`connector/src/extract/pipeline\.ts$`), forbidden: re(EXTRACT_RUNNING) },
 ];
 
 interface Allowed {
@@ -146,5 +171,17 @@ describe('the checks themselves', () => {
     expect(found).toContain('connector/src/jobs/x.ts -> npm:express');
     expect(found).toContain('connector/src/store/sqlite/y.ts -> connector/src/routes/jobs.ts');
     expect(found).not.toContain('connector/src/jobs/x.ts -> connector/src/store/types.ts');
+  });
+
+  it("find field code importing the running code or a reading module other than lines.ts", () => {
+    const toy: Graph = new Map([
+      ['connector/src/extract/fields/x.ts', ['connector/src/extract/running/thread-pool.ts', 'connector/src/extract/reading/ocr.ts', 'connector/src/extract/reading/lines.ts']],
+      ['connector/src/extract/reading/y.ts', ['connector/src/extract/fields/text.ts']],
+    ]);
+    const found = RULES.flatMap((r) => violations(toy, r));
+    expect(found).toContain('connector/src/extract/fields/x.ts -> connector/src/extract/running/thread-pool.ts');
+    expect(found).toContain('connector/src/extract/fields/x.ts -> connector/src/extract/reading/ocr.ts');
+    expect(found).toContain('connector/src/extract/reading/y.ts -> connector/src/extract/fields/text.ts');
+    expect(found).not.toContain('connector/src/extract/fields/x.ts -> connector/src/extract/reading/lines.ts');
   });
 });

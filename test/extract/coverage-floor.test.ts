@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
-import type { Ocr } from '../../connector/src/extract/ocr.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import type { Ocr } from '../../connector/src/extract/reading/ocr.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { loadCorpus, type CorpusName } from '../../scripts/extract-eval/corpora.js';
 import { coverageRows, coverageTruth, type CoverageRow } from '../../scripts/extract-eval/coverage-score.js';

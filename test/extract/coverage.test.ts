@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import { findCoverage } from '../../connector/src/extract/coverage.js';
-import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
-import type { Ocr } from '../../connector/src/extract/ocr.js';
+import { findCoverage } from '../../connector/src/extract/fields/coverage.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import type { Ocr } from '../../connector/src/extract/reading/ocr.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { ZExtractedFieldsSchema, ZDocumentCoverageSchema } from '../../shared/job.js';
 import { scoreCoverage } from '../../scripts/extract-eval/coverage-score.js';

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findDates, monthNumber } from '../../connector/src/extract/dates.js';
-import { countryByVote, documentCandidates, extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields.js';
-import { findPlates } from '../../connector/src/extract/plates.js';
-import { SHIPPED_MODEL } from '../../connector/src/extract/ranker.js';
-import { readPolicyNumber } from '../../connector/src/extract/policy-number.js';
+import { findDates, monthNumber } from '../../connector/src/extract/fields/dates.js';
+import { countryByVote, documentCandidates, extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import { findPlates } from '../../connector/src/extract/fields/plates.js';
+import { SHIPPED_MODEL } from '../../connector/src/extract/fields/ranker.js';
+import { readPolicyNumber } from '../../connector/src/extract/fields/policy-number.js';
 import { ZExtractedFieldsSchema } from '../../shared/job.js';
 import { lines, shippedMatcher } from './helpers.js';
 

@@ -1,9 +1,9 @@
 /** Test helpers for the extractor: text lines from strings, the shipped-register matcher, corpus files. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CELL_GAP, type Line } from '../../connector/src/extract/lines.js';
-import { loadShippedRegisterRows, matcherFromRows } from '../../connector/src/extract/matcher.js';
-import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
+import { CELL_GAP, type Line } from '../../connector/src/extract/reading/lines.js';
+import { loadShippedRegisterRows, matcherFromRows } from '../../connector/src/extract/fields/insurer-matcher.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
 import type { InsurerRecord } from '../../connector/src/store/types.js';
 
 export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/policies/', import.meta.url));

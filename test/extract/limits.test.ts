@@ -10,12 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
-import type { Ocr } from '../../connector/src/extract/ocr.js';
-import { checkedPages, openPdf } from '../../connector/src/extract/pdf.js';
+import type { Ocr } from '../../connector/src/extract/reading/ocr.js';
+import { checkedPages, openPdf } from '../../connector/src/extract/reading/open-pdf.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
-import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender } from '../../connector/src/extract/render.js';
-import { scanStreams } from '../../connector/src/extract/stream-scan.js';
-import { readTextLines, textLength } from '../../connector/src/extract/text-layer.js';
+import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender } from '../../connector/src/extract/reading/render.js';
+import { scanStreams } from '../../connector/src/extract/reading/stream-scan.js';
+import { readTextLines, textLength } from '../../connector/src/extract/reading/text-layer.js';
 import { CORPUS_DIR, shippedMatcher } from './helpers.js';
 import { circularPageTree, flateBomb, hugeBlankPages, hugeImage, pdfFromObjects, streamObject, zerosDeflated } from './hostile.js';
 

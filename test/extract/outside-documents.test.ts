@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import type { InsurerMatcher } from '../../connector/src/extract/fields.js';
-import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
-import { OCR_LANGUAGES } from '../../connector/src/extract/ocr-languages.js';
+import type { InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import { createOcr, type Ocr } from '../../connector/src/extract/reading/ocr.js';
+import { OCR_LANGUAGES } from '../../connector/src/extract/reading/ocr-languages.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import { EXTRACTED_FIELDS, sameField } from '../../scripts/extract-eval/compare.js';
 import { loadCorpus, type CorpusDoc } from '../../scripts/extract-eval/corpora.js';

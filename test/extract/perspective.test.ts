@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import { createOcr, type Ocr } from '../../connector/src/extract/ocr.js';
-import { findSheet, homography, project, rectCorners, straightenSheet, warpQuad, type Point, type Quad } from '../../connector/src/extract/perspective.js';
+import { createOcr, type Ocr } from '../../connector/src/extract/reading/ocr.js';
+import { findSheet, homography, project, rectCorners, straightenSheet, warpQuad, type Point, type Quad } from '../../connector/src/extract/reading/perspective.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
-import type { GreyImage } from '../../connector/src/extract/scan-image.js';
+import type { GreyImage } from '../../connector/src/extract/reading/scan-image.js';
 import { shippedMatcher } from './helpers.js';
 
 describe('homography', () => {

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
-import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/pool.js';
-import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/priority.js';
-import { createProcessExtractionPool, ExtractionProcessError, type ProcessPoolOptions } from '../../connector/src/extract/process-pool.js';
+import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/running/thread-pool.js';
+import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/running/priority.js';
+import { createProcessExtractionPool, ExtractionProcessError, type ProcessPoolOptions } from '../../connector/src/extract/running/process-pool.js';
 import { built } from '../helpers/build.js';
 import { alive } from '../helpers/services.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
@@ -123,14 +123,14 @@ describe.runIf(process.platform === 'linux')('extraction priority', () => {
 });
 
 describe('process pool lifecycle', { timeout: 90_000 }, () => {
-  it.runIf(process.platform === 'linux')('with no build beside it, runs host.ts from the sources under tsx', async () => {
+  it.runIf(process.platform === 'linux')('with no build beside it, runs process-host.ts from the sources under tsx', async () => {
     const p = createProcessExtractionPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
     pool = p;
     const r = await p.run(corpusPdf('002'));
     expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
     const argv = fs.readFileSync(`/proc/${p.pid()!}/cmdline`, 'utf8').split('\0');
     expect(argv).toEqual(expect.arrayContaining(['--import', 'tsx']));
-    expect(argv.some((a) => a.endsWith('connector/src/extract/host.ts'))).toBe(true);
+    expect(argv.some((a) => a.endsWith('connector/src/extract/running/process-host.ts'))).toBe(true);
   });
 
   it.runIf(process.platform === 'linux')('starts the extraction process with its own node flags and malloc setting, not the connector\'s', async () => {

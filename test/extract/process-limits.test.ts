@@ -1,5 +1,5 @@
 /**
- * The limits only the pools can enforce, on the real extraction process (host.ts, pdf.js, canvas,
+ * The limits only the pools can enforce, on the real extraction process (running/process-host.ts, pdf.js, canvas,
  * tesseract): the time limit ends the document's thread, the memory ceiling ends the process, and an
  * end of the process is charged to the document that caused it and to no other.
  */
@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
-import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/pool.js';
-import { createProcessExtractionPool, ExtractionProcessError, residentMb, type ProcessExtractionPool } from '../../connector/src/extract/process-pool.js';
+import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/running/thread-pool.js';
+import { createProcessExtractionPool, ExtractionProcessError, residentMb, type ProcessExtractionPool } from '../../connector/src/extract/running/process-pool.js';
 import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 import { flateBomb, hugeBlankPages, longTextShow } from './hostile.js';

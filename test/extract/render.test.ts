@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
-import { openPdf } from '../../connector/src/extract/pdf.js';
-import { renderPage, renderPageForOcr, rgbaToPgm } from '../../connector/src/extract/render.js';
+import { openPdf } from '../../connector/src/extract/reading/open-pdf.js';
+import { renderPage, renderPageForOcr, rgbaToPgm } from '../../connector/src/extract/reading/render.js';
 import { corpusPdf } from './helpers.js';
 
 function parsePgm(buf: Buffer): { width: number; height: number; pixels: Buffer } {

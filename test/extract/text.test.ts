@@ -1,7 +1,7 @@
 /** fold() and the bounded edit distance: the fast paths give what the general ones give. */
 import { describe, expect, it } from 'vitest';
 import { distance } from 'fastest-levenshtein';
-import { editDistanceWithin, fold } from '../../connector/src/extract/text.js';
+import { editDistanceWithin, fold } from '../../connector/src/extract/fields/text.js';
 
 /** fold() as it was before its ASCII fast path. */
 const slowFold = (s: string): string =>

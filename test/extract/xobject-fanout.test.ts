@@ -1,7 +1,7 @@
 /**
  * Issue 29, item 1: 2 KB of form XObjects nested 7 deep, each drawing the next 10 times, kept an
  * extraction thread busy to the processor-time limit. The expanded count of what the pages draw is
- * now taken from the raw bytes before pdf.js opens them (xobject-fanout.ts, from stream-scan.ts) and
+ * now taken from the raw bytes before pdf.js opens them (reading/xobject-fanout.ts, from reading/stream-scan.ts) and
  * the document refused there, in milliseconds, through the usual over_limit path; no real document
  * comes near the bound.
  */
@@ -12,9 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
-import { openPdf } from '../../connector/src/extract/pdf.js';
-import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/pool.js';
-import { scanStreams, type StreamScan } from '../../connector/src/extract/stream-scan.js';
+import { openPdf } from '../../connector/src/extract/reading/open-pdf.js';
+import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/running/thread-pool.js';
+import { scanStreams, type StreamScan } from '../../connector/src/extract/reading/stream-scan.js';
 import { sharedDir } from '../../scripts/extract-eval/corpora.js';
 import { built } from '../helpers/build.js';
 import { nestedForms, writePdf, type NestedFormsOptions } from '../helpers/nested-forms.js';

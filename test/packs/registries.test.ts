@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFormat } from '../../connector/src/verify/format-check.js';
-import { inferType } from '../../connector/src/extract/fields.js';
+import { inferType } from '../../connector/src/extract/fields/document-fields.js';
 import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LABEL_KINDS, LANGUAGE_PACKS, LANGUAGES, countryFromInput, countryProfile, foldInput, inputIndex, insuranceTypeFromInput } from '../../shared/packs/index.js';
 import { classifyHeader } from '../../addon/src/mapping.js';
 import { CHECK_SOURCES } from '../../shared/verification.js';

@@ -1,13 +1,2 @@
-/** What the job queue needs from PDF extraction; the worker-thread pool implements it (extract/pool.ts). */
-import type { TExtractedFields } from '../../../shared/job.js';
-
-export type ExtractionOutcome =
-  | { ok: true; fields: TExtractedFields; pages: number; ocrPages: number }
-  /** The document can't be read (corrupt, encrypted, no readable text, too many pages). */
-  | { ok: false; code: string; message: string };
-
-export interface Extractor {
-  extract(pdf: Buffer): Promise<ExtractionOutcome>;
-  /** True when the pool's queue is full: callers should come back later rather than pile on. */
-  busy(): boolean;
-}
+// Moved to extraction-port.ts; kept only until context.ts imports it from there (then delete this file).
+export type { ExtractionOutcome, Extractor } from './extraction-port.js';

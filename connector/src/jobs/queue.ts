@@ -22,7 +22,7 @@ import { PollingLoops } from '../polling-loops.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
 import { DocumentTurns, type DocumentShares } from './lanes.js';
-import type { Extractor } from './extractor.js';
+import type { Extractor } from './extraction-port.js';
 import { verifyOne } from './verify-one.js';
 import { batchView, DOCUMENT_NOT_EXTRACTED, jobView, type DocumentOutcome } from './views.js';
 

@@ -14,7 +14,7 @@ export function fold(s: string): string {
     .toLowerCase();
 }
 
-export { toDigits, toLetters } from '../../../shared/packs/lookalikes.js';
+export { toDigits, toLetters } from '../../../../shared/packs/lookalikes.js';
 
 /**
  * The Levenshtein distance when it is at most `max`, else max + 1: stops as soon as a whole row exceeds `max`.

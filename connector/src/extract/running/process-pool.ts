@@ -1,6 +1,6 @@
 /**
- * The connector's extraction pool: the worker-thread pool (pool.ts) run in a child process
- * (host.ts) rather than in the connector's own. Why a process and not only threads:
+ * The connector's extraction pool: the worker-thread pool (thread-pool.ts) run in a child process
+ * (process-host.ts) rather than in the connector's own. Why a process and not only threads:
  *  - Latency. Threads share one address space, one V8 platform and one allocator with the request
  *    handler: OCR's heavy mapping and unmapping of memory and its isolates' garbage collection stalled
  *    sync verifications for tens of milliseconds although the OCR threads ran at nice 19 (see docs/benchmarks.md,
@@ -42,11 +42,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { ExtractError, fromErrorData } from './errors.js';
-import type { FromHost, ToHost } from './host-protocol.js';
-import { overMemory, overWall } from './limits.js';
-import { ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './pool.js';
-import type { ExtractResult } from './pipeline.js';
+import { ExtractError, fromErrorData } from '../errors.js';
+import type { FromHost, ToHost } from './process-host-protocol.js';
+import { overMemory, overWall } from '../limits.js';
+import { ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './thread-pool.js';
+import type { ExtractResult } from '../pipeline.js';
 
 /** The extraction process ended (crashed, was killed, could not start) before answering, through no fault of the document. */
 export class ExtractionProcessError extends Error {
@@ -59,7 +59,7 @@ export class ExtractionProcessError extends Error {
 export interface ProcessPoolOptions extends ExtractionPoolOptions {
   /** The process ends after this long without a task; the next task starts it again (~0.3 s). Default 60 s. */
   idleMs?: number;
-  /** The host module. Default: extract-host.js next to this file when it exists (a build), else host.ts under tsx. */
+  /** The host module. Default: extract-host.js next to this file when it exists (a build), else process-host.ts under tsx. */
   hostFile?: string;
   /** How long after its wall-time limit a task's process is killed if the thread pool has not stopped the task. Default 10 s. */
   graceMs?: number;
@@ -95,7 +95,7 @@ const MAX_ENDS = 3;
 function defaultHost(): { file: string; execArgv: string[] } {
   const compiled = fileURLToPath(new URL('./extract-host.js', import.meta.url));
   if (existsSync(compiled)) return { file: compiled, execArgv: [] };
-  return { file: fileURLToPath(new URL('./host.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
+  return { file: fileURLToPath(new URL('./process-host.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
 }
 
 /** Signals that end a process only when someone sends them, never by a fault of the work it does. */

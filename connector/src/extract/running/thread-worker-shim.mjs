@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const mod = await import('./worker.ts');
+const mod = await import('./thread-worker.ts');
 export default mod.default;

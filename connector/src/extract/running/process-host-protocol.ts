@@ -1,6 +1,6 @@
-/** Messages between the connector and its extraction process (process-pool.ts <-> host.ts), over Node's IPC channel. */
-import type { ExtractionPoolOptions } from './pool.js';
-import type { ExtractTaskResult } from './worker.js';
+/** Messages between the connector and its extraction process (process-pool.ts <-> process-host.ts), over Node's IPC channel. */
+import type { ExtractionPoolOptions } from './thread-pool.js';
+import type { ExtractTaskResult } from './thread-worker.js';
 
 /** The thread pool the host builds: the connector's options less what only the connector side uses. */
 export type HostInit = Pick<ExtractionPoolOptions, 'rows' | 'threads' | 'ocrWorkersPerThread' | 'languages' | 'limits'>;

@@ -1,6 +1,6 @@
 /** Renders a PDF page to PNG bytes for OCR of pages without a text layer, within the document's pixel budget. */
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { count, overLimit, type ExtractLimits } from './limits.js';
+import { count, overLimit, type ExtractLimits } from '../limits.js';
 import { toPgm, type GreyImage } from './scan-image.js';
 
 /**

@@ -1,10 +1,10 @@
 /** Adapts the extraction pool to the job queue's Extractor: unreadable documents become outcomes, not throws. */
-import type { Extractor } from '../jobs/extractor.js';
-import { COUNTRIES } from '../../../shared/policy.js';
-import type { InsurerRecord, Store } from '../store/types.js';
-import { isExtractError } from './errors.js';
-import type { ExtractLimits } from './limits.js';
-import type { ExtractionPool } from './pool.js';
+import type { Extractor } from '../../jobs/extraction-port.js';
+import { COUNTRIES } from '../../../../shared/policy.js';
+import type { InsurerRecord, Store } from '../../store/types.js';
+import { isExtractError } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
+import type { ExtractionPool } from './thread-pool.js';
 import { createProcessExtractionPool } from './process-pool.js';
 
 export function poolExtractor(pool: ExtractionPool): Extractor {

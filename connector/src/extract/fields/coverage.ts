@@ -1,8 +1,8 @@
 /** Coverage details (spec 4.4): motor cover level, travel trip type and area, health plan, read with the language packs' coverage wording. */
-import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, TRIP_TYPES, type TCoverageField, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../../../shared/coverage-terms.js';
-import type { TDocumentCoverage } from '../../../shared/job.js';
-import { packAlternation, type CoverageVocabulary, type TInsuranceType } from '../../../shared/packs/index.js';
-import type { Line } from './lines.js';
+import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, TRIP_TYPES, type TCoverageField, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../../../../shared/coverage-terms.js';
+import type { TDocumentCoverage } from '../../../../shared/job.js';
+import { packAlternation, type CoverageVocabulary, type TInsuranceType } from '../../../../shared/packs/index.js';
+import type { Line } from '../reading/lines.js';
 import { fold } from './text.js';
 
 export interface CoverageInput {
@@ -12,7 +12,7 @@ export interface CoverageInput {
   /** The cover period (ISO dates), for a travel policy's trip type when no wording states it. */
   start?: string;
   end?: string;
-  /** Mean OCR word confidence (0..1) when the text came from OCR; lowers every confidence as fields.ts does. */
+  /** Mean OCR word confidence (0..1) when the text came from OCR; lowers every confidence as document-fields.ts does. */
   ocrConfidence?: number;
 }
 

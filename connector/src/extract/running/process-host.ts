@@ -3,11 +3,11 @@
  * pool and answers extraction tasks over IPC. It lowers all its threads to nice 19 first, so the
  * threads its pool, tesseract and V8 start later inherit that too.
  */
-import { isExtractError, toErrorData } from './errors.js';
+import { isExtractError, toErrorData } from '../errors.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { FromHost, ToHost } from './host-protocol.js';
-import { createThreadPool, type ExtractionPool } from './pool.js';
+import type { FromHost, ToHost } from './process-host-protocol.js';
+import { createThreadPool, type ExtractionPool } from './thread-pool.js';
 import { lowerProcessPriority } from './priority.js';
 
 lowerProcessPriority();

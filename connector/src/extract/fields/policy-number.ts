@@ -1,7 +1,7 @@
 /** Reads a policy number out of a labelled value or free text, as printed; the format table only says how plausible it is. */
-import { INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
-import { passesFormat } from '../verify/format-check.js';
-import { normalisePolicyNumber } from '../verify/normalise.js';
+import { INSURANCE_TYPES, type TCountry, type TInsuranceType } from '../../../../shared/packs/index.js';
+import { passesFormat } from '../../verify/format-check.js';
+import { normalisePolicyNumber } from '../../verify/normalise.js';
 import { toDigits } from './text.js';
 
 /** True when the normalised number passes the format rule of (country, type), or of any type when type is unknown. */

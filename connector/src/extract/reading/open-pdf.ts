@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { ExtractError } from './errors.js';
-import { count, overLimit, type ExtractLimits } from './limits.js';
+import { ExtractError } from '../errors.js';
+import { count, overLimit, type ExtractLimits } from '../limits.js';
 
 const require = createRequire(import.meta.url);
 const PDFJS_DIR = path.dirname(require.resolve('pdfjs-dist/package.json'));

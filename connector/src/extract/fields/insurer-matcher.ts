@@ -1,7 +1,7 @@
 /** Builds the extractor's insurer matcher from register rows (the shipped rows come from insurers/seed.ts). */
-import { InsurerIndex } from '../insurers/matcher.js';
-import type { InsurerRecord } from '../store/types.js';
-import type { InsurerMatcher } from './fields.js';
+import { InsurerIndex } from '../../insurers/matcher.js';
+import type { InsurerRecord } from '../../store/types.js';
+import type { InsurerMatcher } from './document-fields.js';
 
 /** A matcher over an InsurerIndex: the register's canonical name and the match score. */
 export function matcherFromIndex(index: InsurerIndex): InsurerMatcher {
@@ -20,4 +20,4 @@ export function matcherFromRows(rows: InsurerRecord[]): InsurerMatcher {
   return matcherFromIndex(new InsurerIndex(rows.filter((r) => r.kind === 'insurer')));
 }
 
-export { loadShippedRegisterRows } from '../insurers/seed.js';
+export { loadShippedRegisterRows } from '../../insurers/seed.js';

@@ -1,5 +1,5 @@
 /** Vehicle registration plates: each country profile's reader (shared/packs/countries/), tagged with the country. */
-import { COUNTRIES, COUNTRY_PROFILES, type TCountry } from '../../../shared/packs/index.js';
+import { COUNTRIES, COUNTRY_PROFILES, type TCountry } from '../../../../shared/packs/index.js';
 
 /** A plate found in a string, in its country's canonical form (UK "AB12 CDE", DE "M-AB 1234", FR "AB-123-CD"). */
 export interface FoundPlate {

@@ -1,9 +1,9 @@
 /**
- * Ranks a field's candidates (candidates.ts) with a logistic model per field and maps the winner's score
+ * Ranks a field's candidates (candidates/) with a logistic model per field and maps the winner's score
  * to a calibrated confidence. The weights and calibration bins are fitted by scripts/train-extract.ts on the
  * project's own corpus and committed as ranker-model.json; nothing is learnt at run time.
  */
-import type { FieldCandidate, RankedField } from './candidates.js';
+import type { FieldCandidate, RankedField } from './candidates/index.js';
 import MODEL_JSON from './ranker-model.json' with { type: 'json' };
 
 export interface FieldModel {

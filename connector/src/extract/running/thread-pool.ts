@@ -1,6 +1,6 @@
 /**
  * Runs extractFields in worker threads (piscina) so OCR and PDF parsing never block an event loop.
- * The connector runs this pool inside its extraction process (process-pool.ts, host.ts), not in
+ * The connector runs this pool inside its extraction process (process-pool.ts, process-host.ts), not in
  * its own process; the pool interface is the same either way.
  *
  * Limits of the document budget enforced here, where the work can be stopped without ending the
@@ -14,12 +14,12 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { InsurerRecord } from '../store/types.js';
-import { ExtractError, fromErrorData } from './errors.js';
-import { overCpu, overMemory, overWall, type ExtractLimits } from './limits.js';
-import { OCR_LANGUAGES } from './ocr-languages.js';
-import type { ExtractResult } from './pipeline.js';
-import type { ExtractTask, ExtractTaskResult, ExtractWorkerData } from './worker.js';
+import type { InsurerRecord } from '../../store/types.js';
+import { ExtractError, fromErrorData } from '../errors.js';
+import { overCpu, overMemory, overWall, type ExtractLimits } from '../limits.js';
+import { OCR_LANGUAGES } from '../reading/ocr-languages.js';
+import type { ExtractResult } from '../pipeline.js';
+import type { ExtractTask, ExtractTaskResult, ExtractWorkerData } from './thread-worker.js';
 
 /** `run` was refused because `maxQueue` tasks are already waiting; callers answer 503/429 with Retry-After. */
 export class ExtractionQueueFullError extends Error {
@@ -43,9 +43,9 @@ export interface ExtractionPoolOptions {
   /** The budget of each document (config.ts's `extraction.limits`). */
   limits: ExtractLimits;
   /**
-   * The worker module. Default: the tsx shim, which loads worker.ts from the sources (tests, tsx).
+   * The worker module. Default: the tsx shim, which loads thread-worker.ts from the sources (tests, tsx).
    * A build passes its compiled worker: the bundle may put this module in a shared chunk, so no
-   * path relative to it is reliable there (host.ts passes dist/connector/worker.js).
+   * path relative to it is reliable there (process-host.ts passes dist/connector/worker.js).
    */
   workerFile?: string;
 }
@@ -60,7 +60,7 @@ export interface ExtractionPool {
   destroy(): Promise<void>;
 }
 
-const SOURCE_WORKER = fileURLToPath(new URL('./worker-shim.mjs', import.meta.url));
+const SOURCE_WORKER = fileURLToPath(new URL('./thread-worker-shim.mjs', import.meta.url));
 
 /** How often a running task's time is checked. */
 const CHECK_MS = 250;

@@ -1,5 +1,5 @@
-/** Label vocabularies (every language pack's), merged for the candidate generator (candidates.ts). */
-import { ALL_LANGUAGE_PACKS, LABEL_KINDS, packAlternation, type TLabelKind } from '../../../shared/packs/index.js';
+/** Label vocabularies (every language pack's), merged for the candidate generator (candidates/). */
+import { ALL_LANGUAGE_PACKS, LABEL_KINDS, packAlternation, type TLabelKind } from '../../../../shared/packs/index.js';
 
 export type LabelKind = TLabelKind;
 

@@ -2,10 +2,10 @@
  * Turns a document's text lines into the contract's ExtractedFields. Every field is optional: a field
  * is only returned when it was found (no field is guaranteed), each with a 0..1 confidence.
  */
-import type { TExtractedFields } from '../../../shared/job.js';
-import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, packAlternation, type TCountry, type TInsuranceType, type TLanguage } from '../../../shared/packs/index.js';
-import { documentView, type FieldCandidate, type RankedField } from './candidates.js';
-import type { Line } from './lines.js';
+import type { TExtractedFields } from '../../../../shared/job.js';
+import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, packAlternation, type TCountry, type TInsuranceType, type TLanguage } from '../../../../shared/packs/index.js';
+import { documentView, type FieldCandidate, type RankedField } from './candidates/index.js';
+import type { Line } from '../reading/lines.js';
 import { findPlates, normalisePlate } from './plates.js';
 import { calibrate, rank, SHIPPED_MODEL, type Ranked, type RankerModel } from './ranker.js';
 import { fold } from './text.js';

@@ -1,11 +1,11 @@
 /** Piscina worker: one OCR instance and one insurer matcher per thread, created on first use and reused. */
 import { isMainThread, workerData, type MessagePort } from 'node:worker_threads';
-import type { InsurerRecord } from '../store/types.js';
-import { isExtractError, toErrorData, type ExtractErrorData } from './errors.js';
-import type { ExtractLimits } from './limits.js';
-import { matcherFromRows } from './matcher.js';
-import { createOcr, type Ocr } from './ocr.js';
-import { extractFields, type ExtractDeps, type ExtractResult } from './pipeline.js';
+import type { InsurerRecord } from '../../store/types.js';
+import { isExtractError, toErrorData, type ExtractErrorData } from '../errors.js';
+import type { ExtractLimits } from '../limits.js';
+import { matcherFromRows } from '../fields/insurer-matcher.js';
+import { createOcr, type Ocr } from '../reading/ocr.js';
+import { extractFields, type ExtractDeps, type ExtractResult } from '../pipeline.js';
 import { currentThreadId, lowerThreadPriority } from './priority.js';
 
 export { EXTRACTION_NICE } from './priority.js';

@@ -18,8 +18,8 @@
  * the resources, a stream whose filter is not Flate, an object not found, an encrypted file): the
  * count is then a lower bound, never a guess, and the processor-time limit stays the bound for the rest.
  */
-import { isExtractError } from './errors.js';
-import { count, overLimit, type ExtractLimits } from './limits.js';
+import { isExtractError } from '../errors.js';
+import { count, overLimit, type ExtractLimits } from '../limits.js';
 import { decodeName, decodeStream, isDict, isStream, nameOf, PdfRef, readObjects, type PdfDict, type PdfStream, type PdfValue } from './pdf-objects.js';
 
 export interface FanoutScan {

@@ -15,7 +15,7 @@
  * expanded (xobject-fanout.ts): a few KB of forms drawing forms can be millions of drawings.
  */
 import zlib from 'node:zlib';
-import { count, mb, overLimit, type ExtractLimits } from './limits.js';
+import { count, mb, overLimit, type ExtractLimits } from '../limits.js';
 import { scanFanout, type FanoutScan } from './xobject-fanout.js';
 
 export interface StreamScan {

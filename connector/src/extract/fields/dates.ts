@@ -1,5 +1,5 @@
 /** Finds dates written in the local forms of every language pack and returns them as YYYY-MM-DD. */
-import { ALL_LANGUAGE_PACKS } from '../../../shared/packs/index.js';
+import { ALL_LANGUAGE_PACKS } from '../../../../shared/packs/index.js';
 import { editDistanceWithin, fold, toDigits } from './text.js';
 
 /** A date found in a string: ISO value and where it was. */

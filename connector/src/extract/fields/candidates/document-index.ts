@@ -1,0 +1,128 @@
+/** The document as the candidate generators see it, built once: folded lines, cells, label hits, and each line's dates and plates. */
+import type { TCountry } from '../../../../../shared/packs/index.js';
+import { CELL_GAP, type Line } from '../../reading/lines.js';
+import { findDates, type FoundDate } from '../dates.js';
+import { LABELS, type LabelKind } from '../labels.js';
+import { findPlates, type FoundPlate } from '../plates.js';
+import { fold } from '../text.js';
+import { SECONDARY } from './vocabulary.js';
+
+export interface LabelHit {
+  kind: LabelKind;
+  line: number;
+  cell: number;
+  start: number;
+  end: number;
+  x: number;
+  fuzzy: boolean;
+  secondary: boolean;
+}
+
+export interface Span {
+  line: number;
+  cell: number;
+  start: number;
+  end: number;
+}
+
+const GLOBAL_LABELS = Object.fromEntries(Object.entries(LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`))])) as Record<LabelKind, RegExp[]>;
+
+/** Any label of any kind (the same patterns and flags as one alternation): most lines hold none, and one scan says so. */
+const ANY_LABEL = new RegExp(Object.values(LABELS).flatMap((res) => res.map((r) => `(?:${r.source})`)).join('|'));
+
+/** Every match of every label pattern in `text`, kind by kind in LABELS' order. */
+function* labelMatches(text: string): Generator<[LabelKind, RegExpExecArray]> {
+  if (!ANY_LABEL.test(text)) return;
+  for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
+    for (const re of GLOBAL_LABELS[kind]) for (const m of text.matchAll(re)) yield [kind, m];
+  }
+}
+
+/** Offsets of each cell in `line.text`. */
+function cellSpans(line: Line): Array<{ start: number; end: number; x: number }> {
+  const spans: Array<{ start: number; end: number; x: number }> = [];
+  let pos = 0;
+  for (const c of line.cells) {
+    spans.push({ start: pos, end: pos + c.text.length, x: c.x });
+    pos += c.text.length + CELL_GAP.length;
+  }
+  return spans;
+}
+const cellAt = (spans: Array<{ start: number; end: number }>, offset: number): number => Math.max(0, spans.findIndex((s) => offset < s.end + CELL_GAP.length));
+
+/** OCR look-alike digits read back as the letters of a label ("P0licy", "Ablauf" as "AbIauf" folds to "ablauf"). */
+const lettersOf = (s: string): string => s.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
+/** A soft "w" OCR'd as "v" ("Undervritten by" on a phone photo), read back: a second look for labels with a "w". */
+const wOf = (s: string): string => s.replace(/v/g, 'w');
+
+/** The document as the candidate generators see it: folded lines, cells, label hits, distractor spans. */
+export class DocumentIndex {
+  readonly folded: string[];
+  readonly spans: Array<Array<{ start: number; end: number; x: number }>>;
+  readonly hits: LabelHit[][];
+  /** Line index within its page, and the page's line count. */
+  readonly pagePos: Array<[number, number]>;
+  constructor(readonly lines: Line[]) {
+    this.folded = lines.map((l) => fold(l.text));
+    this.spans = lines.map(cellSpans);
+    const perPage = new Map<number, number>();
+    this.pagePos = lines.map((l) => {
+      const p = l.page ?? 1;
+      const k = perPage.get(p) ?? 0;
+      perPage.set(p, k + 1);
+      return [k, 0];
+    });
+    this.pagePos.forEach((pp, i) => (pp[1] = perPage.get(this.lines[i]!.page ?? 1) ?? 1));
+    this.hits = lines.map((l, i) => this.findHits(i));
+  }
+
+  private findHits(i: number): LabelHit[] {
+    const line = this.lines[i]!;
+    const texts: Array<[string, boolean]> = [[this.folded[i]!, false]];
+    if (line.ocr) texts.push([lettersOf(this.folded[i]!), true], [wOf(this.folded[i]!), true]);
+    const out: LabelHit[] = [];
+    for (const [text, fuzzy] of texts) {
+      for (const [kind, m] of labelMatches(text)) {
+        const start = m.index;
+        const end = start + m[0].length;
+        if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
+        // Words of a name, not a label: "... Victoria Insurance Company Limited" (capitalised, after a capitalised word).
+        if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
+        const cell = cellAt(this.spans[i]!, start);
+        const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
+        out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
+      }
+    }
+    // A label broken across lines ("... titulaire du contrat d'assurance voyage" / "n° 230949515 ..."): the previous
+    // line's last words joined to this line's start; a match that ends in this line is a label at its start.
+    if (i > 0 && (this.lines[i - 1]!.page ?? 1) === (line.page ?? 1)) {
+      const tail = `${this.folded[i - 1]!.split(/\s+/).slice(-4).join(' ')} `;
+      const joined = tail + this.folded[i]!;
+      for (const [kind, m] of labelMatches(joined)) {
+        const end = m.index + m[0].length - tail.length;
+        if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
+        out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
+      }
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+
+  cellOf(line: number, offset: number): number {
+    return cellAt(this.spans[line]!, offset);
+  }
+
+  private readonly datesCache: Array<FoundDate[] | undefined> = [];
+  /** findDates of a line, read once for the policy-number and the date generators alike. */
+  datesOf(line: number): FoundDate[] {
+    return (this.datesCache[line] ??= findDates(this.lines[line]!.text));
+  }
+
+  private readonly platesCache = new Map<TCountry, Array<FoundPlate[] | undefined>>();
+  /** findPlates of a line, per country read once: the plates are read before the country is known and again after. */
+  platesOf(line: number, countries: readonly TCountry[]): FoundPlate[] {
+    return countries.flatMap((c) => {
+      const perLine = this.platesCache.get(c) ?? this.platesCache.set(c, []).get(c)!;
+      return (perLine[line] ??= findPlates(this.lines[line]!.text, [c]));
+    });
+  }
+}

@@ -1,0 +1,186 @@
+/** Insurer candidates: names after an insurer label and name-like segments of any line, each looked up in the register. */
+import { distance } from 'fastest-levenshtein';
+import { packAlternation, type TCountry } from '../../../../../shared/packs/index.js';
+import { nameTokens } from '../../../insurers/normalise.js';
+import { CELL_GAP } from '../../reading/lines.js';
+import { LABELS } from '../labels.js';
+import { fold } from '../text.js';
+import type { CandidateContext, FieldCandidate } from './candidate.js';
+import type { DocumentIndex, Span } from './document-index.js';
+import { distractors, labelRelations, positionFeatures, type Relations } from './features.js';
+import { DEPARTMENT, INSURER_WORDS, LEGAL_FORM_END, NOT_INSURER, PERSON, TITLE_WORDS } from './vocabulary.js';
+
+/** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
+const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
+
+// OCR reads a footer's "·" as a dash glued to the word before ("Versicherung AG- Sitz der Gesellschaft"): a dash
+// followed by a space and a capital is a separator too (a hyphenated name has no space; "Kranken- und" no capital).
+const GLUED_DASH = '(?<=\\S)[-–—]\\s+(?=[A-ZÄÖÜÉ])';
+const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
+const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|${SENTENCE_END}`);
+const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
+/** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
+const NAME_IS_LABEL = [
+  new RegExp(`^(?:${LABELS.insurer.map((re) => `(?:${re.source})`).join('|')})$`),
+  new RegExp(Object.entries(LABELS).flatMap(([kind, res]) => (kind === 'insurer' ? [] : res.map((re) => `(?:${re.source})`))).join('|')),
+];
+
+/** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
+function nameFrom(raw: string): string {
+  let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
+  t = t.split(NAME_END)[0] ?? '';
+  // A lower-case article is the sentence's ("bei der Allianz"); a capital one may be the name's own ("La Mutuelle
+  // Générale", "The Royal London ..."), and the legal name is what is printed.
+  t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/, '');
+  return t.replace(/[.:;,]+$/, '').trim();
+}
+
+export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): FieldCandidate[] {
+  const out: FieldCandidate[] = [];
+  const seen = new Set<string>();
+  const matched = new Map<string, { name: string; score: number; country: TCountry } | null>();
+  const add = (printed: string, span: Span, how: Relations): void => {
+    // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l", "1" or "|": a repair for OCR text only.
+    // Not \b before it: "|" is no word character, so "\b|" never matches after a space.
+    const name = doc.lines[span.line]?.ocr ? printed.replace(/(?<![\p{L}\d])[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/gu, 'I.A.R.D.') : printed;
+    const words = name.split(/\s+/).filter(Boolean);
+    if (name.length < 3 || words.length > 9 || !/[A-Za-z]{2}/.test(name)) return;
+    const key = nameTokens(name).join(' ');
+    if (!key || seen.has(`${key}@${span.line}:${span.start}`)) return;
+    seen.add(`${key}@${span.line}:${span.start}`);
+    const lowerShare = words.filter((w) => /^[a-zà-ÿ]/.test(w)).length / words.length;
+    // Sentence pieces and addresses are never register names: no look-up (the register's fuzzy search is the cost here).
+    const folded = fold(name);
+    const orgWord = INSURER_WORDS.test(folded);
+    const legalForm = LEGAL_FORM_END.test(folded.slice(-40).replace(/[,.]+$/, ''));
+    const namely = how.from_label || orgWord || legalForm || (doc.pagePos[span.line]![0] < 3 && (doc.lines[span.line]!.page ?? 1) === 1);
+    let best = lowerShare > 0.5 || /\d/.test(name) || !namely ? null : matched.get(name);
+    if (best === undefined) {
+      best = null;
+      for (const c of ctx.countries) {
+        const m = ctx.matcher(c, name);
+        if (m && (!best || m.score > best.score)) best = { ...m, country: c };
+      }
+      matched.set(name, best);
+    }
+    // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
+    const near = distractors(doc, span, NOT_INSURER);
+    const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...(near.distract_near ? { distract_near: 1 } : {}) };
+    if (orgWord) f.org_word = 1;
+    const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
+    f.lowercase = lower / words.length;
+    f.words = Math.min(8, words.length) / 8;
+    if (/\d/.test(name)) f.digits = 1;
+    if (legalForm) f.legal_form = 1;
+    if (PERSON.test(folded)) f.person = 1;
+    // "Pour l'assureur, le Service Assistance": a department signs for the carrier; it is not the carrier.
+    if (DEPARTMENT.test(folded)) f.department = 1;
+    if (TITLE_WORDS.test(folded)) f.title_word = 1;
+    // Text a label matches ("N° de contrat", "Versicherungsnummer") is a label, not a name.
+    if (NAME_IS_LABEL.some((re) => re.test(folded))) f.has_label = 1;
+    if (best && best.score >= 0.97) f.register_exact = 1;
+    else if (best && best.score >= 0.85) f.register_close = best.score;
+    // The printed name is the answer; an alias (a brand the register knows) stands for the register's legal name.
+    // OCR's punctuation is not the print's ("Generali-Deutschland" for "Generali Deutschland"): an OCR'd name whose
+    // words are a register name's exactly takes the register's spelling.
+    const ocrSpelling = !!best && doc.lines[span.line]?.ocr === true && best.name !== name && nameTokens(best.name).join(' ') === key;
+    const value = best && ((best.score >= 0.97 && best.score < 1) || ocrSpelling) ? best.name : name;
+    out.push({ field: 'insurer', value, key: nameTokens(value).join(' '), line: span.line, features: f, ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}) });
+  };
+  doc.lines.forEach((line, i) => {
+    const spans = doc.spans[i]!;
+    // After an insurer label: the rest of its cell, the next cell, the cell below.
+    for (const h of doc.hits[i]!.filter((x) => x.kind === 'insurer')) {
+      const cs = spans[h.cell]!;
+      const rest = line.text.slice(h.end, cs.end).replace(/^[\s:;.,|\-–—=]+/, '').replace(LEADING_COPULA, '');
+      const start = cs.end - rest.length;
+      if (rest.trim()) add(nameFrom(rest), { line: i, cell: h.cell, start, end: cs.end }, { from_label: 1 });
+      const next = spans[h.cell + 1];
+      if (next && !rest.trim()) add(nameFrom(line.text.slice(next.start, next.end)), { line: i, cell: h.cell + 1, start: next.start, end: next.end }, { from_label: 1 });
+      // A label over its value (forms with a label row): the cell below nearest in x.
+      const below = doc.spans[i + 1];
+      if (below && !rest.trim()) {
+        let k = 0;
+        below.forEach((c, j) => {
+          if (Math.abs(c.x - cs.x) < Math.abs(below[k]!.x - cs.x)) k = j;
+        });
+        const c = below[k]!;
+        add(nameFrom(doc.lines[i + 1]!.text.slice(c.start, c.end)), { line: i + 1, cell: k, start: c.start, end: c.end }, { from_label: 1 });
+      }
+    }
+    // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.
+    spans.forEach((cs, cell) => {
+      const text = line.text.slice(cs.start, cs.end);
+      const parts = text.split(NAME_SPLIT);
+      let offset = cs.start;
+      for (const part of parts) {
+        const at = line.text.indexOf(part, offset);
+        offset = at + part.length;
+        const name = nameFrom(part);
+        if (!name) continue;
+        const folded = fold(name);
+        const looksLikeName = INSURER_WORDS.test(folded) || (doc.pagePos[i]![0] < 3 && (line.page ?? 1) === 1);
+        if (!looksLikeName) continue;
+        add(name, { line: i, cell, start: at, end: at + part.length }, {});
+      }
+    });
+  });
+  sameNameReadTwice(out, doc);
+  // Repeats: how many lines mention the name (a brand and its legal name both recur in the footer).
+  const plain = doc.folded.map((l) => l.replace(/[^a-z0-9 ]/g, ''));
+  const counts = new Map<string, number>();
+  for (const c of out) {
+    const needle = fold(c.value).replace(/[^a-z0-9 ]/g, '');
+    const count = counts.get(needle) ?? (needle.length >= 3 ? plain.filter((l) => l.includes(needle)).length : 1);
+    counts.set(needle, count);
+    c.features.repeat = Math.min(3, Math.log2(Math.max(1, count)));
+  }
+  // A brand and the legal name that extends it ("ACME" / "ACME Versicherung AG"): the longer one is the carrier's name.
+  const keys = [...new Set(out.map((c) => c.key))];
+  const keyWords = new Map(keys.map((k) => [k, k.split(' ')]));
+  for (const c of out) {
+    const mine = c.key.split(' ');
+    const extendsOther = keys.some((k) => k !== c.key && keyWords.get(k)!.every((w) => mine.includes(w)));
+    const extendedBy = keys.some((k) => k !== c.key && mine.every((w) => keyWords.get(k)!.includes(w)));
+    if (extendsOther) c.features.extends_other = 1;
+    // The tail of a longer name ("Association Limited" of "... Provident Association Limited"): a line broken inside a name.
+    if (keys.some((k) => k !== c.key && k.endsWith(` ${c.key}`))) c.features.truncated = 1;
+    if (extendedBy) c.features.extended_by = 1;
+    // A brand whose legal name is printed too: the README of the outside documents and real forms agree that the
+    // carrier is named by its legal name, so the brand alone is a weaker answer than the name it starts.
+    if (out.some((o) => o.key !== c.key && o.features.legal_form && o.key.startsWith(`${c.key} `))) c.features.brand_of_legal = 1;
+  }
+  return out;
+}
+
+/** Register evidence of a candidate: 1 for an exact (or alias) hit, the similarity for a close one, else 0. */
+const registerScore = (c: FieldCandidate): number => c.features.register_exact ?? c.features.register_close ?? 0;
+
+/**
+ * OCR reads one name differently in two places ("Allianz Versicherungs-AG" in the signature, "Allanz
+ * Versicherungs-AG" in the footer). An OCR reading a letter or two away from another reading of the page that
+ * the register knows better (or that a text layer printed) is that name, misread: it takes the better reading's
+ * value and register evidence. Readings the register knows equally well are left apart (two real companies).
+ */
+function sameNameReadTwice(out: FieldCandidate[], doc: DocumentIndex): void {
+  for (const c of out) {
+    if (!doc.lines[c.line]?.ocr || c.key.length < 6) continue;
+    const words = c.key.split(' ').length;
+    let better: FieldCandidate | undefined;
+    for (const o of out) {
+      if (o.key === c.key || o.key.split(' ').length !== words) continue;
+      const gain = registerScore(o) - registerScore(c) + (doc.lines[o.line]?.ocr ? 0 : 0.5);
+      if (gain <= 0 || (better && registerScore(o) <= registerScore(better))) continue;
+      const d = distance(o.key, c.key);
+      if (d > 0 && d <= Math.min(2, Math.floor(c.key.length / 8))) better = o;
+    }
+    if (!better) continue;
+    c.value = better.value;
+    c.key = better.key;
+    delete c.features.register_exact;
+    delete c.features.register_close;
+    if (better.features.register_exact) c.features.register_exact = better.features.register_exact;
+    if (better.features.register_close) c.features.register_close = better.features.register_close;
+    if (better.registerCountry) c.registerCountry = better.registerCountry;
+  }
+}

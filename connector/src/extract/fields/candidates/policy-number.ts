@@ -1,0 +1,54 @@
+/** Policy-number candidates: every reading of a number that starts a word, outside dates, with its label, distractor and shape features. */
+import { normalisePolicyNumber } from '../../../verify/normalise.js';
+import { NOT_POLICY_CONTEXT } from '../labels.js';
+import { readPolicyNumbers } from '../policy-number.js';
+import { fold } from '../text.js';
+import type { CandidateContext, FieldCandidate } from './candidate.js';
+import type { DocumentIndex, Span } from './document-index.js';
+import { distractors, labelRelations, positionFeatures, withRepeats, type Relations } from './features.js';
+import { SECONDARY } from './vocabulary.js';
+
+export function policyCandidates(doc: DocumentIndex, ctx: CandidateContext, exclude: Set<string>): FieldCandidate[] {
+  const out: FieldCandidate[] = [];
+  doc.lines.forEach((line, i) => {
+    const dates = doc.datesOf(i);
+    const spans = doc.spans[i]!;
+    spans.forEach((cs, cell) => {
+      const cellText = line.text.slice(cs.start, cs.end);
+      // Word starts in the cell: a reading starts at each; keep the first reading per start.
+      const seen = new Set<string>();
+      for (const m of cellText.matchAll(/\S+/g)) {
+        const start = cs.start + m.index;
+        if (dates.some((d) => start >= d.index && start < d.end)) continue;
+        let text = line.text.slice(start, cs.end);
+        const dateIn = dates.find((d) => d.index > start && d.index < cs.end);
+        if (dateIn) text = line.text.slice(start, dateIn.index);
+        if (!/[0-9]/.test(text.slice(0, 40))) continue;
+        const reading = readPolicyNumbers(text.slice(0, 60), ctx.country, ctx.type, { ocr: !!line.ocr, labelled: true, atStart: true })[0];
+        if (!reading || !text.startsWith(reading.value.split(' ')[0]!)) continue;
+        const key = normalisePolicyNumber(reading.value);
+        if (seen.has(key) || exclude.has(key) || key.length < 5) continue;
+        seen.add(key);
+        const span: Span = { line: i, cell, start, end: start + reading.value.length };
+        const digits = key.replace(/[^0-9]/g, '').length;
+        const f: Relations = {
+          bias: 1,
+          ...labelRelations(doc, span, ['policy']),
+          ...distractors(doc, span, NOT_POLICY_CONTEXT),
+          ...positionFeatures(doc, i),
+        };
+        if (reading.plausible) f.plausible = 1;
+        if (SECONDARY.test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
+        if (reading.repaired) f.repaired = 1;
+        if (/[A-Z]/i.test(key)) f.letters = 1;
+        if (/[/\-.]/.test(reading.value)) f.separators = 1;
+        f.digits = Math.min(16, digits) / 16;
+        if (/^(?:\+|0)/.test(reading.value) && digits >= 9 && /\s/.test(reading.value)) f.phoneish = 1;
+        if (/[£€$%]|\b(?:eur|gbp)\b/i.test(cellText)) f.money = 1;
+        if (/^[0-9]{5}$/.test(key) || /^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$/.test(key)) f.postcode_iban = 1;
+        out.push({ field: 'policy_number', value: reading.value, key, line: i, features: f });
+      }
+    });
+  });
+  return withRepeats(out);
+}
