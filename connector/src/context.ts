@@ -4,12 +4,11 @@
  */
 import fs from 'node:fs';
 import type { Config } from './config.js';
-import { DatasetRefresher } from './datasets/refresh.js';
-import type { Extractor } from './jobs/extractor.js';
+import type { Extractor } from './jobs/extraction-port.js';
 import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
-import { createMailer, type Mailer } from './mailer.js';
+import type { Mailer } from './mailer.js';
 import type { RedisHandle } from './redis/client.js';
 import type { Limiters } from './redis/limiters.js';
 import type { SheetsIntegration } from './sheets/index.js';
@@ -33,7 +32,6 @@ export interface AppContext {
   queue: WorkQueue;
   completions: Completions;
   outbox: OutboxProcessor;
-  refresher: DatasetRefresher;
   /** Null when no Google service account is configured. */
   sheets: SheetsIntegration | null;
   /** Null without COVERCHECK_REDIS_URL: every limit is then kept in this process. */
@@ -59,17 +57,17 @@ export function createContext(
     redis: RedisHandle | null;
     /** Made once on `redis` by start.ts and shared with the Sheets integration, so one quota is one limiter. */
     limiters: Limiters;
-    now?: () => Date;
+    /** Built by start.ts (createSheets is async: it loads googleapis only when configured); null without a service account. */
+    sheets: SheetsIntegration | null;
+    /** Shared with the Sheets schedule runner's alerts. */
+    mailer: Mailer;
+    now: () => Date;
     fetch?: typeof fetch;
     lookup?: LookupAll;
     extractor?: Extractor;
-    sheets?: SheetsIntegration | null;
-    /** Shared with the Sheets schedule runner's alerts; made here when absent. */
-    mailer?: Mailer;
   },
 ): AppContext {
-  const now = opts.now ?? (() => new Date());
-  const { redis, limiters } = opts;
+  const { redis, limiters, sheets, mailer, now } = opts;
   const reference = new ReferenceDataCache(store);
   const registry = buildRegistryChain(
     store.registry,
@@ -96,8 +94,6 @@ export function createContext(
       ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
     },
   );
-  // Built by the caller (createSheets is async: it loads googleapis only when configured).
-  const sheets = opts.sheets ?? null;
   const onEvent = () => {
     outbox.notify();
     sheets?.writebacks.notify();
@@ -112,8 +108,6 @@ export function createContext(
       documentShares: { perLiveKey: config.extraction.readingPerKey.live, perSandboxKey: config.extraction.readingPerKey.sandbox },
     },
   );
-  const refresher = new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const mailer = opts.mailer ?? createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
   const offload = createOffload();
-  return { config, store, logger, reference, registry, onlineRegisters, queue, completions, outbox, refresher, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return { config, store, logger, reference, registry, onlineRegisters, queue, completions, outbox, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
 }

@@ -1,16 +1,18 @@
 /**
  * The composition root: the one place the connector is put together, in one order, for main.ts, the
  * test servers and the bench targets. Redis, then the store, reference data, PDF extraction, the
- * upstream limiters (made once), Sheets, the context and the app; the workers and the HTTP server
- * start when the caller says, and `stop` takes everything down in the reverse order.
+ * upstream limiters (made once), Sheets, the context, the background workers (one list) and the app;
+ * the workers and the HTTP server start when the caller says, and `stop` takes everything down in
+ * the reverse order.
  */
 import { createMailer } from './mailer.js';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { createApp } from './app.js';
-import { KeySweeper } from './auth/sweep-unused.js';
+import { createKeySweeper } from './auth/sweep-unused.js';
 import type { Config } from './config.js';
 import { createContext, type AppContext } from './context.js';
+import { DatasetRefresher } from './datasets/refresh.js';
 import { seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/running/connector-extraction.js';
 import { resolveConnectionLimits } from './http/connection-limits.js';
@@ -24,6 +26,7 @@ import { createSheets } from './sheets/index.js';
 import { describeStore, openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 import type { LookupAll } from './webhooks/url-guard.js';
+import { startInOrder, stopInReverse, type Worker } from './workers/index.js';
 
 export interface StartOptions {
   config: Config;
@@ -52,13 +55,19 @@ export interface Connector {
   store: Store;
   ctx: AppContext;
   app: Express;
-  /** Deactivates free-plan keys unused for 7 days; runs with the other workers. */
-  keySweeper: KeySweeper;
-  /** Starts the background work: job queue, webhook outbox, dataset refresh, Sheets write-backs and schedules, key sweep. */
+  /**
+   * The background workers, in start order; stopped in reverse. A worker comes after the ones its
+   * units feed, so it stops first and what its last units write is still taken up (the job queue's
+   * webhook events and write-backs).
+   */
+  workers: readonly Worker[];
+  /** Deactivates free-plan keys unused for 7 days; one of `workers`. */
+  keySweeper: Worker;
+  /** Starts `workers` in order. */
   startWorkers(): void;
   /** Serves the app (port 0: any free port); `stop` closes the server. */
   listen(port: number, host: string): Promise<Server>;
-  /** Closes the server (requests in flight finish), stops the workers, extraction, Redis and the store. */
+  /** Closes the server (requests in flight finish), stops the workers in reverse order, then extraction, Redis and the store. */
   stop(): Promise<void>;
 }
 
@@ -110,7 +119,9 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
-  const keySweeper = new KeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
+  const keySweeper = createKeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
+  const refresher = config.datasets.refresh ? new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : null;
+  const workers: Worker[] = [keySweeper, ...(sheets ? [sheets.schedules, sheets.writebacks] : []), ...(refresher ? [refresher] : []), ctx.outbox, ctx.queue];
   const app = createApp(ctx);
   let server: Server | null = null;
 
@@ -119,14 +130,10 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     store,
     ctx,
     app,
+    workers,
     keySweeper,
     startWorkers() {
-      ctx.queue.start();
-      ctx.outbox.start();
-      if (config.datasets.refresh) ctx.refresher.start();
-      ctx.sheets?.writebacks.start();
-      ctx.sheets?.schedules.start();
-      keySweeper.start();
+      startInOrder(workers);
     },
     async listen(port, host) {
       const connections = resolveConnectionLimits(config.connections, { behindProxy: config.trustProxy !== false });
@@ -139,16 +146,11 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     async stop() {
       const open = server;
       if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
-      // Stops taking work and lets units in hand finish.
-      await ctx.queue.stop();
-      await ctx.outbox.stop();
-      await ctx.refresher.stop();
-      await ctx.sheets?.writebacks.stop();
-      await ctx.sheets?.schedules.stop();
+      // Each worker stops taking work and lets its units in hand finish.
+      await stopInReverse(workers);
       await ctx.sheets?.limiter.stop();
       await ctx.registry.stop();
       await Promise.all(Object.values(ctx.onlineRegisters).map((r) => r.stop()));
-      await keySweeper.stop();
       await ctx.offload.destroy();
       ctx.mailer.close();
       // After the limiters above, which may still talk to Redis while they stop; an open client would keep the process alive.

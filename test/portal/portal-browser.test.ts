@@ -157,7 +157,7 @@ describe.skipIf(!have && !process.env.CI)('key portal in Chromium', () => {
     await page.close();
 
     srv.advance(7 * DAY + 60_000);
-    srv.connector.keySweeper.wake();
+    srv.connector.keySweeper.notify();
     const deadline = Date.now() + 5000;
     const byName = async (name: string) => (await srv.store.keys.list()).find((k) => k.name === name)!;
     while ((await byName('never used')).status !== 'deactivated') {

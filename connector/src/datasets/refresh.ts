@@ -5,6 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { Cadence, DatasetRecord, DatasetStore } from '../store/types.js';
 import { readCsvSeries, readJsonSeries, SeriesFormatError } from './read-series.js';
+import { periodic, type Worker } from '../workers/index.js';
 
 /** How long after a successful refresh a dataset is due again. */
 export const CADENCE_MS: Record<Cadence, number> = {
@@ -61,28 +62,32 @@ export async function refreshDataset(store: DatasetStore, d: DatasetRecord, opts
   }
 }
 
-/** Checks for due datasets every `intervalMs` and refreshes them one at a time. */
-export class DatasetRefresher {
-  private timer: NodeJS.Timeout | null = null;
+/** Checks for due datasets at start and every `intervalMs` after, and refreshes them one at a time. */
+export class DatasetRefresher implements Worker {
+  readonly name = 'dataset refresh';
+  private readonly loop: Worker;
   private running: Promise<RefreshOutcome[]> | null = null;
 
   constructor(
     private readonly store: DatasetStore,
     private readonly logger: Logger,
     private readonly opts: { intervalMs: number; now: () => Date; fetch?: typeof fetch },
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    void this.runDue();
-    this.timer = setInterval(() => void this.runDue(), this.opts.intervalMs);
-    this.timer.unref();
+  ) {
+    this.loop = periodic(this.name, async () => void (await this.runDue()), { intervalMs: opts.intervalMs, logger });
   }
 
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Stops looking and waits for a run in progress (the loop's, or a caller's runDue). */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    await this.loop.stop();
     await this.running;
+  }
+
+  notify(): void {
+    this.loop.notify();
   }
 
   /** Refreshes every due dataset; concurrent calls share one run. */

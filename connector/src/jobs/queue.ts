@@ -17,8 +17,7 @@ import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement,
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
 import { batchWriteback, jobWriteback } from '../sheets/writeback.js';
-import { whileRenewing } from '../lease-renewal.js';
-import { PollingLoops } from '../polling-loops.js';
+import { LeasedLoop, type Hold, type LeasedUnit, type LeaseWindow, type Worker } from '../workers/index.js';
 import type { Completions } from './completions.js';
 import { crossCheck } from './cross-check.js';
 import { DocumentTurns, type DocumentShares } from './lanes.js';
@@ -63,35 +62,37 @@ function settlement(reserved: number, cost: number, ref: string): Settlement {
   return { charge, refund: reserved - charge, ref };
 }
 
-export class WorkQueue {
+export class WorkQueue implements Worker {
+  readonly name = 'work queue';
   readonly owner = `worker-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   private keys = new Map<string, ApiKeyRecord | null>();
-  private readonly loops: PollingLoops;
-  private readonly documentLoops: PollingLoops;
+  private readonly verification: LeasedLoop;
+  private readonly documents: LeasedLoop;
   private readonly turns: DocumentTurns;
 
   constructor(
     private readonly deps: QueueDeps,
     private readonly opts: QueueOptions,
   ) {
-    this.loops = new PollingLoops('work queue', () => this.tickVerification(), { pollMs: opts.pollMs, logger: deps.logger });
-    this.documentLoops = new PollingLoops('document queue', () => this.tickDocuments(), { pollMs: opts.pollMs, logger: deps.logger });
+    const loop = { leaseMs: opts.leaseMs, pollMs: opts.pollMs, now: deps.now, logger: deps.logger };
+    this.verification = new LeasedLoop('work queue', (w, hold) => this.leaseVerification(w, hold), { ...loop, loops: opts.workers });
+    this.documents = new LeasedLoop('document queue', (w, hold) => this.leaseDocument(w, hold), { ...loop, loops: opts.workers > 0 ? (opts.documentWorkers ?? 1) : 0 });
     this.turns = new DocumentTurns(opts.documentShares ?? { perLiveKey: 2, perSandboxKey: 1 });
   }
 
   start(): void {
-    this.loops.start(this.opts.workers);
-    this.documentLoops.start(this.opts.workers > 0 ? (this.opts.documentWorkers ?? 1) : 0);
+    this.verification.start();
+    this.documents.start();
   }
 
   /** Stops taking new work and waits for the units in hand to finish. */
   async stop(): Promise<void> {
-    await Promise.all([this.loops.stop(), this.documentLoops.stop()]);
+    await Promise.all([this.verification.stop(), this.documents.stop()]);
   }
 
   notify(): void {
-    this.loops.notify();
-    this.documentLoops.notify();
+    this.verification.notify();
+    this.documents.notify();
   }
 
   /** Leases and processes one unit of either lane; false when there was nothing to do (for tests and one-off runs). */
@@ -100,43 +101,43 @@ export class WorkQueue {
   }
 
   /** The verification lane: a job without a document, else a batch. */
-  async tickVerification(): Promise<boolean> {
-    const now = this.deps.now();
-    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
-    const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until, { documents: false });
-    if (job) {
-      await this.runJob(job);
-      return true;
-    }
-    const batch = await this.deps.store.batches.lease(this.owner, now.toISOString(), until);
-    if (batch) {
-      await whileRenewing(this.lease((u) => this.deps.store.batches.renew(batch.id, this.owner, u)), () => this.processBatch(batch));
-      return true;
-    }
-    return false;
+  tickVerification(): Promise<boolean> {
+    return this.verification.tick();
   }
 
   /** The document lane: the next key's turn (lanes.ts), its oldest document. */
-  async tickDocuments(): Promise<boolean> {
-    const now = this.deps.now();
-    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
-    for (const keyId of this.turns.order(await this.deps.store.jobs.documentQueue(now.toISOString()))) {
-      // Another worker may have taken that key's last one meanwhile: then the next key.
-      const job = await this.deps.store.jobs.lease(this.owner, now.toISOString(), until, { documents: true, keyId });
-      if (!job) continue;
-      this.turns.took(keyId, now.getTime());
-      await this.runJob(job);
+  tickDocuments(): Promise<boolean> {
+    return this.documents.tick();
+  }
+
+  private async leaseVerification({ at, until }: LeaseWindow, hold: Hold): Promise<boolean> {
+    const job = await this.deps.store.jobs.lease(this.owner, at, until, { documents: false });
+    if (job) {
+      await hold(this.jobUnit(job));
+      return true;
+    }
+    const batch = await this.deps.store.batches.lease(this.owner, at, until);
+    if (batch) {
+      await hold({ renew: (u) => this.deps.store.batches.renew(batch.id, this.owner, u), run: () => this.processBatch(batch) });
       return true;
     }
     return false;
   }
 
-  private runJob(job: JobRecord): Promise<void> {
-    return whileRenewing(this.lease((u) => this.deps.store.jobs.renew(job.id, this.owner, u)), () => this.processJob(job));
+  private async leaseDocument({ now, at, until }: LeaseWindow, hold: Hold): Promise<boolean> {
+    for (const keyId of this.turns.order(await this.deps.store.jobs.documentQueue(at))) {
+      // Another worker may have taken that key's last one meanwhile: then the next key.
+      const job = await this.deps.store.jobs.lease(this.owner, at, until, { documents: true, keyId });
+      if (!job) continue;
+      this.turns.took(keyId, now.getTime());
+      await hold(this.jobUnit(job));
+      return true;
+    }
+    return false;
   }
 
-  private lease(renew: (until: string) => Promise<boolean>) {
-    return { ms: this.opts.leaseMs, now: this.deps.now, renew, logger: this.deps.logger };
+  private jobUnit(job: JobRecord): LeasedUnit {
+    return { renew: (u) => this.deps.store.jobs.renew(job.id, this.owner, u), run: () => this.processJob(job) };
   }
 
   private async key(id: string): Promise<ApiKeyRecord | null> {

@@ -48,7 +48,7 @@ export async function createSheets(config: Config, store: Store, logger: Logger,
     api,
     limiter,
     bindings,
-    writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: 120_000, workers: config.sheets.writebackWorkers }),
-    schedules: new ScheduleRunner({ store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: 2, pauseAfter: config.sheets.schedulePauseAfter }),
+    writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: config.sheets.writebackLeaseMs, workers: config.sheets.writebackWorkers }),
+    schedules: new ScheduleRunner({ store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: config.sheets.scheduleWorkers, pauseAfter: config.sheets.schedulePauseAfter }),
   };
 }

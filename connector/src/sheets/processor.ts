@@ -19,9 +19,8 @@
  * document lane's (jobs/lanes.ts).
  */
 import crypto from 'node:crypto';
-import { whileRenewing } from '../lease-renewal.js';
 import type { Logger } from '../logger.js';
-import { PollingLoops } from '../polling-loops.js';
+import { LeasedLoop, type Hold, type LeaseWindow, type Worker } from '../workers/index.js';
 import type { Store, WritebackQueueEntry, WritebackRecord } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
@@ -50,7 +49,8 @@ class WritebackTurns {
   }
 }
 
-export class WritebackProcessor {
+export class WritebackProcessor implements Worker {
+  readonly name = 'sheet write-back';
   private readonly id = `writeback-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   /** Lease owners not in use: each tick writes as its own, so one loop's renewals and outcomes never touch another's. */
   private readonly owners: string[] = [];
@@ -58,18 +58,18 @@ export class WritebackProcessor {
   private readonly turns = new WritebackTurns();
   /** Keys a loop is writing for now. */
   private readonly busy = new Set<string>();
-  private readonly loops: PollingLoops;
+  private readonly loops: LeasedLoop;
 
   constructor(
     private readonly deps: { store: Pick<Store, 'writebacks'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
     /** workers: loops writing at once (default 1). */
     private readonly opts: { pollMs: number; retryBaseMs: number; leaseMs: number; workers?: number },
   ) {
-    this.loops = new PollingLoops('sheet write-back', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), { leaseMs: opts.leaseMs, pollMs: opts.pollMs, loops: opts.workers ?? 1, now: deps.now, logger: deps.logger });
   }
 
   start(): void {
-    this.loops.start(this.opts.workers ?? 1);
+    this.loops.start();
   }
 
   stop(): Promise<void> {
@@ -81,36 +81,32 @@ export class WritebackProcessor {
   }
 
   /** Writes one spreadsheet's due write-backs, of the next key in turn; false when there was nothing to lease. */
-  async tick(): Promise<boolean> {
+  tick(): Promise<boolean> {
+    return this.loops.tick();
+  }
+
+  private async leaseOne({ at, until }: LeaseWindow, hold: Hold): Promise<boolean> {
     const owner = this.owners.pop() ?? `${this.id}-${++this.ownersMade}`;
     try {
-      return await this.next(owner);
+      for (const keyId of this.turns.order(await this.deps.store.writebacks.dueKeys(at))) {
+        // Checked and taken with no await between, so two loops never take the same key.
+        if (this.busy.has(keyId)) continue;
+        this.busy.add(keyId);
+        try {
+          // Another loop or instance may have taken that key's last one meanwhile: then the next key.
+          const records = await this.deps.store.writebacks.leaseSpreadsheet(owner, at, until, keyId);
+          if (records.length === 0) continue;
+          this.turns.took(keyId);
+          await hold({ renew: (u) => this.deps.store.writebacks.renew(owner, u), run: () => this.write(owner, keyId, records[0]!.spreadsheet_id, records) });
+          return true;
+        } finally {
+          this.busy.delete(keyId);
+        }
+      }
+      return false;
     } finally {
       this.owners.push(owner);
     }
-  }
-
-  private async next(owner: string): Promise<boolean> {
-    const now = this.deps.now();
-    const at = now.toISOString();
-    const until = new Date(now.getTime() + this.opts.leaseMs).toISOString();
-    for (const keyId of this.turns.order(await this.deps.store.writebacks.dueKeys(at))) {
-      // Checked and taken with no await between, so two loops never take the same key.
-      if (this.busy.has(keyId)) continue;
-      this.busy.add(keyId);
-      try {
-        // Another loop or instance may have taken that key's last one meanwhile: then the next key.
-        const records = await this.deps.store.writebacks.leaseSpreadsheet(owner, at, until, keyId);
-        if (records.length === 0) continue;
-        this.turns.took(keyId);
-        const lease = { ms: this.opts.leaseMs, now: this.deps.now, renew: (u: string) => this.deps.store.writebacks.renew(owner, u), logger: this.deps.logger };
-        await whileRenewing(lease, () => this.write(owner, keyId, records[0]!.spreadsheet_id, records));
-        return true;
-      } finally {
-        this.busy.delete(keyId);
-      }
-    }
-    return false;
   }
 
   private async write(owner: string, keyId: string, spreadsheetId: string, records: WritebackRecord[]): Promise<void> {

@@ -9,8 +9,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { Mailer } from '../mailer.js';
-import { whileRenewing } from '../lease-renewal.js';
-import { PollingLoops } from '../polling-loops.js';
+import { LeasedLoop, type Hold, type LeaseWindow, type Worker } from '../workers/index.js';
 import type { ScheduleRecord, Store } from '../store/types.js';
 import { a1 } from './a1.js';
 import type { SheetsApi } from './api.js';
@@ -44,8 +43,9 @@ export function pauseReason(failures: number, lastError: string): string {
   return `Paused after ${failures} failed runs in a row. The last: ${lastError}`;
 }
 
-export class ScheduleRunner {
-  private readonly loops: PollingLoops;
+export class ScheduleRunner implements Worker {
+  readonly name = 'sheet schedules';
+  private readonly loops: LeasedLoop;
 
   constructor(
     /** mailer: alerts the key's owner of failures (schedule-alerts.ts); none, no alerts. */
@@ -53,11 +53,11 @@ export class ScheduleRunner {
     /** pauseAfter: failed runs in a row after which a schedule pauses itself (config COVERCHECK_SCHEDULE_PAUSE_AFTER). */
     private readonly opts: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter: number },
   ) {
-    this.loops = new PollingLoops('sheet schedules', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), { leaseMs: opts.leaseMs, pollMs: opts.pollMs, loops: opts.concurrency, now: deps.now, logger: deps.logger });
   }
 
   start(): void {
-    this.loops.start(this.opts.concurrency);
+    this.loops.start();
   }
 
   stop(): Promise<void> {
@@ -68,12 +68,16 @@ export class ScheduleRunner {
     this.loops.notify();
   }
 
-  async tick(): Promise<boolean> {
-    const started = this.deps.now();
-    const s = await this.deps.store.schedules.leaseDue(started.toISOString(), new Date(started.getTime() + this.opts.leaseMs).toISOString());
+  /** Runs one due schedule; false when none was due. */
+  tick(): Promise<boolean> {
+    return this.loops.tick();
+  }
+
+  /** A run is known by its start (`at`): the store renews and finishes only the run started then. */
+  private async leaseOne({ now: started, at, until }: LeaseWindow, hold: Hold): Promise<boolean> {
+    const s = await this.deps.store.schedules.leaseDue(at, until);
     if (!s) return false;
-    const lease = { ms: this.opts.leaseMs, now: this.deps.now, renew: (until: string) => this.deps.store.schedules.renewRun(s.id, started.toISOString(), until), logger: this.deps.logger };
-    await whileRenewing(lease, () => this.run(s, started));
+    await hold({ renew: (u) => this.deps.store.schedules.renewRun(s.id, at, u), run: () => this.run(s, started) });
     return true;
   }
 

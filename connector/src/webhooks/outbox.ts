@@ -19,7 +19,7 @@ import type { OutboxRecord, Store } from '../store/types.js';
 import { nextRetryDelayMs } from './backoff.js';
 import { deliverWebhook, type DeliverOptions, type DeliveryAttempt } from './deliver.js';
 import { HostGate } from './host-gate.js';
-import { PollingLoops } from '../polling-loops.js';
+import { LeasedLoop, type Hold, type LeaseWindow, type Worker } from '../workers/index.js';
 
 export interface OutboxOptions {
   /** Deliveries in flight at once, across hosts. */
@@ -63,10 +63,11 @@ export interface OutboxDeps {
   limiters?: Limiters;
 }
 
-export class OutboxProcessor {
+export class OutboxProcessor implements Worker {
+  readonly name = 'webhook outbox';
   private readonly hosts: Bottleneck.Group;
   private readonly jobOptions: Bottleneck.JobOptions;
-  private readonly loops: PollingLoops;
+  private readonly loops: LeasedLoop;
   private readonly gate: HostGate<Waiting>;
   private stopping = false;
 
@@ -85,12 +86,19 @@ export class OutboxProcessor {
       breakerCooldownMs: opts.breakerCooldownMs ?? 60_000,
       now: () => deps.now().getTime(),
     });
-    this.loops = new PollingLoops('webhook outbox', () => this.tick(), { pollMs: opts.pollMs, logger: deps.logger });
+    // No renewal: the lease is long enough for the unit as taken (LEASE_TIMEOUTS).
+    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), {
+      leaseMs: opts.timeoutMs * LEASE_TIMEOUTS,
+      pollMs: opts.pollMs,
+      loops: opts.concurrency,
+      now: deps.now,
+      logger: deps.logger,
+    });
   }
 
   start(): void {
     this.stopping = false;
-    this.loops.start(this.opts.concurrency);
+    this.loops.start();
   }
 
   async stop(): Promise<void> {
@@ -107,12 +115,14 @@ export class OutboxProcessor {
   }
 
   /** Leases one due delivery and attempts it, or leaves it waiting or postponed; false when none was due. */
-  async tick(): Promise<boolean> {
-    const now = this.deps.now();
-    const leaseUntilMs = now.getTime() + this.opts.timeoutMs * LEASE_TIMEOUTS;
-    const delivery = await this.deps.store.outbox.lease(now.toISOString(), new Date(leaseUntilMs).toISOString());
+  tick(): Promise<boolean> {
+    return this.loops.tick();
+  }
+
+  private async leaseOne({ at, until }: LeaseWindow, hold: Hold): Promise<boolean> {
+    const delivery = await this.deps.store.outbox.lease(at, until);
     if (!delivery) return false;
-    await this.dispatch(delivery, leaseUntilMs);
+    await hold({ run: () => this.dispatch(delivery, Date.parse(until)) });
     return true;
   }
 

@@ -1,6 +1,6 @@
-/** whileRenewing (connector/src/lease-renewal.ts): the renewal loop the job queue, write-backs and schedules share. */
+/** whileRenewing (connector/src/workers/lease-renewal.ts): the renewal loop the job queue, write-backs and schedules share. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { whileRenewing } from '../../connector/src/lease-renewal.js';
+import { whileRenewing } from '../../connector/src/workers/lease-renewal.js';
 import { createLogger } from '../../connector/src/logger.js';
 
 const logger = createLogger('silent');

@@ -6,7 +6,7 @@
  * still waiting on the store when the next is due is not joined by another, so a store that stalls
  * doesn't pile up one pending renewal per interval.
  */
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 export async function whileRenewing<T>(lease: { ms: number; now: () => Date; renew: (until: string) => Promise<unknown>; logger: Logger }, work: () => Promise<T>): Promise<T> {
   let pending = false;

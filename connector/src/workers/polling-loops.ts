@@ -1,26 +1,34 @@
 /**
  * N loops that each call `tick` until it reports no work, then sleep `pollMs` or until `notify()`.
- * Every background loop runs on it (job queue, webhook outbox, Sheets write-backs and schedules, the
- * unused-key sweep): each polls the store for due rows and is woken at once when something new is
- * written in this process. It sits below all of them so none imports another's folder for it.
+ * Every background worker runs on it (leased-loop.ts for the ones that lease units from the store):
+ * each polls for due work and is woken at once when something new is written in this process.
  */
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
+import type { Worker } from './worker.js';
 
-export class PollingLoops {
+export interface LoopOptions {
+  /** How long an idle loop sleeps before it looks again. */
+  pollMs: number;
+  /** Loops run at once; default 1. */
+  loops?: number;
+  logger: Logger;
+}
+
+export class PollingLoops implements Worker {
   private running = false;
   private loops: Promise<void>[] = [];
   private wakers: (() => void)[] = [];
 
   constructor(
-    private readonly name: string,
+    readonly name: string,
     private readonly tick: () => Promise<boolean>,
-    private readonly opts: { pollMs: number; logger: Logger },
+    private readonly opts: LoopOptions,
   ) {}
 
-  start(count: number): void {
+  start(): void {
     if (this.running) return;
     this.running = true;
-    for (let i = 0; i < count; i++) this.loops.push(this.loop());
+    for (let i = 0; i < (this.opts.loops ?? 1); i++) this.loops.push(this.loop());
   }
 
   /** Stops the loops after the tick each is in finishes. */
@@ -54,4 +62,16 @@ export class PollingLoops {
       }
     }
   }
+}
+
+/** A worker that runs `run` at start and then every `intervalMs` after the last run ended, or at once on `notify()`. */
+export function periodic(name: string, run: () => Promise<void>, opts: { intervalMs: number; logger: Logger }): PollingLoops {
+  return new PollingLoops(
+    name,
+    async () => {
+      await run();
+      return false; // always sleep a full interval
+    },
+    { pollMs: opts.intervalMs, logger: opts.logger },
+  );
 }
