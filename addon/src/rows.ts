@@ -7,6 +7,7 @@
  * paid for (see "Run state" below).
  */
 import type { TBatch } from '../../shared/batch.js';
+import { columnLetter } from '../../shared/column-letters.js';
 import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
 import type { TVerificationResult } from '../../shared/verification.js';
 import { MAX_BATCH_SIZE, POLL_BASE_MS, POLL_MS_PER_ROW, pollRound, submitChunks } from './batches.js';
@@ -182,13 +183,6 @@ function submitPieces(state: RunState, pieces: Map<number, RunPiece>, errorsNow:
       if (!state.notes.includes(s.error.message)) state.notes.push(s.error.message);
     }
   });
-}
-
-/** Column letters (1 -> A, 27 -> AA) for sheet targets. */
-export function columnLetter(n: number): string {
-  let out = '';
-  for (let x = n; x > 0; x = Math.floor((x - 1) / 26)) out = String.fromCharCode(65 + ((x - 1) % 26)) + out;
-  return out;
 }
 
 function writeBackNote(s: RunState): string[] {

@@ -1,6 +1,8 @@
 /**
- * A signal that aborts when `outer` does or `ms` after now, whichever comes first, with a TimeoutError
- * reason as AbortSignal.timeout gives.
+ * A signal that aborts `ms` after now, with a TimeoutError reason as AbortSignal.timeout gives, or
+ * when `outer` does if there is one, whichever comes first. Without `outer` nothing listens anywhere:
+ * a caller that never cancels passes none, rather than a signal that never aborts, on which every
+ * deadline in flight would hang a listener (past 10, Node's MaxListenersExceededWarning).
  *
  * Not `AbortSignal.any([outer, AbortSignal.timeout(ms)])`: in Node 20 (and 22/24 until
  * nodejs/node#57736 is fixed) a composite signal holds its sources weakly and the timer holds its
@@ -15,9 +17,9 @@ export interface Deadline {
   clear(): void;
 }
 
-export function deadline(outer: AbortSignal, ms: number): Deadline {
+export function deadline(ms: number, outer?: AbortSignal): Deadline {
   const controller = new AbortController();
-  const onOuter = () => end(outer.reason);
+  const onOuter = () => end(outer?.reason);
   const timer = setTimeout(() => end(new DOMException(`The operation was aborted due to timeout`, 'TimeoutError')), ms);
   // A timer left after its work is over must not keep a stopping process alive.
   timer.unref();
@@ -27,9 +29,9 @@ export function deadline(outer: AbortSignal, ms: number): Deadline {
   }
   function clear(): void {
     clearTimeout(timer);
-    outer.removeEventListener('abort', onOuter);
+    outer?.removeEventListener('abort', onOuter);
   }
-  if (outer.aborted) end(outer.reason);
-  else outer.addEventListener('abort', onOuter, { once: true });
+  if (outer?.aborted) end(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
   return { signal: controller.signal, clear };
 }

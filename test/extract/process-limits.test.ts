@@ -2,6 +2,9 @@
  * The limits only the pools can enforce, on the real extraction process (running/process-host.ts, pdf.js, canvas,
  * tesseract): the time limit ends the document's thread, the memory ceiling ends the process, and an
  * end of the process is charged to the document that caused it and to no other.
+ *
+ * The pools here run at normal priority: at nice 19 in SCHED_IDLE, which test/extract/pool.test.ts
+ * checks, any other work on the machine stretched these tests several times over.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +16,7 @@ import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
 import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/running/thread-pool.js';
+import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/running/priority.js';
 import { createProcessExtractionPool, ExtractionProcessError, residentMb, type ProcessExtractionPool } from '../../connector/src/extract/running/process-pool.js';
 import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
@@ -28,9 +32,14 @@ afterEach(async () => {
 });
 
 async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string; readResidentMb?: (pid: number) => Promise<number | 'gone'>; readStallMs?: number } = {}): Promise<ProcessExtractionPool> {
-  const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, hostFile: extractHost, ...extra });
+  const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, hostFile: extractHost, priority: 'normal', ...extra });
   pool = p;
   return p;
+}
+
+async function threadPool(limits: Partial<ExtractLimits>): Promise<ExtractionPool> {
+  pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, priority: 'normal' });
+  return pool;
 }
 
 async function failure(task: Promise<unknown>): Promise<Error> {
@@ -50,6 +59,36 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
   }
 }
 
+/** Nice value and scheduling policy of every thread of a process (fields 19 and 41 of its tasks' stat, after the name). */
+function threadPriorities(pid: number | 'self'): { tid: number; nice: number; policy: number }[] {
+  return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [{ tid: Number(tid), nice: Number(fields[16]), policy: Number(fields[38]) }];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+}
+
+describe.runIf(process.platform === 'linux')('the priority these tests run at', { timeout: 60_000 }, () => {
+  it("priority 'normal': no thread of the extraction process, and no pool thread here, is lowered", async () => {
+    // What every thread inherits: this test process's own priority (the run may itself be niced).
+    const own = threadPriorities('self').find((t) => t.tid === process.pid)!;
+    const lowered = (pid: number | 'self') => threadPriorities(pid).filter((t) => t.nice !== own.nice || t.policy === SCHED_IDLE);
+    expect(own.nice).not.toBe(EXTRACTION_NICE);
+    const p = await processPool({});
+    await p.run(corpusPdf('002'));
+    expect(lowered(p.pid()!)).toEqual([]);
+    await p.destroy();
+    const before = lowered('self').length;
+    const t = await threadPool({});
+    await t.run(corpusPdf('002'));
+    expect(lowered('self')).toHaveLength(before);
+  });
+});
+
 /** The flate bomb with the stream limit opened up: pdf.js decodes and parses it for minutes. */
 const SLOW = flateBomb();
 const NO_STREAM_LIMIT: Partial<ExtractLimits> = { maxStreamBytes: 1e12 };
@@ -63,12 +102,12 @@ const NO_PAGE_LIMITS: Partial<ExtractLimits> = { maxPageAreaPt2: 1e12, maxTotalA
 
 describe('time limits', { timeout: 120_000 }, () => {
   it('thread pool: a document past its processor time fails over_limit; its thread is ended and the next document is read', async () => {
-    pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...NO_STREAM_LIMIT, cpuMs: 3000 } });
-    const err = await failure(pool.run(SLOW));
+    const p = await threadPool({ ...NO_STREAM_LIMIT, cpuMs: 3000 });
+    const err = await failure(p.run(SLOW));
     expect(err).toBeInstanceOf(ExtractError);
     expect((err as ExtractError).code).toBe('over_limit');
     expect((err as ExtractError).publicMessage).toBe('Reading the PDF took more than 3 s of processor time, the limit per document.');
-    const r = await pool.run(corpusPdf('002'));
+    const r = await p.run(corpusPdf('002'));
     expect(r.fields.policy_number).toBe(corpusTruth('002').policy_number);
   });
 
@@ -84,8 +123,8 @@ describe('time limits', { timeout: 120_000 }, () => {
   });
 
   it('a document past its wall time fails over_limit, whether or not it uses the processor', async () => {
-    pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...NO_STREAM_LIMIT, wallMs: 2000 } });
-    const err = await failure(pool.run(SLOW));
+    const p = await threadPool({ ...NO_STREAM_LIMIT, wallMs: 2000 });
+    const err = await failure(p.run(SLOW));
     expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 2 s, the limit per document.');
   });
 
@@ -107,14 +146,14 @@ describe('time limits', { timeout: 120_000 }, () => {
 
 describe('heap limit per thread', { timeout: 120_000 }, () => {
   it("a thread's V8 heap is half the memory limit: a document whose parse outgrows it fails over_limit, and the next document is read", async () => {
-    pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, memoryMb: 128 } });
+    const p = await threadPool({ memoryMb: 128 });
     // The smallest heap a thread gets (threadHeapMb). Measured on the bundle: text pages and scans read
     // within it; two million words in one text show do not.
     const pdf = longTextShow();
     expect(pdf.length).toBeLessThan(64 * 1024);
-    const err = await failure(pool.run(pdf));
+    const err = await failure(p.run(pdf));
     expect((err as ExtractError).publicMessage).toBe("Reading the PDF needed more than 64 MB of memory, the extractor's limit.");
-    const r = await pool.run(corpusPdf('004'));
+    const r = await p.run(corpusPdf('004'));
     expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
   });
 });

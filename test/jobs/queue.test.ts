@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { MAX_JOB_ATTEMPTS, WorkQueue } from '../../connector/src/jobs/queue.js';
@@ -7,16 +5,14 @@ import { submitAsyncVerification, submitBatch } from '../../connector/src/jobs/s
 import { createLogger } from '../../connector/src/logger.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { ApiKeyRecord, Store } from '../../connector/src/store/types.js';
 import { ReferenceDataCache } from '../../connector/src/verify/reference-data.js';
 import type { RegistryChain } from '../../connector/src/verify/registry/index.js';
 import { buildRegistryChain } from '../../connector/src/verify/registry/index.js';
 import { importOperatorRegistry, OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 let store: Store;
-let db: string;
 let clock: number;
 let key: ApiKeyRecord;
 const now = () => new Date(clock);
@@ -31,17 +27,13 @@ function queue(registry?: Pick<RegistryChain, 'lookup'>) {
 const deps = () => ({ store, allowPrivateWebhooks: true, lookup: async () => [{ address: '203.0.113.10', family: 4 }], now, notify: () => {} });
 
 beforeEach(async () => {
-  db = tempDbPath('queue');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('queue').store;
   await seedReferenceData(store, shippedDataDir(), new Date());
   await importOperatorRegistry(store);
   clock = Date.parse('2026-11-22T10:00:00Z');
   key = (await createApiKey(store, { mode: 'live', name: 'q', scopes: ['verify'], credits: 10, now: now() })).record;
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 describe('WorkQueue', () => {
   it('takes over a job whose lease expired; the first holder can no longer finish it', async () => {

@@ -1,6 +1,4 @@
 /** Reading jobs and batches without HTTP: per-key visibility, the ?wait hold, the write-back state. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
@@ -11,14 +9,12 @@ import { readBatch, readJob, type ReadDeps } from '../../connector/src/jobs/read
 import { submitAsyncVerification, submitBatch } from '../../connector/src/jobs/submit.js';
 import { createLogger } from '../../connector/src/logger.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { ApiKeyRecord, Store } from '../../connector/src/store/types.js';
 import { ReferenceDataCache } from '../../connector/src/verify/reference-data.js';
 import { buildRegistryChain } from '../../connector/src/verify/registry/index.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 let store: Store;
-let db: string;
 let key: ApiKeyRecord;
 let reads: ReadDeps;
 const now = () => new Date();
@@ -31,16 +27,12 @@ function queue() {
 }
 
 beforeEach(async () => {
-  db = tempDbPath('read');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('read').store;
   await seedReferenceData(store, shippedDataDir(), new Date());
   key = (await createApiKey(store, { mode: 'test', name: 'r', scopes: ['verify'] })).record;
   reads = { store, completions: new Completions() };
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 async function notFound(p: Promise<unknown>): Promise<string> {
   const err = await p.then(() => null, (e: unknown) => e);

@@ -1,16 +1,12 @@
 /** Accepting async work without HTTP: every refusal is an AppError with the code (and retry delay) the routes answer with. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { AppError } from '../../connector/src/errors.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps } from '../../connector/src/jobs/submit.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { ApiKeyRecord, Store } from '../../connector/src/store/types.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 let store: Store;
-let db: string;
 let key: ApiKeyRecord;
 let notified: number;
 const now = () => new Date('2026-11-22T10:00:00Z');
@@ -37,15 +33,11 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 }
 
 beforeEach(async () => {
-  db = tempDbPath('submit');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('submit').store;
   notified = 0;
   key = (await createApiKey(store, { mode: 'live', name: 's', scopes: ['verify', 'extract'], credits: 2, now: now() })).record;
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 describe('submitAsyncVerification', () => {
   it('stores the job, reserves one credit, wakes the workers and returns the accepted body', async () => {

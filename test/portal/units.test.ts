@@ -1,7 +1,4 @@
 /** The portal's domain without HTTP: tokens, the CSRF guard, e-mail requests, activation and the sweep. */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey, SANDBOX_KEY_NAME } from '../../connector/src/auth/create-key.js';
 import { authenticate } from '../../connector/src/auth/keys.js';
@@ -10,23 +7,18 @@ import type { Mail, Mailer } from '../../connector/src/mailer.js';
 import { activateKey, checkActivationLink, issueKeyByName, requestKeyByEmail } from '../../connector/src/portal/request-key.js';
 import { sweepUnusedKeys } from '../../connector/src/auth/sweep-unused.js';
 import { hashToken, newActivationToken } from '../../connector/src/portal/tokens.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 import { activationLink } from './harness.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = new Date('2026-03-01T10:00:00.000Z');
 let store: Store;
-let dir: string;
 
-beforeEach(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-portal-unit-'));
-  store = await openStore({ databasePath: path.join(dir, 'db.sqlite') });
+beforeEach(() => {
+  store = openTempStore('portal-unit').store;
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 class MemoryMailer implements Mailer {
   sent: Mail[] = [];

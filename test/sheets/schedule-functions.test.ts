@@ -1,21 +1,17 @@
 /** Schedule create/list/get/delete as plain functions (sheets/schedules.ts), without HTTP or Google. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { AppError } from '../../connector/src/errors.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
 import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSchedule, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 const SID = '1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
 const at = new Date('2026-11-22T10:00:00Z');
 const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3, mode: 'overwrite' as const };
 let store: Store;
-let db: string;
 let woken: number;
 let bound: boolean;
 let A: string;
@@ -39,18 +35,14 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 }
 
 beforeEach(async () => {
-  db = tempDbPath('schedules');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('schedules').store;
   await seedReferenceData(store, shippedDataDir(), new Date());
   woken = 0;
   bound = true;
   A = (await createApiKey(store, { mode: 'test', name: 'a', scopes: ['datasets'] })).record.id;
   B = (await createApiKey(store, { mode: 'test', name: 'b', scopes: ['datasets'] })).record.id;
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 describe('createSchedule', () => {
   it('stores a schedule due now, wakes the runner and returns its view', async () => {

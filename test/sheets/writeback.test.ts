@@ -1,6 +1,4 @@
 /** Write-back through the real googleapis client against the local Sheets stand-in, into spreadsheets bound to the key. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../connector/src/logger.js';
 import { SheetsApi } from '../../connector/src/sheets/api.js';
@@ -9,13 +7,12 @@ import { NO_LONGER_BOUND, SheetBindings } from '../../connector/src/sheets/bindi
 import { SheetsLimiter, type SheetsCall } from '../../connector/src/sheets/limiter.js';
 import { WritebackProcessor } from '../../connector/src/sheets/processor.js';
 import { jobWriteback, newWriteback } from '../../connector/src/sheets/writeback.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { JobRecord, Store } from '../../connector/src/store/types.js';
 import type { TExtractedFields } from '../../shared/job.js';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import type { TSheetTarget } from '../../shared/sheets.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 import { bindDirect } from '../helpers/sheets-binding.js';
 
 const google = new FakeGoogle();
@@ -30,17 +27,13 @@ beforeAll(async () => {
 });
 afterAll(async () => google.stop());
 beforeEach(async () => {
-  db = tempDbPath('sheets');
-  store = await openStore({ databasePath: db });
+  ({ store, file: db } = openTempStore('sheets'));
   keyId = (await createApiKey(store, { mode: 'test', name: 'k', scopes: ['verify'] })).record.id;
   google.calls.length = 0;
   google.failures.length = 0;
   google.unanswered.length = 0;
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }, o: { leaseMs?: number; timeoutMs?: number } = {}) {
   const limiter = new SheetsLimiter(limits);

@@ -1,24 +1,12 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../connector/src/store/sqlite/index.js';
 import { MIGRATIONS } from '../../connector/src/store/sqlite/migrations.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
-const opened: { store: Store; file: string }[] = [];
-function open(file = tempDbPath('store')): Store {
-  const store = openSqliteStore(file);
-  opened.push({ store, file });
-  return store;
-}
-afterEach(async () => {
-  for (const { store, file } of opened.splice(0)) {
-    await store.close();
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  }
-});
+const open = (file?: string): Store => openTempStore('store', { file }).store;
+afterEach(closeTempStores);
 
 const newKey = (id: string, allowance = 3) => ({
   id,

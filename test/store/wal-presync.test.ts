@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openSqliteStore } from '../../connector/src/store/sqlite/index.js';
 import { startWalPresync } from '../../connector/src/store/sqlite/wal-presync.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 const fileOf = (fd: number): string | null => {
   try {
@@ -50,12 +50,11 @@ const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const c of cleanup.splice(0).reverse()) await c();
+  await closeTempStores();
 });
 
 function openStore(errors: Error[] = []): { store: Store; wal: string } {
-  const file = tempDbPath('presync');
-  const store = openSqliteStore(file, { walPresync: { intervalMs: 10, onError: (e) => errors.push(e) } });
-  cleanup.push(() => fs.rmSync(path.dirname(file), { recursive: true, force: true }), () => store.close());
+  const { store, file } = openTempStore('presync', { walPresync: { intervalMs: 10, onError: (e) => errors.push(e) } });
   return { store, wal: `${path.resolve(file)}-wal` };
 }
 

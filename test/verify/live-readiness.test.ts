@@ -1,26 +1,18 @@
 /** What a live key would miss on an install, logged at start (verify/live-readiness.ts), on a real SQLite store. */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { liveReadiness } from '../../connector/src/verify/live-readiness.js';
 import { importOperatorRegistry } from '../helpers/operator-registry.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 let store: Store;
-let db: string;
 beforeEach(async () => {
-  db = tempDbPath('readiness');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('readiness').store;
   await seedReferenceData(store, shippedDataDir(), new Date());
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 describe('liveReadiness', () => {
   it('a fresh install: every country and type lacks a real registry source; no sanctions list; the UK register partial', async () => {

@@ -1,20 +1,16 @@
 /** runSyncVerification without HTTP: the result, or the refusal as an AppError (balance on insufficient_credits). */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { AppError } from '../../connector/src/errors.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { openStore } from '../../connector/src/store/index.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { ReferenceDataCache } from '../../connector/src/verify/reference-data.js';
 import { buildRegistryChain } from '../../connector/src/verify/registry/index.js';
 import { runSyncVerification, type SyncDeps } from '../../connector/src/verify/run-sync.js';
-import { tempDbPath } from '../helpers/server.js';
+import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 let store: Store;
-let db: string;
 let deps: SyncDeps;
 const at = new Date('2026-11-22T10:00:00Z');
 const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
@@ -26,15 +22,11 @@ async function refusal(p: Promise<unknown>): Promise<AppError> {
 }
 
 beforeEach(async () => {
-  db = tempDbPath('run-sync');
-  store = await openStore({ databasePath: db });
+  store = openTempStore('run-sync').store;
   await seedReferenceData(store, shippedDataDir(), new Date());
   deps = { credits: store.credits, reference: new ReferenceDataCache(store), registry: buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }), now: () => at };
 });
-afterEach(async () => {
-  await store.close();
-  fs.rmSync(path.dirname(db), { recursive: true, force: true });
-});
+afterEach(closeTempStores);
 
 describe('runSyncVerification', () => {
   it('returns the result with what it cost, charging a live key', async () => {

@@ -1,4 +1,5 @@
 /** A1 notation helpers: quoted sheet names, column letters. */
+import { columnLetter } from '../../../shared/column-letters.js';
 
 /** `'Sheet name'!A1:B2`: sheet names are always quoted, quotes doubled, so any name works. */
 export function a1(sheet: string, range: string): string {
@@ -11,8 +12,7 @@ export function columnIndex(letters: string): number {
   return n - 1;
 }
 
+/** Letters of a 0-based column index: 0 -> A, 26 -> AA; below 0 gives ''. */
 export function columnLetters(index: number): string {
-  let s = '';
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
-  return s;
+  return columnLetter(index + 1);
 }

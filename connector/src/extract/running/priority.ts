@@ -19,6 +19,16 @@ import os from 'node:os';
 
 export const EXTRACTION_NICE = 19;
 
+/**
+ * How a pool runs its threads: 'lowest' (what the connector does, described above) or 'normal', for
+ * tests whose subject is not the priority, so that a loaded machine stretches them no more than any
+ * other test.
+ */
+export type ExtractionPriority = 'lowest' | 'normal';
+
+/** The extraction process's argument for 'normal', read as it starts, before it lowers anything. */
+export const NORMAL_PRIORITY_ARG = '--normal-priority';
+
 function renice(tid: number): void {
   try {
     os.setPriority(tid, EXTRACTION_NICE);

@@ -1,16 +1,18 @@
 /**
  * The extraction process: a child of the connector (process-pool.ts) that runs the worker-thread
  * pool and answers extraction tasks over IPC. It lowers all its threads to nice 19 first, so the
- * threads its pool, tesseract and V8 start later inherit that too.
+ * threads its pool, tesseract and V8 start later inherit that too (not when a test's pool starts it
+ * with NORMAL_PRIORITY_ARG, priority.ts).
  */
 import { isExtractError, toErrorData } from '../errors.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FromHost, ToHost } from './process-host-protocol.js';
 import { createThreadPool, type ExtractionPool } from './thread-pool.js';
-import { lowerProcessPriority } from './priority.js';
+import { lowerProcessPriority, NORMAL_PRIORITY_ARG, type ExtractionPriority } from './priority.js';
 
-lowerProcessPriority();
+const priority: ExtractionPriority = process.argv.includes(NORMAL_PRIORITY_ARG) ? 'normal' : 'lowest';
+if (priority === 'lowest') lowerProcessPriority();
 
 let pool: ExtractionPool | null = null;
 
@@ -27,7 +29,7 @@ function send(msg: FromHost): void {
 process.on('message', (msg: ToHost) => {
   if (msg.type === 'init') {
     // The connector sends no more tasks than there are threads, so this pool never queues or refuses.
-    pool = createThreadPool({ ...msg.options, ...workerFile, maxQueue: Number.MAX_SAFE_INTEGER });
+    pool = createThreadPool({ ...msg.options, ...workerFile, priority, maxQueue: Number.MAX_SAFE_INTEGER });
     send({ type: 'ready' });
     return;
   }

@@ -46,6 +46,7 @@ import { ExtractError, fromErrorData } from '../errors.js';
 import type { FromHost, ToHost } from './process-host-protocol.js';
 import { overMemory, overWall } from '../limits.js';
 import { ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from './thread-pool.js';
+import { NORMAL_PRIORITY_ARG } from './priority.js';
 import type { ExtractResult } from '../pipeline.js';
 
 /** The extraction process ended (crashed, was killed, could not start) before answering, through no fault of the document. */
@@ -293,7 +294,7 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const start = (): Host => {
     // Not the connector's node flags (its young generation is sized for request handling): a small
     // young generation and one V8 helper thread, as background work needs (measured: 15 MB less at peak).
-    const proc = fork(hostModule.file, [], {
+    const proc = fork(hostModule.file, options.priority === 'normal' ? [NORMAL_PRIORITY_ARG] : [], {
       execArgv: [...HOST_FLAGS, ...hostModule.execArgv],
       env: { ...process.env, ...HOST_ENV },
       serialization: 'advanced',

@@ -19,6 +19,7 @@ import { ExtractError, fromErrorData } from '../errors.js';
 import { overCpu, overMemory, overWall, type ExtractLimits } from '../limits.js';
 import { OCR_LANGUAGES } from '../reading/ocr-languages.js';
 import type { ExtractResult } from '../pipeline.js';
+import type { ExtractionPriority } from './priority.js';
 import type { ExtractTask, ExtractTaskResult, ExtractWorkerData } from './thread-worker.js';
 
 /** `run` was refused because `maxQueue` tasks are already waiting; callers answer 503/429 with Retry-After. */
@@ -48,6 +49,8 @@ export interface ExtractionPoolOptions {
    * path relative to it is reliable there (process-host.ts passes dist/connector/worker.js).
    */
   workerFile?: string;
+  /** Default 'lowest' (priority.ts); 'normal' only for tests that do not test the priority. */
+  priority?: ExtractionPriority;
 }
 
 export interface ExtractionPool {
@@ -115,6 +118,7 @@ export function createThreadPool(options: ExtractionPoolOptions): ExtractionPool
     ocrWorkers: options.ocrWorkersPerThread ?? 1,
     languages: options.languages ?? OCR_LANGUAGES,
     limits,
+    priority: options.priority ?? 'lowest',
   };
   const piscina = new Piscina({
     filename: options.workerFile ?? SOURCE_WORKER,

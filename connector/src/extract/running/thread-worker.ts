@@ -6,7 +6,7 @@ import type { ExtractLimits } from '../limits.js';
 import { matcherFromRows } from '../fields/insurer-matcher.js';
 import { createOcr, type Ocr } from '../reading/ocr.js';
 import { extractFields, type ExtractDeps, type ExtractResult } from '../pipeline.js';
-import { currentThreadId, lowerThreadPriority } from './priority.js';
+import { currentThreadId, lowerThreadPriority, type ExtractionPriority } from './priority.js';
 
 export { EXTRACTION_NICE } from './priority.js';
 
@@ -16,6 +16,7 @@ export interface ExtractWorkerData {
   ocrWorkers: number;
   languages: string;
   limits: ExtractLimits;
+  priority: ExtractionPriority;
 }
 
 /** A task's outcome, as plain data: a thrown ExtractError would lose its class and code crossing the thread boundary. */
@@ -24,7 +25,7 @@ export type ExtractTaskResult = { ok: true; result: ExtractResult } | { ok: fals
 // Also when this pool runs inside the connector's process rather than the extraction process
 // (the pool tests run it directly): the thread and the tesseract threads it starts still yield.
 // Only as a pool thread: importing this module elsewhere (for its types) must not slow the importer down.
-if (!isMainThread) lowerThreadPriority();
+if (!isMainThread && (workerData as ExtractWorkerData | null)?.priority !== 'normal') lowerThreadPriority();
 
 let deps: Promise<ExtractDeps> | null = null;
 

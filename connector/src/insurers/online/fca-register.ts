@@ -131,7 +131,7 @@ export function fcaRegister(opts: FcaRegisterOptions): OnlineRegister {
     if (waitMs > 0) return Promise.resolve(unavailable(`rate limited by the FCA register; not called for another ${Math.ceil(waitMs / 1000)} s`));
     // Aborted when the lookup is over, so calls it no longer needs (a page after a failed one) stop too.
     const over = new AbortController();
-    const due = deadline(over.signal, opts.timeoutMs);
+    const due = deadline(opts.timeoutMs, over.signal);
     const lookup: Lookup = { signal: due.signal, started: 0 };
     return new Promise<OnlineRegisterAnswer>((settle) => {
       // Answers at the deadline even if a call ignores its signal; later settles are no-ops.

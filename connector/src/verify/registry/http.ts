@@ -26,13 +26,13 @@ const ZFound = z.object({ found: z.literal(true), policies: z.array(ZUpstreamPol
 export function httpRegistry(name: string, baseUrl: string, fetchFn: typeof fetch = fetch): RegistryAdapter {
   return {
     name,
-    async lookup(query: RegistryQuery, signal: AbortSignal): Promise<RegistryAnswer> {
+    async lookup(query: RegistryQuery, signal?: AbortSignal): Promise<RegistryAnswer> {
       const url = `${baseUrl}/policies/${query.country}/${query.insurance_type}/${encodeURIComponent(query.policy_number)}`;
       let res: Response;
       try {
         res = await fetchFn(url, { signal, headers: { accept: 'application/json' } });
       } catch (err) {
-        return { kind: 'unavailable', source: name, reason: signal.aborted ? 'timed out' : `unreachable (${(err as Error).message})` };
+        return { kind: 'unavailable', source: name, reason: signal?.aborted ? 'timed out' : `unreachable (${(err as Error).message})` };
       }
       if (res.status === 404) return { kind: 'not_found', source: name, demo: false };
       if (res.status === 409) return { kind: 'no_coverage', source: name };

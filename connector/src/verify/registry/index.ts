@@ -25,11 +25,6 @@ export interface RegistryChain {
   stop(): Promise<void>;
 }
 
-// The chain's own callers never cancel; upstream deadlines come from limitedRegistry. A signal per lookup:
-// each deadline listens on its outer signal until it is cleared, so one shared signal collected a
-// listener per lookup in flight and Node warned of a leak past 10 (MaxListenersExceededWarning).
-const never = (): AbortSignal => new AbortController().signal;
-
 export function registryChain(
   /** Our own table as a live key sees it: real rows and real coverage only. */
   local: RegistryAdapter,
@@ -38,11 +33,12 @@ export function registryChain(
 ): RegistryChain {
   return {
     async lookup(query, mode) {
-      if (mode !== 'live') return sandbox.lookup(query, never());
-      const own = await local.lookup(query, never());
+      // The chain's own callers never cancel, so no signal: upstream deadlines come from limitedRegistry.
+      if (mode !== 'live') return sandbox.lookup(query);
+      const own = await local.lookup(query);
       const upstream = upstreams[query.country];
       if (own.kind === 'found' || !upstream) return own;
-      return upstream.lookup(query, never());
+      return upstream.lookup(query);
     },
     async stop() {
       await Promise.all(Object.values(upstreams).map((u) => u?.limiter?.stop({ dropWaitingJobs: true })));

@@ -28,8 +28,8 @@ export function limitedRegistry(inner: RegistryAdapter, opts: LimitOptions, limi
   return {
     name: inner.name,
     limiter: calls.limiter,
-    lookup(query: RegistryQuery, outer: AbortSignal): Promise<RegistryAnswer> {
-      const due = deadline(outer, opts.timeoutMs);
+    lookup(query: RegistryQuery, outer?: AbortSignal): Promise<RegistryAnswer> {
+      const due = deadline(opts.timeoutMs, outer);
       if (due.signal.aborted) return Promise.resolve(unavailable('timed out in queue'));
       let started = false;
       return new Promise<RegistryAnswer>((settle) => {

@@ -21,5 +21,6 @@ export type RegistryAnswer =
 
 export interface RegistryAdapter {
   readonly name: string;
-  lookup(query: RegistryQuery, signal: AbortSignal): Promise<RegistryAnswer>;
+  /** `signal`: the caller's cancellation, if it can cancel. */
+  lookup(query: RegistryQuery, signal?: AbortSignal): Promise<RegistryAnswer>;
 }
