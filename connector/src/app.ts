@@ -1,7 +1,11 @@
-/** Assembles the Express app: logging, unauthenticated routes, then the keyed /api/v1 routes. */
-import express from 'express';
+/**
+ * Assembles the Express app: the request log, then every route of the table (shared/routes/) with the
+ * middleware its contract asks for, then the portal and the error answers.
+ */
+import express, { type RequestHandler } from 'express';
+import { ROUTES, isIdempotent, isMultipart, type RouteContract, type RouteName } from '../../shared/routes/index.js';
 import type { AppContext } from './context.js';
-import { requireKey } from './http/auth.js';
+import { requireKey, requireScope } from './http/auth.js';
 import { BodyBudget, leaseBodyBudget } from './http/body-budget.js';
 import { requireContentEncoding } from './http/content-encoding.js';
 import { errorHandler, notFound } from './http/errors.js';
@@ -10,12 +14,7 @@ import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { createPortal } from './portal/app.js';
-import { accountRoutes } from './routes/account.js';
-import { datasetRoutes } from './routes/datasets.js';
-import { jobRoutes } from './routes/jobs.js';
-import { healthRoute, openApiRoute } from './routes/meta.js';
-import { sheetRoutes } from './routes/sheets.js';
-import { verifyRoutes } from './routes/verify.js';
+import { routeHandlers } from './routes/index.js';
 
 export function createApp(ctx: AppContext): express.Express {
   const app = express();
@@ -24,23 +23,41 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
   const limits = createRateLimits(ctx.config, ctx.redis);
-
-  app.get('/healthz', healthRoute(ctx));
-  app.get('/api/v1/openapi.json', ...openApiRoute(limits.perIp));
-
-  // Every keyed route gets the same chain; mounted with full paths on the app (no nested router)
-  // because each router level costs path matching on every request.
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
   // One budget for the bodies of every keyed route, shared per key (http/body-budget.ts).
   const bodies = leaseBodyBudget(new BodyBudget(ctx.config.bodyBudget));
-  for (const route of [...verifyRoutes(ctx), ...jobRoutes(ctx), ...sheetRoutes(ctx), ...accountRoutes(ctx)]) {
-    // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
-    const keyed = route.multipart ? [auth, limits.perKey, bodies, requireContentEncoding([])] : [auth, limits.perKey, bodies, ...jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, ...(route.documentFields ? { documentFields: route.documentFields } : {}) }), ...(route.unstored ? [] : [idem])];
-    app[route.method](`/api/v1${route.path}`, ...keyed, ...route.handlers);
-  }
 
-  for (const route of datasetRoutes(ctx, limits)) app.get(`/api/v1${route.path}`, ...route.handlers);
+  /** No key: the caller's IP budget. A key: it must be valid and hold the scope, and spends its own budget. */
+  const optionalKey = (scope: RouteContract['scope']): RequestHandler => {
+    const checkScope: RequestHandler = scope ? requireScope(scope) : (_req, _res, next) => next();
+    return (req, res, next) => {
+      if (req.get('authorization') === undefined) return limits.perIp(req, res, next);
+      Promise.resolve(
+        auth(req, res, (err?: unknown) => {
+          if (err) return next(err);
+          checkScope(req, res, (err2?: unknown) => (err2 ? next(err2) : void limits.perKey(req, res, next)));
+        }),
+      ).catch(next);
+    };
+  };
+
+  /** What runs before a route's own handlers, from its contract, in this order: access and limits, body reader, idempotency, scope. */
+  const chain = (route: RouteContract): RequestHandler[] => {
+    if (route.access === 'open') return [];
+    if (route.access === 'ip') return [limits.perIp];
+    if (route.access === 'key-or-ip') return [optionalKey(route.scope)];
+    // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
+    const body = isMultipart(route)
+      ? [requireContentEncoding([])]
+      : jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, documentFields: route.documentFields });
+    return [auth, limits.perKey, bodies, ...body, ...(isIdempotent(route) ? [idem] : []), ...(route.scope ? [requireScope(route.scope)] : [])];
+  };
+
+  // Mounted with full paths on the app (no nested router), because each router level costs path
+  // matching on every request.
+  const handlers = routeHandlers(ctx);
+  for (const [name, route] of Object.entries(ROUTES) as [RouteName, RouteContract][]) app[route.method](route.path, ...chain(route), ...handlers[name]);
 
   // The key portal: HTML pages for people, a sub-app with its own parser, CSRF and error pages.
   app.use('/portal', createPortal({ config: ctx.config.portal, store: ctx.store, redis: ctx.redis, mailer: ctx.mailer, logger: ctx.logger, now: ctx.now }));

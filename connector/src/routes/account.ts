@@ -4,21 +4,24 @@ import type { AppContext } from '../context.js';
 import { isCharged, spendableBalance } from '../credits/charge.js';
 import { billingPeriod } from '../credits/period.js';
 import { currentKey } from '../http/auth.js';
-import type { KeyedRoute } from './types.js';
+import type { RouteHandlers } from './types.js';
 
-export function accountRoutes(ctx: AppContext): KeyedRoute[] {
-  const handler: KeyedRoute['handlers'][number] = async (_req, res) => {
-    const key = currentKey(res);
-    const now = ctx.now();
-    const body: TAccount = {
-      key_id: key.id,
-      name: key.name,
-      mode: key.mode,
-      plan: key.plan,
-      scopes: key.scopes,
-      credits: { balance: spendableBalance(key, now), allowance: key.allowance, period: billingPeriod(now), charged: isCharged(key) },
-    };
-    res.json(body);
+export function accountHandlers(ctx: AppContext): RouteHandlers<'account'> {
+  return {
+    account: [
+      async (_req, res) => {
+        const key = currentKey(res);
+        const now = ctx.now();
+        const body: TAccount = {
+          key_id: key.id,
+          name: key.name,
+          mode: key.mode,
+          plan: key.plan,
+          scopes: key.scopes,
+          credits: { balance: spendableBalance(key, now), allowance: key.allowance, period: billingPeriod(now), charged: isCharged(key) },
+        };
+        res.json(body);
+      },
+    ],
   };
-  return [{ method: 'get', path: '/account', handlers: [handler] }];
 }

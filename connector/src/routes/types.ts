@@ -1,16 +1,10 @@
-/** A route as the app mounts it: method, path under /api/v1, and its own handlers after the keyed chain. */
+/** The connector's half of a route: its own handlers, by the route's name in the table (shared/routes/). */
 import type { RequestHandler } from 'express';
+import type { RouteName } from '../../../shared/routes/index.js';
 
-export interface KeyedRoute {
-  method: 'get' | 'post' | 'delete';
-  path: string;
-  handlers: RequestHandler[];
-  /** JSON body limit for this route when it differs from COVERCHECK_JSON_LIMIT_KB. */
-  bodyLimit?: number;
-  /** Top-level body fields holding a base64 PDF, decoded as the body is read (http/json-body.ts, documentsOf). */
-  documentFields?: readonly string[];
-  /** The route reads a multipart body itself (no JSON parser, no idempotency replay of a stream). */
-  multipart?: boolean;
-  /** Its answer is never stored for an Idempotency-Key replay (it holds something the store must not keep); the header is ignored. */
-  unstored?: boolean;
-}
+/**
+ * Handlers for the routes `N`, run after the middleware the route's contract mounts (app.ts: access,
+ * body reader, idempotency, scope). A group of routes returns its names; routes/index.ts checks that
+ * the groups together name every route of the table.
+ */
+export type RouteHandlers<N extends RouteName> = { [K in N]: RequestHandler[] };
