@@ -42,7 +42,12 @@ function metered(h: Harness, calls: (() => unknown)[], between?: () => void): Us
     const [f0, p0] = [u.stats.requests, u.propsQuota.total];
     const out = call();
     const [f, p] = [u.stats.requests - f0, u.propsQuota.total - p0];
-    Object.assign(use, { fetch: use.fetch + f, props: use.props + p, worstFetch: Math.max(use.worstFetch, f), worstProps: Math.max(use.worstProps, p) });
+    Object.assign(use, {
+      fetch: use.fetch + f,
+      props: use.props + p,
+      worstFetch: Math.max(use.worstFetch, f),
+      worstProps: Math.max(use.worstProps, p),
+    });
     const cells = (Array.isArray(out) ? out.map((r) => r[0]) : [out]) as unknown[];
     for (const c of cells) {
       if (/^(verified|unverified|inconclusive)$/.test(String(c))) use.answered++;
@@ -55,7 +60,9 @@ function metered(h: Harness, calls: (() => unknown)[], between?: () => void): Us
 }
 
 function rows(): string[][] {
-  return Array.from({ length: ROWS }, (_, i) => (i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+  return Array.from({ length: ROWS }, (_, i) =>
+    i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor'],
+  );
 }
 
 export async function benchAddon(): Promise<Record<string, number>> {
@@ -141,7 +148,8 @@ export async function benchAddon(): Promise<Record<string, number>> {
     out.delta_checked = q.total;
     out.delta_skipped = q.skipped;
     out.delta_summary_credits = q.summary?.creditsSpent ?? -1;
-    if (out.delta_checked !== CHANGED || out.delta_skipped !== ROWS - CHANGED) throw new Error(`delta re-check sent ${q.total} rows and skipped ${q.skipped}`);
+    if (out.delta_checked !== CHANGED || out.delta_skipped !== ROWS - CHANGED)
+      throw new Error(`delta re-check sent ${q.total} rows and skipped ${q.skipped}`);
 
     out.naive_calls = ROWS;
     out.naive_sim_ms = ROWS * RTT_MS;
@@ -156,17 +164,30 @@ export async function benchAddon(): Promise<Record<string, number>> {
   console.log('| | UrlFetch calls | round trips | simulated time | vs naive (calls) |');
   console.log('|---|---|---|---|---|');
   console.log(`| naive: one call per cell | ${out.naive_calls} | ${out.naive_calls} | ${(out.naive_sim_ms! / 1000).toFixed(0)} s | 1x |`);
-  console.log(`| =VERIFYPOLICY, one range, first run | ${out.cf_calls} | ${out.cf_round_trips} | ${(out.cf_sim_ms! / 1000).toFixed(1)} s | ${x(out.naive_calls!, out.cf_calls!)}x fewer |`);
+  console.log(
+    `| =VERIFYPOLICY, one range, first run | ${out.cf_calls} | ${out.cf_round_trips} | ${(out.cf_sim_ms! / 1000).toFixed(1)} s | ${x(out.naive_calls!, out.cf_calls!)}x fewer |`,
+  );
   console.log(`| =VERIFYPOLICY, recalculation | ${out.cf_recalc_calls} | 0 | ${(out.cf_recalc_sim_ms! / 1000).toFixed(1)} s | |`);
-  console.log(`| sidebar (${out.sb_polls} polls) | ${out.sb_calls} | ${out.sb_round_trips} | ${(out.sb_sim_ms! / 1000).toFixed(1)} s | ${x(out.naive_calls!, out.sb_calls!)}x fewer |`);
-  console.log(`document cache after the first run: ${out.cf_cache_items} items, ${out.cf_cache_evicted} evicted; real time here: VERIFYPOLICY ${out.cf_real_ms} ms, sidebar ${out.sb_real_ms} ms`);
-  console.log(`\ndelta re-check: ${ROWS.toLocaleString()} rows verified with a live key (${out.delta_first_credits} credits, ${out.delta_first_calls} calls), then ${CHANGED} rows edited and verified again`);
+  console.log(
+    `| sidebar (${out.sb_polls} polls) | ${out.sb_calls} | ${out.sb_round_trips} | ${(out.sb_sim_ms! / 1000).toFixed(1)} s | ${x(out.naive_calls!, out.sb_calls!)}x fewer |`,
+  );
+  console.log(
+    `document cache after the first run: ${out.cf_cache_items} items, ${out.cf_cache_evicted} evicted; real time here: VERIFYPOLICY ${out.cf_real_ms} ms, sidebar ${out.sb_real_ms} ms`,
+  );
+  console.log(
+    `\ndelta re-check: ${ROWS.toLocaleString()} rows verified with a live key (${out.delta_first_credits} credits, ${out.delta_first_calls} calls), then ${CHANGED} rows edited and verified again`,
+  );
   console.log('| re-run | rows sent | rows skipped | credits | UrlFetch calls | round trips | simulated time |');
   console.log('|---|---|---|---|---|---|---|');
-  console.log(`| after ${CHANGED} rows changed | ${out.delta_checked} | ${out.delta_skipped} | ${out.delta_credits} (summary says ${out.delta_summary_credits}) | ${out.delta_calls} | ${out.delta_round_trips} | ${(out.delta_sim_ms! / 1000).toFixed(1)} s |`);
+  console.log(
+    `| after ${CHANGED} rows changed | ${out.delta_checked} | ${out.delta_skipped} | ${out.delta_credits} (summary says ${out.delta_summary_credits}) | ${out.delta_calls} | ${out.delta_round_trips} | ${(out.delta_sim_ms! / 1000).toFixed(1)} s |`,
+  );
   console.log(`target: <= ${CHANGED} credits and <= 4 calls: ${out.delta_credits! <= CHANGED && out.delta_calls! <= 4 ? 'met' : 'MISSED'}`);
   printQuotas(quotas);
-  return { ...out, ...Object.fromEntries(Object.entries(quotas).flatMap(([k, u]) => Object.entries(u).map(([f, v]) => [`quota_${k}_${f}`, v]))) };
+  return {
+    ...out,
+    ...Object.fromEntries(Object.entries(quotas).flatMap(([k, u]) => Object.entries(u).map(([f, v]) => [`quota_${k}_${f}`, v]))),
+  };
 }
 
 /**
@@ -204,8 +225,12 @@ async function benchQuotas(http: SyncHttp, conn: { url: string; keys: Record<str
 
 function printQuotas(q: Record<string, Use>): void {
   const ok = (b: boolean) => (b ? 'met' : 'MISSED');
-  console.log(`\nquotas: ${ROWS.toLocaleString()} rows; a consumer user's day is ${DAY.fetch.toLocaleString()} UrlFetch calls and ${DAY.props.toLocaleString()} property operations ("Quotas for Google Services")`);
-  console.log('| | UrlFetch calls | property operations | % of the day (calls / properties) | per cell: calls, properties (worst cell) | cells answered / steered to a range |');
+  console.log(
+    `\nquotas: ${ROWS.toLocaleString()} rows; a consumer user's day is ${DAY.fetch.toLocaleString()} UrlFetch calls and ${DAY.props.toLocaleString()} property operations ("Quotas for Google Services")`,
+  );
+  console.log(
+    '| | UrlFetch calls | property operations | % of the day (calls / properties) | per cell: calls, properties (worst cell) | cells answered / steered to a range |',
+  );
   console.log('|---|---|---|---|---|---|');
   const row = (label: string, u: Use, cells: number) =>
     console.log(
@@ -220,9 +245,19 @@ function printQuotas(q: Record<string, Use>): void {
   const c = q.cells_first!;
   const r = q.cells_recalc!;
   const b = q.burst_first!;
-  console.log(`target, per cell, first run <= ${TARGET.firstFetch} UrlFetch (worst cell ${c.worstFetch}): ${ok(c.worstFetch <= TARGET.firstFetch)}`);
-  console.log(`target, per cell, first run <= ${TARGET.firstProps} property operations (worst cell ${c.worstProps}): ${ok(c.worstProps <= TARGET.firstProps)}`);
-  console.log(`target, per cell, recalculation ${TARGET.recalcFetch} UrlFetch (all cells ${r.fetch}): ${ok(r.fetch === TARGET.recalcFetch)}`);
-  console.log(`target, per cell, recalculation <= ${TARGET.recalcProps} property read (worst cell ${r.worstProps}): ${ok(r.worstProps <= TARGET.recalcProps)}`);
-  console.log(`target, past the per-minute budget a fresh single cell answers "use a range" without a call (${b.steered} cells did, ${b.fetch} calls for ${b.answered} answered): ${ok(b.steered > 0 && b.fetch === b.answered)}`);
+  console.log(
+    `target, per cell, first run <= ${TARGET.firstFetch} UrlFetch (worst cell ${c.worstFetch}): ${ok(c.worstFetch <= TARGET.firstFetch)}`,
+  );
+  console.log(
+    `target, per cell, first run <= ${TARGET.firstProps} property operations (worst cell ${c.worstProps}): ${ok(c.worstProps <= TARGET.firstProps)}`,
+  );
+  console.log(
+    `target, per cell, recalculation ${TARGET.recalcFetch} UrlFetch (all cells ${r.fetch}): ${ok(r.fetch === TARGET.recalcFetch)}`,
+  );
+  console.log(
+    `target, per cell, recalculation <= ${TARGET.recalcProps} property read (worst cell ${r.worstProps}): ${ok(r.worstProps <= TARGET.recalcProps)}`,
+  );
+  console.log(
+    `target, past the per-minute budget a fresh single cell answers "use a range" without a call (${b.steered} cells did, ${b.fetch} calls for ${b.answered} answered): ${ok(b.steered > 0 && b.fetch === b.answered)}`,
+  );
 }

@@ -20,7 +20,10 @@ async function batchLatency(base: string, key: string): Promise<number[]> {
   const times: number[] = [];
   for (let round = 0; round < 12; round++) {
     const started = performance.now();
-    const r = await call(base, 'POST', '/api/v1/verify/batch', { key, body: { policies: Array.from({ length: 100 }, (_, i) => policy(i)) } });
+    const r = await call(base, 'POST', '/api/v1/verify/batch', {
+      key,
+      body: { policies: Array.from({ length: 100 }, (_, i) => policy(i)) },
+    });
     if (r.status !== 202) throw new Error(`batch refused: ${JSON.stringify(r.body)}`);
     for (;;) {
       const b = await call(base, 'GET', `/api/v1/batches/${r.body.batch_id}`, { key });
@@ -60,7 +63,15 @@ export async function benchBatch(): Promise<Record<string, number>> {
     const base = `http://127.0.0.1:${b.info.connectorPort}`;
     const headers = { authorization: `Bearer ${b.info.liveKey}`, 'content-type': 'application/json' };
     const jobs = Number(process.env.BENCH_JOBS ?? 1000);
-    const accepted = await drive({ url: `${base}/api/v1/verify/async`, method: 'POST', headers, body: JSON.stringify(policy(1)), connections: 10, durationS: 60, amount: jobs });
+    const accepted = await drive({
+      url: `${base}/api/v1/verify/async`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(policy(1)),
+      connections: 10,
+      durationS: 60,
+      amount: jobs,
+    });
     if (accepted.non2xx > 0) throw new Error(`${accepted.non2xx} submissions refused`);
     // The last job accepted is the last one leased (oldest first); find its id, start the workers, wait for it.
     const log = await call(base, 'POST', '/api/v1/verify/async', { key: b.info.liveKey, body: policy(2) });
@@ -74,10 +85,16 @@ export async function benchBatch(): Promise<Record<string, number>> {
     const drainMs = performance.now() - started;
     out.drain_jobs_per_s = (jobs + 1) / (drainMs / 1000);
     console.log('bench/batch');
-    console.log(`  batch of 100, submit -> complete (client polls every 5 ms, 10 rounds): p50 ${fmt(out.batch_p50_ms!)} ms   max ${fmt(out.batch_max_ms!)} ms   (target < 200 ms)`);
-    console.log(`  POST /api/v1/verify/async accepted at ${fmt(out.accept_rps!, 0)} req/s while workers ran (each a committed insert + credit reservation)`);
+    console.log(
+      `  batch of 100, submit -> complete (client polls every 5 ms, 10 rounds): p50 ${fmt(out.batch_p50_ms!)} ms   max ${fmt(out.batch_max_ms!)} ms   (target < 200 ms)`,
+    );
+    console.log(
+      `  POST /api/v1/verify/async accepted at ${fmt(out.accept_rps!, 0)} req/s while workers ran (each a committed insert + credit reservation)`,
+    );
     console.log(`  ${jobs + 1} queued async jobs drained by 4 workers in ${fmt(drainMs, 0)} ms -> ${fmt(out.drain_jobs_per_s, 0)} jobs/s`);
-    console.log(`  sync POST /api/v1/verify in the same bench: ${fmt(out.sync_rps!, 0)} req/s   drain / sync ${fmt(out.drain_jobs_per_s / out.sync_rps!, 2)}`);
+    console.log(
+      `  sync POST /api/v1/verify in the same bench: ${fmt(out.sync_rps!, 0)} req/s   drain / sync ${fmt(out.drain_jobs_per_s / out.sync_rps!, 2)}`,
+    );
     return out;
   } finally {
     await b.stop();

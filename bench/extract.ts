@@ -105,8 +105,12 @@ function watchTreeMemory(pid: number, opts: { pss: boolean }): { stop(): TreeMem
 }
 
 export async function benchExtract(): Promise<Record<string, number>> {
-  console.log('bench/extract: corpus evaluation (scripts/eval-extract.ts, own corpus: timings comparable run to run; npm run eval:extract adds the outside documents)');
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/eval-extract.ts', '--corpus=own'], { maxBuffer: 1 << 22 });
+  console.log(
+    'bench/extract: corpus evaluation (scripts/eval-extract.ts, own corpus: timings comparable run to run; npm run eval:extract adds the outside documents)',
+  );
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/eval-extract.ts', '--corpus=own'], {
+    maxBuffer: 1 << 22,
+  });
   console.log(stdout.replace(/^/gm, '  ').trimEnd());
   // Field parsing alone, as a ratio to a same-process baseline (the page times above depend on the machine's load).
   const fields = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/fields.ts', '--rounds=9'], { maxBuffer: 1 << 22 });
@@ -130,7 +134,11 @@ export async function benchExtract(): Promise<Record<string, number>> {
     const submit = async (pdf: Uint8Array, name: string): Promise<string> => {
       const form = new FormData();
       form.append('file', new Blob([pdf], { type: 'application/pdf' }), name);
-      const res = await fetch(`${base}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${info.testKey}` }, body: form });
+      const res = await fetch(`${base}/api/v1/documents/extract`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${info.testKey}` },
+        body: form,
+      });
       return ((await res.json()) as { job_id: string }).job_id;
     };
     /** The job once it is no longer pending. */
@@ -209,14 +217,20 @@ export async function benchExtract(): Promise<Record<string, number>> {
     console.log('bench/extract: connector with its extraction pool');
     console.log(`  sync verify paced at 200 req/s; idle windows, then windows while 4 scans are extracted (each ends with them):`);
     for (const [i, r] of rounds.entries()) {
-      console.log(`    round ${i + 1}: idle p99 ${fmt(r.idle, 2)} ms   busy p99 ${fmt(r.busy, 2)} ms (${r.sent} requests over ${fmt(r.busyS, 1)} s)   ratio ${fmt(r.busy / r.idle, 2)}`);
+      console.log(
+        `    round ${i + 1}: idle p99 ${fmt(r.idle, 2)} ms   busy p99 ${fmt(r.busy, 2)} ms (${r.sent} requests over ${fmt(r.busyS, 1)} s)   ratio ${fmt(r.busy / r.idle, 2)}`,
+      );
     }
-    console.log(`  all rounds pooled: idle p99 ${fmt(idleP99, 2)} ms (${idleAll.length} requests)   busy p99 ${fmt(busyP99, 2)} ms (${busyAll.length} requests)   ratio ${fmt(pooledRatio, 2)} (target < 2)`);
+    console.log(
+      `  all rounds pooled: idle p99 ${fmt(idleP99, 2)} ms (${idleAll.length} requests)   busy p99 ${fmt(busyP99, 2)} ms (${busyAll.length} requests)   ratio ${fmt(pooledRatio, 2)} (target < 2)`,
+    );
     console.log(`  per-round ratios: median ${fmt(median(ratios), 2)}, worst ${fmt(Math.max(...ratios), 2)}`);
     console.log(
       `  peak RSS of the connector and its extraction process together: ${fmt(mem.peakSumMb, 0)} MB sampled every 50 ms, at most ${fmt(mem.hwmSumMb, 0)} MB (sum of each one's VmHWM: connector ${fmt(mem.connectorHwmMb, 0)} MB, extraction process ${fmt(mem.childHwmMb, 0)} MB) (target < 400 MB)`,
     );
-    console.log(`  the same as PSS (pages shared by the two processes, such as node's own code, counted once): ${fmt(pss.peakPssMb, 0)} MB`);
+    console.log(
+      `  the same as PSS (pages shared by the two processes, such as node's own code, counted once): ${fmt(pss.peakPssMb, 0)} MB`,
+    );
     console.log('bench/extract: the documents of issue 17 against the extraction limits, one after another');
     for (const r of refusals) console.log(`  ${r.name}: ${r.status} after ${fmt(r.s, 2)} s: ${r.message}`);
     console.log(`  peak RSS of the connector and its extraction process meanwhile: ${fmt(hostileMem.peakSumMb, 0)} MB sampled every 50 ms`);

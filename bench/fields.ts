@@ -55,34 +55,60 @@ async function parserAt(rev: string): Promise<Parser> {
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
   // The file at its path in that revision: extract/fields/ since the split into three folders, extract/ before.
-  const at = (...paths: string[]): string | undefined => paths.map((p) => path.join(dir, 'connector/src/extract', p)).find((f) => existsSync(f));
+  const at = (...paths: string[]): string | undefined =>
+    paths.map((p) => path.join(dir, 'connector/src/extract', p)).find((f) => existsSync(f));
   const fields = (await import(at('fields/document-fields.ts', 'fields.ts')!)) as Parser;
   const pipeline = (await import(path.join(dir, 'connector/src/extract/pipeline.ts'))) as Parser;
   const coverageFile = at('fields/coverage.ts', 'coverage.ts');
   const coverage = coverageFile ? ((await import(coverageFile)) as Parser) : null;
-  return { extractFieldsFromLines: fields.extractFieldsFromLines, extractFields: pipeline.extractFields, ...(coverage?.findCoverage ? { findCoverage: coverage.findCoverage } : {}) };
+  return {
+    extractFieldsFromLines: fields.extractFieldsFromLines,
+    extractFields: pipeline.extractFields,
+    ...(coverage?.findCoverage ? { findCoverage: coverage.findCoverage } : {}),
+  };
 }
 
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
 
-type Parser = { extractFieldsFromLines: typeof extractFieldsFromLines; findCoverage?: typeof findCoverage; extractFields: typeof extractFields };
+type Parser = {
+  extractFieldsFromLines: typeof extractFieldsFromLines;
+  findCoverage?: typeof findCoverage;
+  extractFields: typeof extractFields;
+};
 
 /** What pipeline.ts does after reading a document: the ranked fields, then coverage from them. */
 function parse(doc: Doc, matcher: ReturnType<typeof matcherFromRows>, { extractFieldsFromLines, findCoverage }: Parser = CURRENT) {
-  const { fields } = extractFieldsFromLines({ lines: doc.lines, ...(doc.ocrConfidence !== undefined ? { ocrConfidence: doc.ocrConfidence } : {}) }, matcher);
+  const { fields } = extractFieldsFromLines(
+    { lines: doc.lines, ...(doc.ocrConfidence !== undefined ? { ocrConfidence: doc.ocrConfidence } : {}) },
+    matcher,
+  );
   // Revisions before coverage details had none to find.
-  const coverage = findCoverage?.({ lines: doc.lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence: doc.ocrConfidence });
+  const coverage = findCoverage?.({
+    lines: doc.lines,
+    type: fields.insurance_type,
+    start: fields.start_date,
+    end: fields.end_date,
+    ocrConfidence: doc.ocrConfidence,
+  });
   return coverage ? { ...fields, coverage } : fields;
 }
 
-const BASE_PATTERNS = [/\b\d{2}[./]\d{2}[./]\d{4}\b/g, /\b[A-Z]{2,4}[-/ ]?\d{4,}\b/g, /\b(?:policy|police|versicherung|assur\w*|insur\w*)\b/gi, /\s{2,}/g];
+const BASE_PATTERNS = [
+  /\b\d{2}[./]\d{2}[./]\d{4}\b/g,
+  /\b[A-Z]{2,4}[-/ ]?\d{4,}\b/g,
+  /\b(?:policy|police|versicherung|assur\w*|insur\w*)\b/gi,
+  /\s{2,}/g,
+];
 
 /** The fixed workload: fold every line, match a few patterns, sort the words, serialise. Touches no extractor code. */
 function baseline(docs: Doc[]): number {
   let n = 0;
   for (const d of docs) {
     for (const l of d.lines) {
-      const folded = l.text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+      const folded = l.text
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase();
       for (const re of BASE_PATTERNS) n += folded.match(re)?.length ?? 0;
       n += folded.split(/\s+/).sort().join(' ').length;
       n += JSON.stringify(l).length;
@@ -104,7 +130,12 @@ export async function benchFields(opts: { rounds?: number; dump?: string; agains
   for (const corpus of ['own', 'shared'] as CorpusName[]) {
     for (const d of loadCorpus(corpus)) {
       const read = await documentLines(d, getOcr, true);
-      docs.push({ id: `${corpus}/${d.id}`, scanned: d.scanned, lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) });
+      docs.push({
+        id: `${corpus}/${d.id}`,
+        scanned: d.scanned,
+        lines: read.lines,
+        ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}),
+      });
     }
   }
   if (ocr) await (ocr as Ocr).terminate();
@@ -161,9 +192,15 @@ export async function benchFields(opts: { rounds?: number; dump?: string; agains
   }
   const out = { base_ms: median(per.base), text_doc_ms: median(per.text), scanned_doc_ms: median(per.scan), ratio: median(per.ratio) };
   const baseName = opts.against ? `the extractor at ${opts.against}` : 'baseline workload';
-  console.log(`bench/fields: field parsing (ranked fields + coverage) over cached lines, ${text.length} text and ${scanned.length} scanned documents, median of ${rounds} rounds`);
-  console.log(`  per text document ${fmt(out.text_doc_ms, 2)} ms, per scanned document ${fmt(out.scanned_doc_ms, 2)} ms; ${baseName}: ${fmt(out.base_ms / docs.length, 2)} ms per document`);
-  console.log(`  all documents / ${baseName}, same round: ${fmt(out.ratio, 3)} (compare this between runs; per-round range ${fmt(Math.min(...per.ratio), 3)}-${fmt(Math.max(...per.ratio), 3)})`);
+  console.log(
+    `bench/fields: field parsing (ranked fields + coverage) over cached lines, ${text.length} text and ${scanned.length} scanned documents, median of ${rounds} rounds`,
+  );
+  console.log(
+    `  per text document ${fmt(out.text_doc_ms, 2)} ms, per scanned document ${fmt(out.scanned_doc_ms, 2)} ms; ${baseName}: ${fmt(out.base_ms / docs.length, 2)} ms per document`,
+  );
+  console.log(
+    `  all documents / ${baseName}, same round: ${fmt(out.ratio, 3)} (compare this between runs; per-round range ${fmt(Math.min(...per.ratio), 3)}-${fmt(Math.max(...per.ratio), 3)})`,
+  );
   return out;
 }
 
@@ -175,7 +212,9 @@ export async function benchTextPages(against: string, rounds = 5): Promise<Recor
     recognize: () => Promise.reject(new Error('a text document needed OCR')),
     terminate: () => Promise.resolve(),
   };
-  const pdfs = (['own', 'shared'] as CorpusName[]).flatMap((c) => loadCorpus(c).filter((d) => !d.scanned)).map((d) => readFileSync(d.pdfPath));
+  const pdfs = (['own', 'shared'] as CorpusName[])
+    .flatMap((c) => loadCorpus(c).filter((d) => !d.scanned))
+    .map((d) => readFileSync(d.pdfPath));
   const run = async (p: Parser, pdf: Buffer): Promise<[number, number]> => {
     const t = performance.now();
     const r = await p.extractFields(new Uint8Array(pdf), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
@@ -205,8 +244,12 @@ export async function benchTextPages(against: string, rounds = 5): Promise<Recor
     oldMs.push(base / pages);
   }
   const out = { text_page_ms: median(ownMs), against_text_page_ms: median(oldMs), ratio: median(ratios) };
-  console.log(`bench/fields: whole text pages (pdf.js, text layer, field parsing), ${pdfs.length} text PDFs of both corpora, median of ${rounds} rounds`);
-  console.log(`  ${fmt(out.text_page_ms, 2)} ms per page; the extractor at ${against}: ${fmt(out.against_text_page_ms, 2)} ms; ratio in the same rounds ${fmt(out.ratio, 3)} (per-round ${fmt(Math.min(...ratios), 3)}-${fmt(Math.max(...ratios), 3)})`);
+  console.log(
+    `bench/fields: whole text pages (pdf.js, text layer, field parsing), ${pdfs.length} text PDFs of both corpora, median of ${rounds} rounds`,
+  );
+  console.log(
+    `  ${fmt(out.text_page_ms, 2)} ms per page; the extractor at ${against}: ${fmt(out.against_text_page_ms, 2)} ms; ratio in the same rounds ${fmt(out.ratio, 3)} (per-round ${fmt(Math.min(...ratios), 3)}-${fmt(Math.max(...ratios), 3)})`,
+  );
   return out;
 }
 

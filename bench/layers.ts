@@ -20,11 +20,26 @@ export async function benchLayers(opts: { durationS?: number } = {}): Promise<Re
     const out: Record<string, number> = {};
     for (const [route] of LAYERS) {
       const get = route === '/hello';
-      await drive({ url: `http://127.0.0.1:${info.port}${route}`, method: get ? 'GET' : 'POST', headers, ...(get ? {} : { body }), durationS: 1 });
-      out[route] = (await drive({ url: `http://127.0.0.1:${info.port}${route}`, method: get ? 'GET' : 'POST', headers, ...(get ? {} : { body }), durationS: opts.durationS ?? 5 })).rps;
+      await drive({
+        url: `http://127.0.0.1:${info.port}${route}`,
+        method: get ? 'GET' : 'POST',
+        headers,
+        ...(get ? {} : { body }),
+        durationS: 1,
+      });
+      out[route] = (
+        await drive({
+          url: `http://127.0.0.1:${info.port}${route}`,
+          method: get ? 'GET' : 'POST',
+          headers,
+          ...(get ? {} : { body }),
+          durationS: opts.durationS ?? 5,
+        })
+      ).rps;
     }
     console.log('bench/layers (autocannon, 10 connections; ratio to bare GET /hello)');
-    for (const [route, label] of LAYERS) console.log(`  ${label.padEnd(46)} ${fmt(out[route]!, 0).padStart(7)} req/s   ${fmt(out[route]! / out['/hello']!, 2)}`);
+    for (const [route, label] of LAYERS)
+      console.log(`  ${label.padEnd(46)} ${fmt(out[route]!, 0).padStart(7)} req/s   ${fmt(out[route]! / out['/hello']!, 2)}`);
     return out;
   } finally {
     await stop();

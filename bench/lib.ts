@@ -14,8 +14,14 @@ import { freePort } from '../test/helpers/services.js';
  */
 const TARGET_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
-export async function startTarget<T>(script: string, env: Record<string, string> = {}): Promise<{ info: T; stop: () => Promise<void>; signal: (s: NodeJS.Signals) => void }> {
-  const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startTarget<T>(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ info: T; stop: () => Promise<void>; signal: (s: NodeJS.Signals) => void }> {
+  const child: ChildProcess = spawn(process.execPath, [...TARGET_FLAGS, '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const rl = readline.createInterface({ input: child.stdout! });
   const info = await new Promise<T>((resolve, reject) => {
     rl.once('line', (line) => resolve(JSON.parse(line) as T));
@@ -86,7 +92,10 @@ export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => 
  * Latency of one request at a time over a kept-alive connection, timed with performance.now()
  * (autocannon reports whole milliseconds, too coarse for sub-millisecond routes).
  */
-export async function sequentialLatency(url: string, durationS: number): Promise<{ p50: number; p99: number; rps: number; failed: number }> {
+export async function sequentialLatency(
+  url: string,
+  durationS: number,
+): Promise<{ p50: number; p99: number; rps: number; failed: number }> {
   const { default: http } = await import('node:http');
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
@@ -162,7 +171,13 @@ export async function startConnectorBuild(env: Record<string, string> = {}): Pro
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`connector exited with ${child.exitCode}`);
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error('connector did not answer /healthz within 30 s');

@@ -37,7 +37,9 @@ async function scenario(label: string, storeOpts: StoreOptions, instances: numbe
   try {
     for (let i = 1; i < instances; i++) started.push(await startInstance(env));
     const store = await openStore(storeOpts);
-    const keys = await Promise.all(started.map((_, i) => createApiKey(store, { mode: 'live', name: `bench ${label} ${i}`, scopes: ['verify'], credits: 10_000_000 })));
+    const keys = await Promise.all(
+      started.map((_, i) => createApiKey(store, { mode: 'live', name: `bench ${label} ${i}`, scopes: ['verify'], credits: 10_000_000 })),
+    );
     await store.close();
     const load = (i: number, d: number) => ({
       url: `${started[i]!.url}/api/v1/verify`,
@@ -73,16 +75,34 @@ export async function benchScale(opts: { durationS?: number } = {}): Promise<Rec
     const rows = [];
     rows.push(await scenario('SQLite, 1 instance', { databasePath: sqlitePath }, 1, { COVERCHECK_DB: sqlitePath }, durationS));
     const pg1 = await createDatabase(pg.url, 'scale1');
-    rows.push(await scenario('PostgreSQL, 1 instance', { databasePath: '', databaseUrl: pg1 }, 1, { COVERCHECK_DATABASE_URL: pg1 }, durationS));
+    rows.push(
+      await scenario('PostgreSQL, 1 instance', { databasePath: '', databaseUrl: pg1 }, 1, { COVERCHECK_DATABASE_URL: pg1 }, durationS),
+    );
     const pg1r = await createDatabase(pg.url, 'scale1r');
     const redisEnv = { COVERCHECK_REDIS_URL: redis.url, COVERCHECK_REDIS_PREFIX: 'bench1' };
-    rows.push(await scenario('PostgreSQL + Redis, 1 instance', { databasePath: '', databaseUrl: pg1r }, 1, { COVERCHECK_DATABASE_URL: pg1r, ...redisEnv }, durationS));
+    rows.push(
+      await scenario(
+        'PostgreSQL + Redis, 1 instance',
+        { databasePath: '', databaseUrl: pg1r },
+        1,
+        { COVERCHECK_DATABASE_URL: pg1r, ...redisEnv },
+        durationS,
+      ),
+    );
     const pg2 = await createDatabase(pg.url, 'scale2');
     rows.push(
-      await scenario('PostgreSQL + Redis, 2 instances', { databasePath: '', databaseUrl: pg2 }, 2, { COVERCHECK_DATABASE_URL: pg2, ...redisEnv, COVERCHECK_REDIS_PREFIX: 'bench2' }, durationS),
+      await scenario(
+        'PostgreSQL + Redis, 2 instances',
+        { databasePath: '', databaseUrl: pg2 },
+        2,
+        { COVERCHECK_DATABASE_URL: pg2, ...redisEnv, COVERCHECK_REDIS_PREFIX: 'bench2' },
+        durationS,
+      ),
     );
     const base = rows[0]!.rps;
-    console.log(`bench/scale (production build, POST /api/v1/verify with a live key charged each call, 10 connections per instance, ${os.availableParallelism()} cores shared by everything)`);
+    console.log(
+      `bench/scale (production build, POST /api/v1/verify with a live key charged each call, 10 connections per instance, ${os.availableParallelism()} cores shared by everything)`,
+    );
     for (const r of rows) {
       console.log(
         `  ${r.label.padEnd(34)} ${fmt(r.rps, 0).padStart(7)} req/s   x${fmt(r.rps / base, 2)} of SQLite   p50 ${r.p50} ms   p99 ${r.p99} ms   CPU busy ${fmt(r.cpuBusy * 100, 0)}%${r.non2xx ? `   NON-2XX ${r.non2xx}: figures invalid` : ''}`,

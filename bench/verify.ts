@@ -92,19 +92,39 @@ export async function benchVerify(opts: { durationS?: number } = {}): Promise<Re
     }
     const ratio = verify.rps / bare.rps;
     const conns = (rs: Peak[]) => `connections ${rs.map((m) => m.connections).join('/')}`;
-    console.log(`bench/verify (autocannon, live key charged each call; median of ${ROUNDS} interleaved rounds, each the better of ${CONNECTIONS.join(' and ')} connections for ${roundS} s)`);
-    console.log(`  bare express GET /hello   ${fmt(bare.rps, 0).padStart(7)} req/s   p50 ${bare.p50} ms   p99 ${bare.p99} ms   ${conns(rounds.bare)}`);
-    console.log(`  POST /api/v1/verify       ${fmt(verify.rps, 0).padStart(7)} req/s   p50 ${verify.p50} ms   p99 ${verify.p99} ms   non-2xx ${non2xx}   ${conns(rounds.verify)}`);
-    console.log(`  POST /api/v1/verify (sandbox key: no charge written) ${fmt(sandbox.rps, 0)} req/s   p50 ${sandbox.p50} ms   p99 ${sandbox.p99} ms   ${conns(rounds.sandbox)}`);
-    console.log(`  ratio verify/bare         ${fmt(ratio, 2)}   (target >= 0.8)   rounds: ${rounds.verify.map((v, i) => fmt(v.rps / rounds.bare[i]!.rps, 2)).join(' ')}`);
-    console.log(`  the hello route served as the connector is (createHttpServer) ${fmt(likeConnector.rps, 0)} req/s   p50 ${likeConnector.p50} ms   p99 ${likeConnector.p99} ms`);
+    console.log(
+      `bench/verify (autocannon, live key charged each call; median of ${ROUNDS} interleaved rounds, each the better of ${CONNECTIONS.join(' and ')} connections for ${roundS} s)`,
+    );
+    console.log(
+      `  bare express GET /hello   ${fmt(bare.rps, 0).padStart(7)} req/s   p50 ${bare.p50} ms   p99 ${bare.p99} ms   ${conns(rounds.bare)}`,
+    );
+    console.log(
+      `  POST /api/v1/verify       ${fmt(verify.rps, 0).padStart(7)} req/s   p50 ${verify.p50} ms   p99 ${verify.p99} ms   non-2xx ${non2xx}   ${conns(rounds.verify)}`,
+    );
+    console.log(
+      `  POST /api/v1/verify (sandbox key: no charge written) ${fmt(sandbox.rps, 0)} req/s   p50 ${sandbox.p50} ms   p99 ${sandbox.p99} ms   ${conns(rounds.sandbox)}`,
+    );
+    console.log(
+      `  ratio verify/bare         ${fmt(ratio, 2)}   (target >= 0.8)   rounds: ${rounds.verify.map((v, i) => fmt(v.rps / rounds.bare[i]!.rps, 2)).join(' ')}`,
+    );
+    console.log(
+      `  the hello route served as the connector is (createHttpServer) ${fmt(likeConnector.rps, 0)} req/s   p50 ${likeConnector.p50} ms   p99 ${likeConnector.p99} ms`,
+    );
     console.log(`  ratio verify/that route   ${fmt(verify.rps / likeConnector.rps, 2)}   (verify's own work against the same serving)`);
     console.log(`  paced at half the verify peak, ${halfRate} req/s (open loop, latency from send, generator process of its own):`);
     console.log(`    POST /api/v1/verify, first 3 s (not counted) p99 ${settle.p99} ms`);
-    console.log(`    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   failed ${half.failed}`);
-    console.log(`    hello served as the connector is  p50 ${likeHalf.p50} ms   p90 ${likeHalf.p90} ms   p99 ${likeHalf.p99} ms   max ${likeHalf.max} ms`);
-    console.log(`    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`);
-    console.log(`    verify p99 / bare p99   ${fmt(half.p99 / bareHalf.p99, 2)}   (target <= 1: ${half.p99 <= bareHalf.p99 ? 'met' : 'NOT met'})`);
+    console.log(
+      `    POST /api/v1/verify     p50 ${half.p50} ms   p90 ${half.p90} ms   p99 ${half.p99} ms   max ${half.max} ms   failed ${half.failed}`,
+    );
+    console.log(
+      `    hello served as the connector is  p50 ${likeHalf.p50} ms   p90 ${likeHalf.p90} ms   p99 ${likeHalf.p99} ms   max ${likeHalf.max} ms`,
+    );
+    console.log(
+      `    bare express GET /hello p50 ${bareHalf.p50} ms   p90 ${bareHalf.p90} ms   p99 ${bareHalf.p99} ms   max ${bareHalf.max} ms`,
+    );
+    console.log(
+      `    verify p99 / bare p99   ${fmt(half.p99 / bareHalf.p99, 2)}   (target <= 1: ${half.p99 <= bareHalf.p99 ? 'met' : 'NOT met'})`,
+    );
     if (non2xx > 0 || half.failed > 0) console.log('  WARNING: non-2xx answers during the run; figures are not valid');
     return {
       bare_rps: bare.rps,

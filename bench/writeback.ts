@@ -35,19 +35,37 @@ export async function benchWriteback(): Promise<Record<string, number>> {
     const SID = 'bench-writeback-sheet-01';
     const number = (i: number) => `UKM-7777-${String(i).padStart(4, '0')}`;
     google.sheet(SID, 'Book', [['Policy'], ...Array.from({ length: 1000 }, (_, i) => [number(i)])]);
-    const target = { spreadsheet_id: SID, sheet_name: 'Book', key_column: 'A', header_rows: 1, columns: { status: 'B', confidence_score: 'C' } };
+    const target = {
+      spreadsheet_id: SID,
+      sheet_name: 'Book',
+      key_column: 'A',
+      header_rows: 1,
+      columns: { status: 'B', confidence_score: 'C' },
+    };
     const raw = new Database(db);
     for (let b = 0; b < 10; b++) {
-      const rows = Array.from({ length: 100 }, (_, i) => ({ policy_number: number(b * 100 + i), cells: { B: 'verified', C: 0.85 }, append_if_missing: false }));
-      raw.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
-        VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`).run(
-        newWriteback('verification', { type: 'batch', id: `b${b}`, key_id: keyId }, target, rows, new Date().toISOString()),
-      );
+      const rows = Array.from({ length: 100 }, (_, i) => ({
+        policy_number: number(b * 100 + i),
+        cells: { B: 'verified', C: 0.85 },
+        append_if_missing: false,
+      }));
+      raw
+        .prepare(
+          `INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+        VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`,
+        )
+        .run(newWriteback('verification', { type: 'batch', id: `b${b}`, key_id: keyId }, target, rows, new Date().toISOString()));
     }
     raw.close();
     const make = () => {
       const limiter = new SheetsLimiter({ perProject: 60, perSpreadsheet: 60, windowMs: WINDOW_MS });
-      return { limiter, api: new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter }, google.serviceEmail) };
+      return {
+        limiter,
+        api: new SheetsApi(
+          { auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter },
+          google.serviceEmail,
+        ),
+      };
     };
 
     // Coalesced: what the connector does, into a spreadsheet bound to the key (bound before the
@@ -56,7 +74,10 @@ export async function benchWriteback(): Promise<Record<string, number>> {
     const now = () => new Date();
     const bindings = new SheetBindings({ store, api: c.api, now }, { recheckMs: 600_000 });
     await bindDirect(bindings, google, keyId, SID);
-    const proc = new WritebackProcessor({ store, api: c.api, bindings, logger: createLogger('silent'), now }, { pollMs: 10, retryBaseMs: 100, leaseMs: 60_000 });
+    const proc = new WritebackProcessor(
+      { store, api: c.api, bindings, logger: createLogger('silent'), now },
+      { pollMs: 10, retryBaseMs: 100, leaseMs: 60_000 },
+    );
     google.calls.length = 0;
     let t = performance.now();
     while (await proc.tick());
@@ -76,8 +97,12 @@ export async function benchWriteback(): Promise<Record<string, number>> {
 
     console.log(`bench/writeback: 10 batches x 100 results, quota 60 calls per window (window = 1/${SCALE} minute)`);
     const floor = (calls: number) => Math.max(0, calls - 1);
-    console.log(`  coalesced (connector): ${coalescedCalls} calls, ${fmt(coalescedMs, 0)} ms measured; at a real 60/min quota at least ${floor(coalescedCalls)} s`);
-    console.log(`  one call per result:   ${naiveCalls} calls, ${fmt(naiveMs, 0)} ms measured; at a real 60/min quota at least ${fmt(floor(naiveCalls) / 60, 1)} min`);
+    console.log(
+      `  coalesced (connector): ${coalescedCalls} calls, ${fmt(coalescedMs, 0)} ms measured; at a real 60/min quota at least ${floor(coalescedCalls)} s`,
+    );
+    console.log(
+      `  one call per result:   ${naiveCalls} calls, ${fmt(naiveMs, 0)} ms measured; at a real 60/min quota at least ${fmt(floor(naiveCalls) / 60, 1)} min`,
+    );
     return { coalesced_calls: coalescedCalls, coalesced_ms: coalescedMs, naive_calls: naiveCalls, naive_ms: naiveMs };
   } finally {
     await store.close();

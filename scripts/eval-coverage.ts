@@ -19,7 +19,8 @@ import { calibrationLines } from './extract-eval/calibration.js';
 import { documentLines, loadCorpus, type CorpusName } from './extract-eval/corpora.js';
 import { coverageRows, coverageTruth, type CoverageRow } from './extract-eval/coverage-score.js';
 
-const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
+const arg = (name: string): string | undefined =>
+  process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
 const verbose = process.argv.includes('--verbose');
 const useCache = process.argv.includes('--cache');
 const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
@@ -40,7 +41,12 @@ try {
       const { fields } = fieldsFromLines(await documentLines(doc, getOcr, useCache), matcher);
       const mine = coverageRows(doc, truth, fields.coverage);
       rows.push(...mine);
-      if (verbose) for (const r of mine) if (!r.ok) console.log(`${doc.id} ${doc.scanned ? 'scan' : 'text'} ${r.field}: ${r.outcome}, want ${r.want ?? '(none)'}, got ${JSON.stringify(fields.coverage?.[r.field] ?? null)}`);
+      if (verbose)
+        for (const r of mine)
+          if (!r.ok)
+            console.log(
+              `${doc.id} ${doc.scanned ? 'scan' : 'text'} ${r.field}: ${r.outcome}, want ${r.want ?? '(none)'}, got ${JSON.stringify(fields.coverage?.[r.field] ?? null)}`,
+            );
     }
     if (!docs.length) {
       console.log(`\n(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
@@ -55,11 +61,23 @@ try {
         const stated = n('right') + n('wrong') + n('missed');
         if (stated + n('invented') === 0) continue;
         const sure = xs.filter((r) => (r.confidence ?? 0) >= 0.9);
-        console.log(`${`${f} ${scanned ? 'scan' : 'text'}`.padEnd(20)}${String(stated).padStart(6)}${String(n('right')).padStart(7)}${String(n('wrong')).padStart(7)}${String(n('missed')).padStart(8)}${String(n('invented')).padStart(10)}   ${sure.filter((r) => r.ok).length}/${sure.length}`);
+        console.log(
+          `${`${f} ${scanned ? 'scan' : 'text'}`.padEnd(20)}${String(stated).padStart(6)}${String(n('right')).padStart(7)}${String(n('wrong')).padStart(7)}${String(n('missed')).padStart(8)}${String(n('invented')).padStart(10)}   ${sure.filter((r) => r.ok).length}/${sure.length}`,
+        );
       }
     }
     // Only readings returned have a confidence, so the table counts those: right, or wrong / invented.
-    console.log(['', 'coverage readings by confidence:', ...calibrationLines(rows, rows.filter((r) => !r.doc.scanned), rows.filter((r) => r.doc.scanned))].join('\n'));
+    console.log(
+      [
+        '',
+        'coverage readings by confidence:',
+        ...calibrationLines(
+          rows,
+          rows.filter((r) => !r.doc.scanned),
+          rows.filter((r) => r.doc.scanned),
+        ),
+      ].join('\n'),
+    );
   }
 } finally {
   if (ocr) await (ocr as Ocr).terminate();

@@ -19,7 +19,8 @@ import { calibration, calibrationLines } from './extract-eval/calibration.js';
 import { documentLines, loadCorpus, type CorpusDoc, type CorpusName } from './extract-eval/corpora.js';
 
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
-const arg = (name: string): string | undefined => process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
+const arg = (name: string): string | undefined =>
+  process.argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))?.replace(/^--[^=]+=?/, '');
 const verbose = process.argv.includes('--verbose');
 const useCache = process.argv.includes('--cache');
 /** --only=ID, a list (001,004) or ranges (001-066): e.g. to time the documents an older revision also had. */
@@ -36,7 +37,6 @@ const onlyIds = (() => {
 })();
 const jsonOut = arg('json');
 const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
-
 
 interface Outcome {
   doc: CorpusDoc;
@@ -71,7 +71,10 @@ for (const name of corpora) {
   for (const doc of docs) {
     const read = await documentLines(doc, getOcr, useCache);
     const tParse = performance.now();
-    const result = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher);
+    const result = extractFieldsFromLines(
+      { lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) },
+      matcher,
+    );
     const p = parsing[doc.scanned ? 'scanned' : 'text'];
     p.ms += performance.now() - tParse;
     p.docs++;
@@ -86,10 +89,21 @@ for (const name of corpora) {
       const actual = result.fields[field] as string | undefined;
       const ok = sameField(field, doc.truth[field], actual);
       const confidence = result.fields.confidence[field];
-      outcomes.push({ doc, field, ok, ...(confidence !== undefined ? { confidence } : {}), ...(doc.truth[field] ? { expected: doc.truth[field] } : {}), ...(actual ? { actual } : {}) });
-      if (!ok) wrong.push(`${field}: want ${doc.truth[field] ?? '(none)'} got ${actual ?? '(none)'}${confidence !== undefined ? ` @${confidence}` : ''}`);
+      outcomes.push({
+        doc,
+        field,
+        ok,
+        ...(confidence !== undefined ? { confidence } : {}),
+        ...(doc.truth[field] ? { expected: doc.truth[field] } : {}),
+        ...(actual ? { actual } : {}),
+      });
+      if (!ok)
+        wrong.push(
+          `${field}: want ${doc.truth[field] ?? '(none)'} got ${actual ?? '(none)'}${confidence !== undefined ? ` @${confidence}` : ''}`,
+        );
     }
-    if (verbose && wrong.length) console.log(`${name} ${doc.id} ${doc.scanned ? 'scan' : 'text'} ${doc.country}/${doc.group}: ${wrong.join('; ')}`);
+    if (verbose && wrong.length)
+      console.log(`${name} ${doc.id} ${doc.scanned ? 'scan' : 'text'} ${doc.country}/${doc.group}: ${wrong.join('; ')}`);
   }
 }
 if (ocr) await (ocr as Ocr).terminate();
@@ -103,7 +117,8 @@ const pct = (xs: Outcome[]): string => {
   return r.pct === null ? '     -     ' : `${r.pct.toFixed(1).padStart(5)}% ${`${r.right}/${r.total}`.padStart(7)}`;
 };
 const kinds = [false, true];
-const row = (label: string, xs: Outcome[]): string => `${label.padEnd(24)} ${kinds.map((s) => pct(xs.filter((o) => o.doc.scanned === s)).padEnd(16)).join(' ')} ${pct(xs)}`;
+const row = (label: string, xs: Outcome[]): string =>
+  `${label.padEnd(24)} ${kinds.map((s) => pct(xs.filter((o) => o.doc.scanned === s)).padEnd(16)).join(' ')} ${pct(xs)}`;
 const header = (label: string): string => `${label.padEnd(24)} ${'text'.padEnd(16)} ${'scan'.padEnd(16)} all`;
 
 const report: Record<string, unknown> = {};
@@ -113,27 +128,65 @@ for (const name of corpora) {
   const docs = new Set(xs.map((o) => o.doc.id)).size;
   console.log(`\n=== corpus ${name}: ${docs} documents ===`);
   console.log(header('field'));
-  for (const f of EXTRACTED_FIELDS) console.log(row(f, xs.filter((o) => o.field === f)));
+  for (const f of EXTRACTED_FIELDS)
+    console.log(
+      row(
+        f,
+        xs.filter((o) => o.field === f),
+      ),
+    );
   console.log(row('all fields', xs));
   console.log(`\n${header('country')}`);
   const countries = [...new Set(xs.map((o) => o.doc.country))].sort();
-  for (const c of countries) console.log(row(c, xs.filter((o) => o.doc.country === c)));
+  for (const c of countries)
+    console.log(
+      row(
+        c,
+        xs.filter((o) => o.doc.country === c),
+      ),
+    );
   console.log(`\n${header('country / field')}`);
-  for (const c of countries) for (const f of EXTRACTED_FIELDS) console.log(row(`${c} ${f}`, xs.filter((o) => o.doc.country === c && o.field === f)));
+  for (const c of countries)
+    for (const f of EXTRACTED_FIELDS)
+      console.log(
+        row(
+          `${c} ${f}`,
+          xs.filter((o) => o.doc.country === c && o.field === f),
+        ),
+      );
   console.log(`\n${header('layout / family')}`);
   const groups = [...new Set(xs.map((o) => o.doc.group))].sort();
-  for (const g of groups) console.log(row(g, xs.filter((o) => o.doc.group === g)));
+  for (const g of groups)
+    console.log(
+      row(
+        g,
+        xs.filter((o) => o.doc.group === g),
+      ),
+    );
   const calText = xs.filter((o) => !o.doc.scanned);
   const calScan = xs.filter((o) => o.doc.scanned);
   console.log(['', ...calibrationLines(xs, calText, calScan)].join('\n'));
-  const byField = Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, { text: rate(xs.filter((o) => o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.field === f && o.doc.scanned)) }]));
+  const byField = Object.fromEntries(
+    EXTRACTED_FIELDS.map((f) => [
+      f,
+      { text: rate(xs.filter((o) => o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.field === f && o.doc.scanned)) },
+    ]),
+  );
   const byCountry = Object.fromEntries(
     countries.map((c) => [
       c,
       {
         text: rate(xs.filter((o) => o.doc.country === c && !o.doc.scanned)),
         scan: rate(xs.filter((o) => o.doc.country === c && o.doc.scanned)),
-        fields: Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, { text: rate(xs.filter((o) => o.doc.country === c && o.field === f && !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.country === c && o.field === f && o.doc.scanned)) }])),
+        fields: Object.fromEntries(
+          EXTRACTED_FIELDS.map((f) => [
+            f,
+            {
+              text: rate(xs.filter((o) => o.doc.country === c && o.field === f && !o.doc.scanned)),
+              scan: rate(xs.filter((o) => o.doc.country === c && o.field === f && o.doc.scanned)),
+            },
+          ]),
+        ),
       },
     ]),
   );
@@ -142,21 +195,50 @@ for (const name of corpora) {
     all: { text: rate(xs.filter((o) => !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.scanned)), all: rate(xs) },
     fields: byField,
     countries: byCountry,
-    groups: Object.fromEntries(groups.map((g) => [g, { text: rate(xs.filter((o) => o.doc.group === g && !o.doc.scanned)), scan: rate(xs.filter((o) => o.doc.group === g && o.doc.scanned)) }])),
+    groups: Object.fromEntries(
+      groups.map((g) => [
+        g,
+        {
+          text: rate(xs.filter((o) => o.doc.group === g && !o.doc.scanned)),
+          scan: rate(xs.filter((o) => o.doc.group === g && o.doc.scanned)),
+        },
+      ]),
+    ),
     calibration: { all: calibration(xs), text: calibration(calText), scan: calibration(calScan) },
-    misses: xs.filter((o) => !o.ok).map((o) => ({ id: o.doc.id, scanned: o.doc.scanned, field: o.field, expected: o.expected ?? null, actual: o.actual ?? null, confidence: o.confidence ?? null })),
+    misses: xs
+      .filter((o) => !o.ok)
+      .map((o) => ({
+        id: o.doc.id,
+        scanned: o.doc.scanned,
+        field: o.field,
+        expected: o.expected ?? null,
+        actual: o.actual ?? null,
+        confidence: o.confidence ?? null,
+      })),
   };
 }
 
 const perPage = (t: { ms: number; pages: number }): number | null => (t.pages ? t.ms / t.pages : null);
 const perDoc = (t: { ms: number; docs: number }): number | null => (t.docs ? t.ms / t.docs : null);
-report.timing = { msPerTextPage: perPage(time.text), msPerScannedPage: perPage(time.scanned), msFieldsPerTextDoc: perDoc(parsing.text), msFieldsPerScannedDoc: perDoc(parsing.scanned), ocrInitMs: initMs, peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024, cached: useCache };
-console.log(`\nOCR languages ${OCR_LANGUAGES}; OCR init ${initMs.toFixed(0)} ms (once per worker)${useCache ? '; --cache: timings only cover documents not in the cache' : ''}`);
+report.timing = {
+  msPerTextPage: perPage(time.text),
+  msPerScannedPage: perPage(time.scanned),
+  msFieldsPerTextDoc: perDoc(parsing.text),
+  msFieldsPerScannedDoc: perDoc(parsing.scanned),
+  ocrInitMs: initMs,
+  peakRssMb: Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1024 / 1024,
+  cached: useCache,
+};
+console.log(
+  `\nOCR languages ${OCR_LANGUAGES}; OCR init ${initMs.toFixed(0)} ms (once per worker)${useCache ? '; --cache: timings only cover documents not in the cache' : ''}`,
+);
 if (time.text.pages) console.log(`ms per text page:    ${perPage(time.text)!.toFixed(1)} (reading: pdf.js and the text layer)`);
 if (time.scanned.pages) console.log(`ms per scanned page: ${perPage(time.scanned)!.toFixed(1)} (reading: rendering and OCR)`);
 if (parsing.text.docs || parsing.scanned.docs) {
   const ms = (t: { ms: number; docs: number }): string => (t.docs ? `${(t.ms / t.docs).toFixed(1)} ms` : '-');
-  console.log(`field parsing per document, after reading: text ${ms(parsing.text)}, scanned ${ms(parsing.scanned)} (one cold pass; npm run bench -- fields compares runs)`);
+  console.log(
+    `field parsing per document, after reading: text ${ms(parsing.text)}, scanned ${ms(parsing.scanned)} (one cold pass; npm run bench -- fields compares runs)`,
+  );
 }
 console.log(`peak RSS: ${(report.timing as { peakRssMb: number }).peakRssMb.toFixed(0)} MB`);
 if (jsonOut !== undefined) {

@@ -59,11 +59,19 @@ const INSURERS: Record<Country, Array<[string, string, Kind[]]>> = {
     ['Debeka Allgemeine Versicherung AG', 'Debeka Allgemeine Versicherung AG', ['health', 'motor']],
     ['R+V Allgemeine Versicherung AG', 'R+V Allgemeine Versicherung AG', ['motor', 'travel']],
     ['Allianz Direct Versicherungs-AG', 'Allianz Direct Versicherungs-AG', ['motor']],
-    ['Gothaer Allgemeine Versicherung Aktiengesellschaft', 'Gothaer Allgemeine Versicherung Aktiengesellschaft', ['motor', 'travel', 'health']],
+    [
+      'Gothaer Allgemeine Versicherung Aktiengesellschaft',
+      'Gothaer Allgemeine Versicherung Aktiengesellschaft',
+      ['motor', 'travel', 'health'],
+    ],
     ['Generali Deutschland Versicherung AG', 'Generali Deutschland Versicherung AG', ['motor', 'travel', 'health']],
     ['Provinzial Versicherung AG', 'Provinzial Versicherung AG', ['motor', 'health']],
     ['HUK24 AG', 'HUK24 AG', ['motor']],
-    ['LVM Landwirtschaftlicher Versicherungsverein Münster a.G.', 'LVM Landwirtschaftlicher Versicherungsverein Münster a.G.', ['motor', 'travel']],
+    [
+      'LVM Landwirtschaftlicher Versicherungsverein Münster a.G.',
+      'LVM Landwirtschaftlicher Versicherungsverein Münster a.G.',
+      ['motor', 'travel'],
+    ],
   ],
   FR: [
     ['AXA FRANCE I.A.R.D.', 'AXA FRANCE I.A.R.D.', ['motor', 'travel', 'health']],
@@ -89,7 +97,11 @@ function policyNumber(country: Country, type: Kind): string {
       health: [() => `HDH ${digits(3)} ${digits(3)} ${digits(2)}`, () => `M${digits(8)}`, () => `${digits(4)}-${digits(4)}`],
     },
     DE: {
-      motor: [() => `KH-${digits(4)}-${digits(6)}`, () => `${digits(2)}.${digits(3)}.${digits(3)}-${digits(1)}`, () => `AS ${digits(3)} ${digits(6)}`],
+      motor: [
+        () => `KH-${digits(4)}-${digits(6)}`,
+        () => `${digits(2)}.${digits(3)}.${digits(3)}-${digits(1)}`,
+        () => `AS ${digits(3)} ${digits(6)}`,
+      ],
       travel: [() => `RV-${digits(4)}-${digits(7)}`, () => `${digits(3)} ${digits(3)} ${digits(3)}`, () => `RS${digits(9)}`],
       health: [() => `KV ${digits(7)}-${digits(2)}`, () => `${digits(10)}`, () => `KR-${digits(3)}.${digits(3)}.${digits(3)}`],
     },
@@ -127,30 +139,64 @@ const MONTHS: Record<Lang, string[]> = {
 };
 const pad = (n: number): string => String(n).padStart(2, '0');
 const iso = (d: Date): string => d.toISOString().slice(0, 10);
-const ordinal = (n: number): string => (n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th');
+const ordinal = (n: number): string =>
+  n % 10 === 1 && n !== 11 ? 'st' : n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th';
 
 /** One date style per document, so a document reads consistently, as real ones do. */
 function dateStyle(lang: Lang): (d: Date) => string {
   const D = (d: Date): [number, number, number] => [d.getUTCDate(), d.getUTCMonth(), d.getUTCFullYear()];
   const styles: Record<Lang, Array<(d: Date) => string>> = {
     en: [
-      (d) => { const [dd, m, y] = D(d); return `${pad(dd)}/${pad(m + 1)}/${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd} ${MONTHS.en[m]} ${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd}${ordinal(dd)} ${MONTHS.en[m]} ${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd} ${(MONTHS.en[m] as string).slice(0, 3)} ${y}`; },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${pad(dd)}/${pad(m + 1)}/${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd} ${MONTHS.en[m]} ${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd}${ordinal(dd)} ${MONTHS.en[m]} ${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd} ${(MONTHS.en[m] as string).slice(0, 3)} ${y}`;
+      },
       (d) => iso(d),
     ],
     de: [
-      (d) => { const [dd, m, y] = D(d); return `${pad(dd)}.${pad(m + 1)}.${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd}. ${MONTHS.de[m]} ${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd}. ${(MONTHS.de[m] as string).replace('ä', 'ae')} ${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${pad(dd)}.${pad(m + 1)}.${String(y).slice(2)}`; },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${pad(dd)}.${pad(m + 1)}.${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd}. ${MONTHS.de[m]} ${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd}. ${(MONTHS.de[m] as string).replace('ä', 'ae')} ${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${pad(dd)}.${pad(m + 1)}.${String(y).slice(2)}`;
+      },
       (d) => iso(d),
     ],
     fr: [
-      (d) => { const [dd, m, y] = D(d); return `${pad(dd)}/${pad(m + 1)}/${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${dd === 1 ? '1er' : dd} ${MONTHS.fr[m]} ${y}`; },
-      (d) => { const [dd, m, y] = D(d); return `${pad(dd)}.${pad(m + 1)}.${y}`; },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${pad(dd)}/${pad(m + 1)}/${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${dd === 1 ? '1er' : dd} ${MONTHS.fr[m]} ${y}`;
+      },
+      (d) => {
+        const [dd, m, y] = D(d);
+        return `${pad(dd)}.${pad(m + 1)}.${y}`;
+      },
       (d) => iso(d),
     ],
   };
@@ -159,7 +205,21 @@ function dateStyle(lang: Lang): (d: Date) => string {
 
 // ---- Wording ----------------------------------------------------------------------------------
 
-const LABELS: Record<Lang, { policy: string[]; insurer: string[]; start: string[]; end: string[]; period: string[]; reg: string[]; customer: string[]; issued: string[]; born: string[]; premium: string[] }> = {
+const LABELS: Record<
+  Lang,
+  {
+    policy: string[];
+    insurer: string[];
+    start: string[];
+    end: string[];
+    period: string[];
+    reg: string[];
+    customer: string[];
+    issued: string[];
+    born: string[];
+    premium: string[];
+  }
+> = {
   en: {
     policy: ['Policy number', 'Policy No.', 'Certificate number', 'Policy reference'],
     insurer: ['Insurer', 'Insurance company', 'Underwritten by'],
@@ -206,7 +266,11 @@ const TITLES: Record<Lang, Record<Kind, string[]>> = {
   },
   de: {
     motor: ['Versicherungsschein Kfz-Versicherung', 'Kraftfahrtversicherung - Nachtrag', 'Ihre Autoversicherung'],
-    travel: ['Reiseversicherung - Versicherungsbestätigung', 'Versicherungsschein Auslandsreise-Krankenversicherung', 'Ihre Reiserücktrittsversicherung'],
+    travel: [
+      'Reiseversicherung - Versicherungsbestätigung',
+      'Versicherungsschein Auslandsreise-Krankenversicherung',
+      'Ihre Reiserücktrittsversicherung',
+    ],
     health: ['Versicherungsschein Krankenversicherung', 'Private Krankenzusatzversicherung', 'Ihre Krankenversicherung'],
   },
   fr: {
@@ -226,7 +290,14 @@ const ADDRESSES: Record<Country, string[]> = {
   DE: ['Hauptstraße 12, 80331 München', 'Lindenallee 5, 20095 Hamburg', 'Bahnhofstraße 48, 50667 Köln'],
   FR: ['12 rue des Lilas, 75011 Paris', '8 avenue Foch, 69006 Lyon', '3 place du Marché, 33000 Bordeaux'],
 };
-const VEHICLES = ['Volkswagen Golf 1.5 TSI', 'Ford Focus 1.0 EcoBoost', 'Renault Clio V', 'Peugeot 208', 'BMW 320d Touring', 'Toyota Yaris Hybrid'];
+const VEHICLES = [
+  'Volkswagen Golf 1.5 TSI',
+  'Ford Focus 1.0 EcoBoost',
+  'Renault Clio V',
+  'Peugeot 208',
+  'BMW 320d Touring',
+  'Toyota Yaris Hybrid',
+];
 
 // ---- Coverage wording (ground truth: the normalised value, and the plan name as printed) -------
 
@@ -237,17 +308,20 @@ const VEHICLES = ['Volkswagen Golf 1.5 TSI', 'Ford Focus 1.0 EcoBoost', 'Renault
  * contract names its formule ("Tous risques", "Tiers étendu", "Au tiers"). Travel: single trip or annual
  * multi-trip, and the area (UK/Europe/worldwide excluding USA, Canada and the Caribbean/worldwide).
  */
-const COVER_WORDING: Record<Lang, {
-  motorLabel: string[];
-  motor: Record<TMotorCoverLevel, string[]>;
-  tripLabel: string[];
-  trip: Record<TTripType, string[]>;
-  regionLabel: string[];
-  region: Record<TTravelRegion, string[]>;
-  planLabel: string[];
-  plans: string[];
-  letter: { motor: (v: string) => string; travel: (trip: string, region: string) => string; health: (v: string) => string };
-}> = {
+const COVER_WORDING: Record<
+  Lang,
+  {
+    motorLabel: string[];
+    motor: Record<TMotorCoverLevel, string[]>;
+    tripLabel: string[];
+    trip: Record<TTripType, string[]>;
+    regionLabel: string[];
+    region: Record<TTravelRegion, string[]>;
+    planLabel: string[];
+    plans: string[];
+    letter: { motor: (v: string) => string; travel: (trip: string, region: string) => string; health: (v: string) => string };
+  }
+> = {
   en: {
     motorLabel: ['Cover', 'Type of cover', 'Level of cover', 'Cover type'],
     motor: {
@@ -256,7 +330,10 @@ const COVER_WORDING: Record<Lang, {
       third_party: ['Third Party Only', 'Third party only'],
     },
     tripLabel: ['Type of policy', 'Policy type', 'Cover type'],
-    trip: { single_trip: ['Single trip', 'Single Trip', 'Single-trip cover'], annual_multi_trip: ['Annual multi-trip', 'Annual Multi-Trip', 'Annual multi-trip (max. 31 days per trip)'] },
+    trip: {
+      single_trip: ['Single trip', 'Single Trip', 'Single-trip cover'],
+      annual_multi_trip: ['Annual multi-trip', 'Annual Multi-Trip', 'Annual multi-trip (max. 31 days per trip)'],
+    },
     regionLabel: ['Territorial limits', 'Area of travel', 'Area', 'Geographical area'],
     region: {
       domestic: ['UK only', 'United Kingdom only'],
@@ -280,7 +357,10 @@ const COVER_WORDING: Record<Lang, {
       third_party: ['Kfz-Haftpflicht', 'nur Haftpflicht', 'Kfz-Haftpflicht (ohne Kasko)'],
     },
     tripLabel: ['Vertragsart', 'Versicherungsart'],
-    trip: { single_trip: ['Einzelreise', 'Einzelreiseversicherung'], annual_multi_trip: ['Jahresreiseversicherung', 'Jahresvertrag (alle Reisen bis 56 Tage)', 'Jahrespolice'] },
+    trip: {
+      single_trip: ['Einzelreise', 'Einzelreiseversicherung'],
+      annual_multi_trip: ['Jahresreiseversicherung', 'Jahresvertrag (alle Reisen bis 56 Tage)', 'Jahrespolice'],
+    },
     regionLabel: ['Geltungsbereich', 'Reisegebiet'],
     region: {
       domestic: ['nur Deutschland', 'Deutschland'],
@@ -304,7 +384,10 @@ const COVER_WORDING: Record<Lang, {
       third_party: ['Au tiers', 'Tiers simple', 'Responsabilité civile seule'],
     },
     tripLabel: ['Type de contrat', 'Formule'],
-    trip: { single_trip: ['Voyage unique', 'Temporaire (un seul voyage)'], annual_multi_trip: ['Annuelle multi-voyages', 'Contrat annuel multi-voyages'] },
+    trip: {
+      single_trip: ['Voyage unique', 'Temporaire (un seul voyage)'],
+      annual_multi_trip: ['Annuelle multi-voyages', 'Contrat annuel multi-voyages'],
+    },
     regionLabel: ['Zone', 'Zone géographique', 'Zone de couverture'],
     region: {
       domestic: ['France', 'France métropolitaine'],
@@ -353,7 +436,16 @@ function buildCoverage(i: number, lang: Lang, type: Kind, startIso: string, endI
     const region = choose(TRAVEL_REGIONS);
     const t = choose(w.trip[trip]);
     const g = choose(w.region[region]);
-    return { truth: { trip_type: trip, region }, printed: { rows: [[choose(w.tripLabel), t], [choose(w.regionLabel), g]], sentence: w.letter.travel(t, g) } };
+    return {
+      truth: { trip_type: trip, region },
+      printed: {
+        rows: [
+          [choose(w.tripLabel), t],
+          [choose(w.regionLabel), g],
+        ],
+        sentence: w.letter.travel(t, g),
+      },
+    };
   }
   const plan = choose(w.plans);
   return { truth: { health_plan: plan }, printed: { rows: [[choose(w.planLabel), plan]], sentence: w.letter.health(plan) } };
@@ -404,7 +496,13 @@ function buildSpec(i: number): Spec {
   if (type === 'travel' && rand() < 0.6) end = new Date(start.getTime() + int(6, 27) * 86_400_000);
   else end = new Date(Date.UTC(start.getUTCFullYear() + 1, start.getUTCMonth(), start.getUTCDate() - 1));
   const fmt = dateStyle(language === 'en' && country === 'DE' && rand() < 0.5 ? 'de' : language);
-  const truth: Truth = { policy_number: policy, insurer: insurerCanonical, insurance_type: type, start_date: iso(start), end_date: iso(end) };
+  const truth: Truth = {
+    policy_number: policy,
+    insurer: insurerCanonical,
+    insurance_type: type,
+    start_date: iso(start),
+    end_date: iso(end),
+  };
   const printed: Spec['printed'] = { insurer: insurerPrinted, policy, start: fmt(start), end: fmt(end) };
   if (type === 'motor') {
     const [p, canonical] = plate(country);
@@ -432,9 +530,20 @@ function compose(spec: Spec): Row[] {
   const rows: Row[] = [];
 
   // Letterhead: the insurer's name, sometimes with its address on the same line after a separator.
-  const office = { UK: 'Registered in England No. 0' + digits(7), DE: `Amtsgericht ${pick(['Coburg', 'Hannover', 'Köln'])} HRB ${digits(4)}`, FR: `RCS Paris B ${digits(3)} ${digits(3)} ${digits(3)}` }[spec.country];
+  const office = {
+    UK: 'Registered in England No. 0' + digits(7),
+    DE: `Amtsgericht ${pick(['Coburg', 'Hannover', 'Köln'])} HRB ${digits(4)}`,
+    FR: `RCS Paris B ${digits(3)} ${digits(3)} ${digits(3)}`,
+  }[spec.country];
   rows.push(row({ x: 60, text: p.insurer, bold: true, size: 15 }));
-  rows.push(text(pick(ADDRESSES[spec.country]).replace(/^[^,]*, /, '') + ' · ' + (lang === 'de' ? 'Tel. ' : lang === 'fr' ? 'Tél. ' : 'Tel. ') + `0${digits(3)} ${digits(6)}`));
+  rows.push(
+    text(
+      pick(ADDRESSES[spec.country]).replace(/^[^,]*, /, '') +
+        ' · ' +
+        (lang === 'de' ? 'Tel. ' : lang === 'fr' ? 'Tél. ' : 'Tel. ') +
+        `0${digits(3)} ${digits(6)}`,
+    ),
+  );
   rows.push({ runs: [], gap: 18 });
   rows.push(row({ x: 60, text: title, bold: true, size: 13 }));
   rows.push({ runs: [], gap: 10 });
@@ -599,7 +708,9 @@ function familyDoc(family: Family, n: number, k: number): FamilyDoc {
   const policy = policyNumber(country, type);
   const start = new Date(Date.UTC(int(2025, 2026), int(0, 11), pick([1, 1, int(2, 28)])));
   const short = type === 'travel' && rand() < 0.6;
-  const end = short ? new Date(start.getTime() + int(6, 27) * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear() + 1, start.getUTCMonth(), start.getUTCDate() - 1));
+  const end = short
+    ? new Date(start.getTime() + int(6, 27) * 86_400_000)
+    : new Date(Date.UTC(start.getUTCFullYear() + 1, start.getUTCMonth(), start.getUTCDate() - 1));
   const fmt = dateStyle(lang);
   const truth: Truth = { policy_number: policy, insurer: legal, insurance_type: type, start_date: iso(start), end_date: iso(end) };
   const printed: Spec['printed'] = { insurer: legal, policy, start: fmt(start), end: fmt(end) };
@@ -609,7 +720,17 @@ function familyDoc(family: Family, n: number, k: number): FamilyDoc {
     printed.plate = p;
   }
   const coverage = buildCoverage(n - 1, lang, type, truth.start_date, truth.end_date);
-  const spec: Spec = { id: String(n).padStart(3, '0'), country, language: lang, type, layout: 'certificate', kind, truth, printed, coverage };
+  const spec: Spec = {
+    id: String(n).padStart(3, '0'),
+    country,
+    language: lang,
+    type,
+    layout: 'certificate',
+    kind,
+    truth,
+    printed,
+    coverage,
+  };
   const ctx: FamilyContext = { spec, brand, legal, seat, fmt, holder: pick(HOLDERS[lang]), address: pick(ADDRESSES[country]) };
   const rows = FAMILY_LAYOUTS[family](ctx);
   return { spec, family, rows };
@@ -648,22 +769,38 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const p = c.spec.printed;
     const rows: Row[] = [...letterhead(c, `Customer Services 0${digits(3)} ${digits(3)} ${digits(4)}`)];
     rows.push(line(c.holder), line(c.address), gap(10), line(`Date: ${c.fmt(randomDate())}`, 380));
-    rows.push({ runs: [run(60, pick(['Your car insurance renewal', 'Motor Insurance Renewal Schedule', 'Your renewal notice and schedule']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(
+      {
+        runs: [
+          run(60, pick(['Your car insurance renewal', 'Motor Insurance Renewal Schedule', 'Your renewal notice and schedule']), {
+            bold: true,
+            size: 13,
+          }),
+        ],
+      },
+      gap(8),
+    );
     rows.push(pair('Policy number', p.policy), pair('Quote reference', `Q${digits(9)}`));
     rows.push(pair('Period of insurance', `00:01 hours on ${p.start}`), pair('', `to midnight on ${p.end}`));
     rows.push(pair(pick(['Vehicle registration', 'Registration mark', 'Registration']), p.plate!), pair('Vehicle', pick(VEHICLES)));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
-    rows.push(pair('Your premium this year', `£${int(300, 990)}.${digits(2)}`), pair("Last year's premium", `£${int(300, 990)}.${digits(2)}`), gap(10));
+    rows.push(
+      pair('Your premium this year', `£${int(300, 990)}.${digits(2)}`),
+      pair("Last year's premium", `£${int(300, 990)}.${digits(2)}`),
+      gap(10),
+    );
     rows.push(line('If you do nothing, your policy will renew automatically on the date shown above.'), gap(10));
     rows.push(line('Yours sincerely,'), line(pick(['Customer Services Team', 'The Renewals Team', 'Customer Service Department'])));
     if (rand() < 0.4) rows.push(line(`for and on behalf of ${c.legal}`));
     rows.push(gap(24));
     const reg = `Registered in England and Wales No. ${digits(8)}`;
-    rows.push(...small([
-      `${c.brand} is a trading name of ${c.legal}. Registered office: ${c.seat}.`,
-      `${reg}. Authorised by the Prudential Regulation Authority and regulated by the Financial Conduct`,
-      `Authority and the Prudential Regulation Authority (Firm Reference Number ${digits(6)}).`,
-    ]));
+    rows.push(
+      ...small([
+        `${c.brand} is a trading name of ${c.legal}. Registered office: ${c.seat}.`,
+        `${reg}. Authorised by the Prudential Regulation Authority and regulated by the Financial Conduct`,
+        `Authority and the Prudential Regulation Authority (Firm Reference Number ${digits(6)}).`,
+      ]),
+    );
     return rows;
   },
   /**
@@ -679,16 +816,23 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     rows.push({ runs: [run(60, health ? 'Your Membership Schedule' : 'Your Policy Schedule', { bold: true, size: 13 })] }, gap(8));
     rows.push(pair(health ? 'Membership number' : 'Policy number', p.policy), pair('Lead insured', c.holder), pair('Address', c.address));
     rows.push(pair('Date of birth', c.fmt(new Date(Date.UTC(int(1950, 2000), int(0, 11), int(1, 28))))));
-    if (rand() < 0.5) rows.push(pair(health ? 'Period of cover' : 'Period of insurance', `From ${p.start}`), pair('', `To ${p.end} (both dates inclusive)`));
-    else rows.push(line(`${health ? 'Period of cover' : 'Period of insurance'}: from ${p.start}`), line(`to ${p.end}, both dates inclusive.`));
+    if (rand() < 0.5)
+      rows.push(
+        pair(health ? 'Period of cover' : 'Period of insurance', `From ${p.start}`),
+        pair('', `To ${p.end} (both dates inclusive)`),
+      );
+    else
+      rows.push(line(`${health ? 'Period of cover' : 'Period of insurance'}: from ${p.start}`), line(`to ${p.end}, both dates inclusive.`));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
     rows.push(pair('Total premium (incl. IPT)', `£${int(20, 400)}.${digits(2)}`), gap(12));
     rows.push(line('Please read this schedule together with your policy wording and keep it safe.'), gap(8));
     rows.push(line('Kind regards,'), line(pick(['Customer Services Team', 'Claims Department', 'Customer Service Team'])), gap(24));
-    rows.push(...small([
-      `${c.brand} policies are underwritten by ${c.legal}, registered office ${c.seat},`,
-      `registered in England No. ${digits(8)}. Authorised and regulated by the Financial Conduct Authority.`,
-    ]));
+    rows.push(
+      ...small([
+        `${c.brand} policies are underwritten by ${c.legal}, registered office ${c.seat},`,
+        `registered in England No. ${digits(8)}. Authorised and regulated by the Financial Conduct Authority.`,
+      ]),
+    );
     return rows;
   },
   /**
@@ -701,7 +845,22 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const p = c.spec.printed;
     const rows: Row[] = [...letterhead(c, `Servicetelefon 0800 ${digits(3)} ${digits(4)}`)];
     rows.push(line(c.holder), line(c.address), gap(10), line(`Datum: ${c.fmt(randomDate())}`, 380));
-    rows.push({ runs: [run(60, pick(['Versicherungsschein Kraftfahrtversicherung', 'Ihre Kfz-Versicherung: Versicherungsbestätigung', 'Nachtrag zum Versicherungsschein Kfz']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(
+      {
+        runs: [
+          run(
+            60,
+            pick([
+              'Versicherungsschein Kraftfahrtversicherung',
+              'Ihre Kfz-Versicherung: Versicherungsbestätigung',
+              'Nachtrag zum Versicherungsschein Kfz',
+            ]),
+            { bold: true, size: 13 },
+          ),
+        ],
+      },
+      gap(8),
+    );
     rows.push(pair('Versicherungsschein-Nr.', p.policy), pair('eVB-Nummer', `${letters(2)}${letters(1)}${digits(4)}`));
     rows.push(pair('Amtl. Kennzeichen', p.plate!), pair('Fahrzeug', pick(VEHICLES)));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
@@ -712,10 +871,12 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     rows.push(line('Mit freundlichen Grüßen'));
     if (rand() < 0.4) rows.push(line(c.legal));
     rows.push(line(pick(['Ihre Abteilung Kraftfahrt', 'Abteilung Kraftfahrtversicherung', 'Ihr Kundenservice Kfz-Versicherung'])), gap(24));
-    rows.push(...small([
-      `${c.legal} · Sitz der Gesellschaft: ${c.seat} · Registergericht: Amtsgericht ${c.seat} HRB ${digits(5)}`,
-      `Vorsitzender des Aufsichtsrats: Dr. Karl Brenner · Vorstand: Petra Hahn (Vorsitzende), Uwe Lorenz`,
-    ]));
+    rows.push(
+      ...small([
+        `${c.legal} · Sitz der Gesellschaft: ${c.seat} · Registergericht: Amtsgericht ${c.seat} HRB ${digits(5)}`,
+        `Vorsitzender des Aufsichtsrats: Dr. Karl Brenner · Vorstand: Petra Hahn (Vorsitzende), Uwe Lorenz`,
+      ]),
+    );
     return rows;
   },
   /**
@@ -727,22 +888,61 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
   de_bilingual_cert: (c) => {
     const p = c.spec.printed;
     const rows: Row[] = [...letterhead(c, 'Versicherungsbestätigung / Confirmation of insurance')];
-    rows.push({ runs: [run(60, pick(['Versicherungsbestätigung / Certificate of Insurance', 'Bestätigung über den Versicherungsschutz / Confirmation of cover']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(
+      {
+        runs: [
+          run(
+            60,
+            pick([
+              'Versicherungsbestätigung / Certificate of Insurance',
+              'Bestätigung über den Versicherungsschutz / Confirmation of cover',
+            ]),
+            { bold: true, size: 13 },
+          ),
+        ],
+      },
+      gap(8),
+    );
     const travel = c.spec.type === 'travel';
-    const product = travel ? pick(['Reisekrankenversicherung / Travel medical insurance', 'Reiseversicherung / Travel insurance']) : pick(['Krankenversicherung / Health insurance', 'Private Krankenversicherung / Private health insurance']);
+    const product = travel
+      ? pick(['Reisekrankenversicherung / Travel medical insurance', 'Reiseversicherung / Travel insurance'])
+      : pick(['Krankenversicherung / Health insurance', 'Private Krankenversicherung / Private health insurance']);
     rows.push(pair('Produkt / Product', product, 300));
-    rows.push(pair('Versicherungsnummer / Policy number', p.policy, 300), pair('Versicherte Person / Insured person', c.holder.replace(/^(Herr|Frau) /, ''), 300));
+    rows.push(
+      pair('Versicherungsnummer / Policy number', p.policy, 300),
+      pair('Versicherte Person / Insured person', c.holder.replace(/^(Herr|Frau) /, ''), 300),
+    );
     rows.push(pair('Geburtsdatum / Date of birth', c.fmt(new Date(Date.UTC(int(1960, 2005), int(0, 11), int(1, 28)))), 300));
     rows.push(pair('Versicherungsbeginn / Start of cover', p.start, 300), pair('Versicherungsende / End of cover', p.end, 300));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v, 300));
     rows.push(pair('Versicherungssumme / Sum insured', `${pick(['30.000', '50.000', '100.000'])} EUR`, 300), gap(10));
     rows.push(line(`Wir bestätigen, dass für die genannte Person Versicherungsschutz bei der ${c.brand} besteht.`));
     rows.push(line(`We confirm that the person named above is insured with ${c.brand}.`), gap(10));
-    rows.push(line('Mit freundlichen Grüßen / Kind regards'), line(pick(travel ? ['Ihr Service-Team / Your service team', 'Kundenservice Reiseversicherung', 'Abteilung Reiseversicherung / Travel insurance department'] : ['Ihr Service-Team / Your service team', 'Kundenservice Krankenversicherung', 'Abteilung Krankenversicherung / Health insurance department'])), gap(24));
-    rows.push(...small([
-      `${c.legal} · Sitz der Gesellschaft / Registered office: ${c.seat}`,
-      `Registergericht / Register court: Amtsgericht ${c.seat} HRB ${digits(5)} · USt-IdNr. DE${digits(9)}`,
-    ]));
+    rows.push(
+      line('Mit freundlichen Grüßen / Kind regards'),
+      line(
+        pick(
+          travel
+            ? [
+                'Ihr Service-Team / Your service team',
+                'Kundenservice Reiseversicherung',
+                'Abteilung Reiseversicherung / Travel insurance department',
+              ]
+            : [
+                'Ihr Service-Team / Your service team',
+                'Kundenservice Krankenversicherung',
+                'Abteilung Krankenversicherung / Health insurance department',
+              ],
+        ),
+      ),
+      gap(24),
+    );
+    rows.push(
+      ...small([
+        `${c.legal} · Sitz der Gesellschaft / Registered office: ${c.seat}`,
+        `Registergericht / Register court: Amtsgericht ${c.seat} HRB ${digits(5)} · USt-IdNr. DE${digits(9)}`,
+      ]),
+    );
     return rows;
   },
   /**
@@ -757,22 +957,43 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const what = { travel: "d'assurance voyage", health: 'de complémentaire santé', motor: "d'assurance automobile" }[c.spec.type];
     const rows: Row[] = [...letterhead(c, `Service clients : 09 ${digits(2)} ${digits(2)} ${digits(2)} ${digits(2)}`)];
     rows.push(line(c.holder, 330), line(c.address, 330), gap(10), line(`Le ${c.fmt(randomDate())}`, 330), gap(8));
-    rows.push({ runs: [run(60, pick(["ATTESTATION D'ASSURANCE", "Attestation d'assurance", 'Attestation de garantie']), { bold: true, size: 13 })] }, gap(8));
+    rows.push(
+      {
+        runs: [run(60, pick(["ATTESTATION D'ASSURANCE", "Attestation d'assurance", 'Attestation de garantie']), { bold: true, size: 13 })],
+      },
+      gap(8),
+    );
     if (rand() < 0.5) {
       rows.push(line(`${c.brand} atteste que ${c.holder} est titulaire du contrat ${what}`));
       rows.push(line(`n° ${p.policy}${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
     } else {
       rows.push(line(`${c.brand} atteste que ${c.holder} a souscrit le contrat n° ${p.policy}`));
-      rows.push(line(`(assurance ${ { travel: 'voyage', health: 'santé', motor: 'automobile' }[c.spec.type] })${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`));
+      rows.push(
+        line(
+          `(assurance ${{ travel: 'voyage', health: 'santé', motor: 'automobile' }[c.spec.type]})${p.plate ? `, véhicule immatriculé ${p.plate},` : ''} pour la période du ${p.start}`,
+        ),
+      );
     }
     rows.push(line(`au ${p.end} inclus, sous réserve du paiement des cotisations.`));
     rows.push(line(c.spec.coverage.printed.sentence), gap(8));
     rows.push(line('La présente attestation est délivrée pour servir et valoir ce que de droit.'), gap(8));
-    rows.push(line(pick(["Pour l'assureur, le Service Sinistres", "Pour l'assureur, le Service Assistance", "Pour l'assureur, le Service Clients", 'Le Service Relation Clients'])), gap(24));
-    rows.push(...small([
-      `${c.legal} - Société anonyme au capital de ${int(100, 900)} ${digits(3)} ${digits(3)} euros - RCS ${pick(['Nanterre', 'Niort', 'Paris'])} ${digits(3)} ${digits(3)} ${digits(3)}`,
-      `Siège social : ${c.seat} - Entreprise régie par le Code des assurances`,
-    ]));
+    rows.push(
+      line(
+        pick([
+          "Pour l'assureur, le Service Sinistres",
+          "Pour l'assureur, le Service Assistance",
+          "Pour l'assureur, le Service Clients",
+          'Le Service Relation Clients',
+        ]),
+      ),
+      gap(24),
+    );
+    rows.push(
+      ...small([
+        `${c.legal} - Société anonyme au capital de ${int(100, 900)} ${digits(3)} ${digits(3)} euros - RCS ${pick(['Nanterre', 'Niort', 'Paris'])} ${digits(3)} ${digits(3)} ${digits(3)}`,
+        `Siège social : ${c.seat} - Entreprise régie par le Code des assurances`,
+      ]),
+    );
     return rows;
   },
   /**
@@ -785,18 +1006,28 @@ const FAMILY_LAYOUTS: Record<Family, (c: FamilyContext) => Row[]> = {
     const rows: Row[] = [...letterhead(c, `Espace client : www.${c.brand.toLowerCase()}.example`)];
     rows.push(line(c.holder, 330), line(c.address, 330), gap(10));
     rows.push({ runs: [run(60, "AVIS D'ÉCHÉANCE", { bold: true, size: 13 })] }, gap(8));
-    rows.push(pair('Contrat', c.spec.type === 'motor' ? pick(['Assurance automobile', 'Auto Formule']) : pick(['Complémentaire santé', 'Santé individuelle'])));
+    rows.push(
+      pair(
+        'Contrat',
+        c.spec.type === 'motor' ? pick(['Assurance automobile', 'Auto Formule']) : pick(['Complémentaire santé', 'Santé individuelle']),
+      ),
+    );
     rows.push(pair('N° de contrat', p.policy), pair('N° client', `${digits(3)} ${digits(5)}`));
     if (p.plate) rows.push(pair('Immatriculation', p.plate));
     for (const [k, v] of c.spec.coverage.printed.rows) rows.push(pair(k, v));
     rows.push(pair('Période', `du ${p.start}`), pair('', `au ${p.end}`));
     rows.push(pair('Cotisation TTC', `${int(300, 990)},${digits(2)} €`), pair('À régler avant le', c.fmt(randomDate())), gap(10));
     rows.push(line(`Vous pouvez résilier votre contrat jusqu'au ${c.fmt(randomDate())} (art. L113-15-1 du Code des assurances).`), gap(10));
-    rows.push(line(pick(['Votre conseiller, le Service Gestion des contrats', "Pour l'assureur, le Service Clients", 'Le Service Cotisations'])), gap(24));
-    rows.push(...small([
-      `${c.brand} est une marque de ${c.legal}, entreprise régie par le Code des assurances.`,
-      `Siège social : ${c.seat} - RCS ${digits(3)} ${digits(3)} ${digits(3)}`,
-    ]));
+    rows.push(
+      line(pick(['Votre conseiller, le Service Gestion des contrats', "Pour l'assureur, le Service Clients", 'Le Service Cotisations'])),
+      gap(24),
+    );
+    rows.push(
+      ...small([
+        `${c.brand} est une marque de ${c.legal}, entreprise régie par le Code des assurances.`,
+        `Siège social : ${c.seat} - RCS ${digits(3)} ${digits(3)} ${digits(3)}`,
+      ]),
+    );
     return rows;
   },
 };
@@ -819,7 +1050,8 @@ async function textPdf(rows: Row[]): Promise<Uint8Array> {
       continue;
     }
     const size = Math.max(...r.runs.map((run) => run.size ?? 10.5));
-    for (const run of r.runs) page.drawText(run.text, { x: run.x, y, size: run.size ?? 10.5, font: run.bold ? bold : regular, color: rgb(0.08, 0.08, 0.1) });
+    for (const run of r.runs)
+      page.drawText(run.text, { x: run.x, y, size: run.size ?? 10.5, font: run.bold ? bold : regular, color: rgb(0.08, 0.08, 0.1) });
     y -= size * 1.55;
   }
   return doc.save({ useObjectStreams: false });
@@ -843,7 +1075,8 @@ const SCAN_CYCLE: ScanStyle[] = [
   { effect: 'fax', turn: 180 },
   { effect: 'office', turn: 270 },
 ];
-const scanStyle = (ordinal: number): ScanStyle => (ordinal < 5 ? { effect: 'office', turn: 0 } : (SCAN_CYCLE[(ordinal - 5) % SCAN_CYCLE.length] as ScanStyle));
+const scanStyle = (ordinal: number): ScanStyle =>
+  ordinal < 5 ? { effect: 'office', turn: 0 } : (SCAN_CYCLE[(ordinal - 5) % SCAN_CYCLE.length] as ScanStyle);
 const degradation = (s: ScanStyle): string => s.effect + (s.turn ? `+rot${s.turn}` : '');
 
 /** Greyscale pixels of a canvas-drawable image. */
@@ -937,7 +1170,10 @@ async function scannedPdf(textBytes: Uint8Array, style: ScanStyle, seed: number)
   doc.setProducer('covercheck make-corpus scanner');
   const size: [number, number] = style.turn === 90 || style.turn === 270 ? [841.89, 595.28] : [595.28, 841.89];
   const page = doc.addPage(size);
-  const embedded = style.effect === 'fax' ? await doc.embedPng(await canvas.encode('png')) : await doc.embedJpg(await canvas.encode('jpeg', style.effect === 'photo' ? 70 : 55));
+  const embedded =
+    style.effect === 'fax'
+      ? await doc.embedPng(await canvas.encode('png'))
+      : await doc.embedJpg(await canvas.encode('jpeg', style.effect === 'photo' ? 70 : 55));
   page.drawImage(embedded, { x: 0, y: 0, width: size[0], height: size[1] });
   return doc.save({ useObjectStreams: false });
 }
@@ -957,9 +1193,19 @@ async function main(): Promise<void> {
     const pdf = style ? await scannedPdf(text, style, SEED + i) : text;
     bytes += pdf.length;
     writeFileSync(path.join(OUT_DIR, `${spec.id}.pdf`), pdf);
-    const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, ...(style ? { degradation: degradation(style) } : {}), language: spec.language, layout: spec.layout, country: spec.country, printed: spec.printed };
+    const truth = {
+      ...spec.truth,
+      coverage: spec.coverage.truth,
+      kind: spec.kind,
+      ...(style ? { degradation: degradation(style) } : {}),
+      language: spec.language,
+      layout: spec.layout,
+      country: spec.country,
+      printed: spec.printed,
+    };
     writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
-    for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout, ...(style ? [degradation(style)] : [])]) tally[k] = (tally[k] ?? 0) + 1;
+    for (const k of [spec.kind, spec.country, spec.type, spec.language, spec.layout, ...(style ? [degradation(style)] : [])])
+      tally[k] = (tally[k] ?? 0) + 1;
   }
   // The families draw from their own stream; their scans continue the scan cycle.
   rand = prng(FAMILY_SEED);
@@ -972,7 +1218,17 @@ async function main(): Promise<void> {
       const pdf = style ? await scannedPdf(text, style, FAMILY_SEED + n) : text;
       bytes += pdf.length;
       writeFileSync(path.join(OUT_DIR, `${spec.id}.pdf`), pdf);
-      const truth = { ...spec.truth, coverage: spec.coverage.truth, kind: spec.kind, ...(style ? { degradation: degradation(style) } : {}), language: spec.language, layout: family, family, country: spec.country, printed: spec.printed };
+      const truth = {
+        ...spec.truth,
+        coverage: spec.coverage.truth,
+        kind: spec.kind,
+        ...(style ? { degradation: degradation(style) } : {}),
+        language: spec.language,
+        layout: family,
+        family,
+        country: spec.country,
+        printed: spec.printed,
+      };
       writeFileSync(path.join(OUT_DIR, `${spec.id}.json`), JSON.stringify(truth, null, 2) + '\n');
       for (const t of [spec.kind, spec.country, spec.type, family, ...(style ? [degradation(style)] : [])]) tally[t] = (tally[t] ?? 0) + 1;
     }

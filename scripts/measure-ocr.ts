@@ -111,7 +111,13 @@ function dateForms(iso: string): string[] {
     const month = months[m - 1] as string;
     forms.push(`${d}${month}${y}`, `${dd}${month}${y}`, `${d}${month.slice(0, 3)}${y}`, `${month}${d}${y}`);
   }
-  forms.push(`${d}st${MONTHS.en[m - 1]}${y}`, `${d}nd${MONTHS.en[m - 1]}${y}`, `${d}rd${MONTHS.en[m - 1]}${y}`, `${d}th${MONTHS.en[m - 1]}${y}`, `1er${MONTHS.fr[m - 1]}${y}`);
+  forms.push(
+    `${d}st${MONTHS.en[m - 1]}${y}`,
+    `${d}nd${MONTHS.en[m - 1]}${y}`,
+    `${d}rd${MONTHS.en[m - 1]}${y}`,
+    `${d}th${MONTHS.en[m - 1]}${y}`,
+    `1er${MONTHS.fr[m - 1]}${y}`,
+  );
   return [...new Set(forms)];
 }
 
@@ -198,7 +204,11 @@ for (const doc of docs) {
   const pages: Array<{ lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number }> = [];
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const result = await extractFields(readFileSync(doc.pdf), { ocr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS, onPage: (p) => pages.push(p) }).catch((err: unknown) => {
+  const result = await extractFields(
+    readFileSync(doc.pdf),
+    { ocr, matcher },
+    { limits: EXTRACT_LIMIT_DEFAULTS, onPage: (p) => pages.push(p) },
+  ).catch((err: unknown) => {
     console.log(`${doc.id}: ${err instanceof Error ? err.message : String(err)}`);
     return null;
   });
@@ -209,7 +219,21 @@ for (const doc of docs) {
   const text = pages.map((p) => p.lines.map((l) => l.text).join('\n')).join('\n\f\n');
   if (dumpDir) writeFileSync(path.join(dumpDir, `${doc.id}.txt`), text);
   const folded = foldText(text);
-  const row: Row = { id: doc.id, degradation: doc.degradation, pages: pages.length, ms, cpuMs, confidence: 0, found: 0, near: 0, values: 0, fieldsRight: 0, fields: 0, missing: [], wrong: [] };
+  const row: Row = {
+    id: doc.id,
+    degradation: doc.degradation,
+    pages: pages.length,
+    ms,
+    cpuMs,
+    confidence: 0,
+    found: 0,
+    near: 0,
+    values: 0,
+    fieldsRight: 0,
+    fields: 0,
+    missing: [],
+    wrong: [],
+  };
   const confs = pages.flatMap((p) => (p.ocrConfidence === undefined ? [] : [p.ocrConfidence]));
   row.confidence = confs.length ? confs.reduce((a, b) => a + b, 0) / confs.length : 0;
   for (const field of VALUE_FIELDS) {

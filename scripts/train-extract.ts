@@ -28,14 +28,100 @@ const useCache = process.argv.includes('--cache');
 const dryRun = process.argv.includes('--dry-run');
 
 /** Hand-set prior weights: what a reader of policy documents expects each feature to mean, before any data. */
-const LABEL_PRIOR = { lab_own_adj: 4, lab_own_left: 3.5, lab_own_above: 3, lab_own_sent: 2.5, lab_own_wrap: 2.5, lab_own_left_far: 0.5, lab_other_left_far: -0.5, lab_other_wrap: -1, lab_other_adj: -2.5, lab_other_left: -2, lab_other_above: -1.5, lab_other_sent: -1, lab_fuzzy: -0.3 };
-const DATE_PRIOR = { ...LABEL_PRIOR, bias: -3, lab_alt_adj: 2.5, lab_alt_left: 2, lab_alt_above: 2, lab_alt_sent: 2, lab_alt_wrap: 2, lab_alt_left_far: 0.3, pair_own: 2.5, pair_other: -2.5, year_span: 1.5, rank: 0.5, distract_near: -3, distract_line: -1, distract_above: -1, uncertain: -1, repeat: 0.3, page2: -0.3 };
+const LABEL_PRIOR = {
+  lab_own_adj: 4,
+  lab_own_left: 3.5,
+  lab_own_above: 3,
+  lab_own_sent: 2.5,
+  lab_own_wrap: 2.5,
+  lab_own_left_far: 0.5,
+  lab_other_left_far: -0.5,
+  lab_other_wrap: -1,
+  lab_other_adj: -2.5,
+  lab_other_left: -2,
+  lab_other_above: -1.5,
+  lab_other_sent: -1,
+  lab_fuzzy: -0.3,
+};
+const DATE_PRIOR = {
+  ...LABEL_PRIOR,
+  bias: -3,
+  lab_alt_adj: 2.5,
+  lab_alt_left: 2,
+  lab_alt_above: 2,
+  lab_alt_sent: 2,
+  lab_alt_wrap: 2,
+  lab_alt_left_far: 0.3,
+  pair_own: 2.5,
+  pair_other: -2.5,
+  year_span: 1.5,
+  rank: 0.5,
+  distract_near: -3,
+  distract_line: -1,
+  distract_above: -1,
+  uncertain: -1,
+  repeat: 0.3,
+  page2: -0.3,
+};
 const PRIOR: Record<RankedField, Record<string, number>> = {
-  policy_number: { ...LABEL_PRIOR, bias: -3, lab_secondary: -1.5, secondary_prefix: -2, plausible: 1.5, repaired: -0.5, distract_near: -3, distract_line: -1, distract_above: -0.5, phoneish: -2.5, money: -2.5, postcode_iban: -2, repeat: 0.8, page2: -0.3, bottom: -0.5, digits: 0.5 },
-  insurer: { ...LABEL_PRIOR, bias: -3, truncated: -2, from_label: 2.5, lab_own_adj: 1, lab_own_sent: 1, lab_own_left: 1, lab_own_above: 1, org_word: 1.5, register_exact: 2, register_close: 1.5, lowercase: -4, legal_form: 1.5, person: -4, department: -3, has_label: -4, brand_of_legal: -1.5, extends_other: 1.5, title_word: -3, extended_by: -1.5, digits: -2, top: 1, bottom: 0.5, distract_near: -1.5, distract_line: -0.5, repeat: 1 },
+  policy_number: {
+    ...LABEL_PRIOR,
+    bias: -3,
+    lab_secondary: -1.5,
+    secondary_prefix: -2,
+    plausible: 1.5,
+    repaired: -0.5,
+    distract_near: -3,
+    distract_line: -1,
+    distract_above: -0.5,
+    phoneish: -2.5,
+    money: -2.5,
+    postcode_iban: -2,
+    repeat: 0.8,
+    page2: -0.3,
+    bottom: -0.5,
+    digits: 0.5,
+  },
+  insurer: {
+    ...LABEL_PRIOR,
+    bias: -3,
+    truncated: -2,
+    from_label: 2.5,
+    lab_own_adj: 1,
+    lab_own_sent: 1,
+    lab_own_left: 1,
+    lab_own_above: 1,
+    org_word: 1.5,
+    register_exact: 2,
+    register_close: 1.5,
+    lowercase: -4,
+    legal_form: 1.5,
+    person: -4,
+    department: -3,
+    has_label: -4,
+    brand_of_legal: -1.5,
+    extends_other: 1.5,
+    title_word: -3,
+    extended_by: -1.5,
+    digits: -2,
+    top: 1,
+    bottom: 0.5,
+    distract_near: -1.5,
+    distract_line: -0.5,
+    repeat: 1,
+  },
   start_date: DATE_PRIOR,
   end_date: DATE_PRIOR,
-  vehicle_registration: { ...LABEL_PRIOR, bias: -2, country_match: 1, motor: 1.5, other_type: -3, uncertain: -1, distract_near: -1, repeat: 0.5 },
+  vehicle_registration: {
+    ...LABEL_PRIOR,
+    bias: -2,
+    country_match: 1,
+    motor: 1.5,
+    other_type: -3,
+    uncertain: -1,
+    distract_near: -1,
+    repeat: 0.5,
+  },
 };
 /** No field is guaranteed: a winner below this confidence is a guess, and is left out whatever the corpus says. */
 const MIN_CONFIDENCE = 0.2;
@@ -86,7 +172,10 @@ function isotonic(points: Array<[number, number]>): Array<[number, number]> {
   const blocks: Array<{ hi: number; sum: number; n: number }> = [];
   for (const [x, y] of sorted) {
     blocks.push({ hi: x, sum: y, n: 1 });
-    while (blocks.length > 1 && blocks[blocks.length - 2]!.sum / blocks[blocks.length - 2]!.n >= blocks[blocks.length - 1]!.sum / blocks[blocks.length - 1]!.n) {
+    while (
+      blocks.length > 1 &&
+      blocks[blocks.length - 2]!.sum / blocks[blocks.length - 2]!.n >= blocks[blocks.length - 1]!.sum / blocks[blocks.length - 1]!.n
+    ) {
       const b = blocks.pop()!;
       const a = blocks[blocks.length - 1]!;
       a.hi = b.hi;
@@ -101,8 +190,14 @@ function isotonic(points: Array<[number, number]>): Array<[number, number]> {
 function examplesOf(data: DocData[], matcher: InsurerMatcher, model: RankerModel): Record<RankedField, Example[]> {
   const out = Object.fromEntries(RANKED_FIELDS.map((f) => [f, [] as Example[]])) as Record<RankedField, Example[]>;
   for (const { doc, read } of data) {
-    const c = documentCandidates({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher, model);
-    for (const f of RANKED_FIELDS) for (const cand of c.candidates[f] as FieldCandidate[]) out[f].push({ features: cand.features, y: sameField(f, doc.truth[f], cand.value) ? 1 : 0 });
+    const c = documentCandidates(
+      { lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) },
+      matcher,
+      model,
+    );
+    for (const f of RANKED_FIELDS)
+      for (const cand of c.candidates[f] as FieldCandidate[])
+        out[f].push({ features: cand.features, y: sameField(f, doc.truth[f], cand.value) ? 1 : 0 });
   }
   return out;
 }
@@ -112,14 +207,21 @@ function train(data: DocData[], matcher: InsurerMatcher): RankerModel {
   // Twice: the country (and so the policy-number candidates) depends on the insurer the model picks.
   for (let round = 0; round < 2; round++) {
     const ex = examplesOf(data, matcher, model);
-    model = { ...model, fields: Object.fromEntries(RANKED_FIELDS.map((f) => [f, { weights: fit(ex[f], PRIOR[f]), threshold: 0 }])) as RankerModel['fields'] };
+    model = {
+      ...model,
+      fields: Object.fromEntries(RANKED_FIELDS.map((f) => [f, { weights: fit(ex[f], PRIOR[f]), threshold: 0 }])) as RankerModel['fields'],
+    };
   }
   // Calibration: the winners' raw scores against whether they were right, over all fields.
   const points: Array<[number, number]> = [];
   const uncal = { ...model, calibration: [] };
   const perField: Record<string, Array<[number, number, boolean]>> = {};
   for (const { doc, read } of data) {
-    const r = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher, uncal);
+    const r = extractFieldsFromLines(
+      { lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) },
+      matcher,
+      uncal,
+    );
     for (const f of RANKED_FIELDS) {
       const conf = r.fields.confidence[f];
       const ok = sameField(f, doc.truth[f], r.fields[f] as string | undefined);
@@ -143,10 +245,18 @@ function train(data: DocData[], matcher: InsurerMatcher): RankerModel {
   return model;
 }
 
-function evaluate(data: DocData[], matcher: InsurerMatcher, model: RankerModel): { text: number; scan: number; high: number; highN: number } {
+function evaluate(
+  data: DocData[],
+  matcher: InsurerMatcher,
+  model: RankerModel,
+): { text: number; scan: number; high: number; highN: number } {
   const tally = { text: [0, 0], scan: [0, 0], high: [0, 0] };
   for (const { doc, read } of data) {
-    const r = extractFieldsFromLines({ lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) }, matcher, model);
+    const r = extractFieldsFromLines(
+      { lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) },
+      matcher,
+      model,
+    );
     for (const f of ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const) {
       const ok = sameField(f, doc.truth[f], r.fields[f] as string | undefined);
       const t = tally[doc.scanned ? 'scan' : 'text'];
@@ -174,9 +284,11 @@ const own = await load('own');
 const shared = await load('shared');
 if (ocr) await (ocr as Ocr).terminate();
 
-const fmt = (r: { text: number; scan: number; high: number; highN: number }): string => `text ${r.text.toFixed(1)}%, scan ${r.scan.toFixed(1)}%, right at confidence >= 0.9: ${r.high.toFixed(1)}% of ${r.highN}`;
+const fmt = (r: { text: number; scan: number; high: number; highN: number }): string =>
+  `text ${r.text.toFixed(1)}%, scan ${r.scan.toFixed(1)}%, right at confidence >= 0.9: ${r.high.toFixed(1)}% of ${r.highN}`;
 console.log(`prior weights only: own ${fmt(evaluate(own, matcher, { ...priorModel(), calibration: [] }))}`);
-if (shared.length) console.log(`prior weights only: outside documents ${fmt(evaluate(shared, matcher, { ...priorModel(), calibration: [] }))}`);
+if (shared.length)
+  console.log(`prior weights only: outside documents ${fmt(evaluate(shared, matcher, { ...priorModel(), calibration: [] }))}`);
 const model = train(own, matcher);
 console.log(`trained on own -> own (training data): ${fmt(evaluate(own, matcher, model))}`);
 if (shared.length) {

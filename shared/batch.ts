@@ -10,10 +10,16 @@ export const MAX_BATCH_SIZE = 100;
 export const ZBatchRequestSchema = z
   .strictObject({
     policies: z.array(ZVerifyRequestSchema).min(1).max(MAX_BATCH_SIZE).meta({
-      description: '1 to 100 policy objects. Each is validated on its own: a bad item gets its own error in the results and does not sink the batch.',
+      description:
+        '1 to 100 policy objects. Each is validated on its own: a bad item gets its own error in the results and does not sink the batch.',
     }),
-    webhook_url: z.string().optional().meta({ description: 'HTTPS URL called with batch.completed when every item has a result or an error (our extension).' }),
-    sheet_target: ZSheetTargetSchema.optional().meta({ description: 'Write the results into a Google Sheet when the batch completes (our extension).' }),
+    webhook_url: z
+      .string()
+      .optional()
+      .meta({ description: 'HTTPS URL called with batch.completed when every item has a result or an error (our extension).' }),
+    sheet_target: ZSheetTargetSchema.optional().meta({
+      description: 'Write the results into a Google Sheet when the batch completes (our extension).',
+    }),
   })
   .meta({ id: 'BatchRequest' });
 export type TBatchRequest = z.infer<typeof ZBatchRequestSchema>;
@@ -40,12 +46,16 @@ export const ZBatchSchema = z
     completed_count: z.number().int(),
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime().nullable(),
-    results: z.array(ZBatchItemResultSchema).meta({ description: 'One entry per submitted policy, in submission order; items not yet done are absent.' }),
+    results: z
+      .array(ZBatchItemResultSchema)
+      .meta({ description: 'One entry per submitted policy, in submission order; items not yet done are absent.' }),
     webhook: z
       .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
       .optional()
       .meta({ description: 'The callback, when one was given: its delivery state (null until the batch completes).' }),
-    sheet_writeback: ZSheetWritebackSchema.nullable().optional().meta({ description: 'When a sheet_target was given: null until the batch completes, then the write-back state.' }),
+    sheet_writeback: ZSheetWritebackSchema.nullable()
+      .optional()
+      .meta({ description: 'When a sheet_target was given: null until the batch completes, then the write-back state.' }),
   })
   .meta({ id: 'Batch' });
 export type TBatch = z.infer<typeof ZBatchSchema>;

@@ -62,7 +62,10 @@ export type TDatasetListQuery = z.output<typeof ZDatasetListQuerySchema>;
 export const ZSeriesQuerySchema = z
   .object({
     limit: intQueryParam('limit', 1, MAX_SERIES_POINTS, 100).meta({ description: `1 to ${MAX_SERIES_POINTS}, default 100.` }),
-    direction: z.enum(['latest', 'earliest']).default('latest').meta({ description: 'Which end of the series: latest (default) or earliest.' }),
+    direction: z
+      .enum(['latest', 'earliest'])
+      .default('latest')
+      .meta({ description: 'Which end of the series: latest (default) or earliest.' }),
   })
   .strict();
 export type TSeriesQuery = z.output<typeof ZSeriesQuerySchema>;
@@ -76,6 +79,8 @@ export const ZSeriesSchema = z
     slug: z.string(),
     direction: z.enum(['latest', 'earliest']),
     limit: z.number().int(),
-    points: z.array(ZSeriesPointSchema).meta({ description: 'Always in ascending date order; direction chooses which end of the series they come from.' }),
+    points: z
+      .array(ZSeriesPointSchema)
+      .meta({ description: 'Always in ascending date order; direction chooses which end of the series they come from.' }),
   })
   .meta({ id: 'Series' });

@@ -5,7 +5,11 @@ export const ZDeliveryAttemptSchema = z
   .object({
     attempt: z.number().int().min(1),
     at: z.iso.datetime(),
-    status: z.number().int().nullable().meta({ description: 'HTTP status the receiver answered, null when no answer (timeout, refused, TLS).' }),
+    status: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'HTTP status the receiver answered, null when no answer (timeout, refused, TLS).' }),
     error: z.string().nullable(),
     duration_ms: z.number().int(),
   })
@@ -13,11 +17,13 @@ export const ZDeliveryAttemptSchema = z
 
 export const ZDeliverySchema = z
   .object({
-    webhook_id: z.string().meta({ description: 'The webhook-id header: the same on every attempt, the receiver\'s idempotency key.' }),
+    webhook_id: z.string().meta({ description: "The webhook-id header: the same on every attempt, the receiver's idempotency key." }),
     event_type: z.enum(['job.completed', 'job.failed', 'batch.completed']),
     subject_id: z.string().meta({ description: 'The job_id or batch_id the event is about.' }),
     url: z.string(),
-    status: z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending (retrying), delivered (2xx received) or failed (attempts exhausted).' }),
+    status: z
+      .enum(['pending', 'delivered', 'failed'])
+      .meta({ description: 'pending (retrying), delivered (2xx received) or failed (attempts exhausted).' }),
     attempts: z.number().int(),
     next_attempt_at: z.iso.datetime().nullable(),
     created_at: z.iso.datetime(),

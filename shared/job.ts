@@ -18,8 +18,15 @@ export type TJobKind = z.infer<typeof ZJobKindSchema>;
 export const EXTRACTED_FIELDS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'] as const;
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
-const confidence = z.number().min(0).max(1).meta({ description: 'How sure the reading is, 0 to 1, on the same scale as the top-level `confidence`.' });
-const printed = z.string().optional().meta({ description: 'The wording as printed on the document ("Vollkasko", "Tiers étendu"); absent when the value was inferred (a trip type from the length of the cover period).' });
+const confidence = z
+  .number()
+  .min(0)
+  .max(1)
+  .meta({ description: 'How sure the reading is, 0 to 1, on the same scale as the top-level `confidence`.' });
+const printed = z.string().optional().meta({
+  description:
+    'The wording as printed on the document ("Vollkasko", "Tiers étendu"); absent when the value was inferred (a trip type from the length of the cover period).',
+});
 
 /**
  * Coverage details read from a document (spec 4.4; not the registry's Coverage of a verification result): each read only from documents of its insurance type, each with its own
@@ -30,14 +37,28 @@ export const ZDocumentCoverageSchema = z
     motor_cover: z
       .object({ value: z.enum(MOTOR_COVER_LEVELS), printed, confidence })
       .optional()
-      .meta({ description: 'Motor cover level: third_party (Haftpflicht, au tiers), third_party_fire_theft (Teilkasko, tiers étendu), comprehensive (Vollkasko, tous risques).' }),
-    trip_type: z.object({ value: z.enum(TRIP_TYPES), printed, confidence }).optional().meta({ description: 'Travel: one trip, or every trip within the year (annual multi-trip).' }),
+      .meta({
+        description:
+          'Motor cover level: third_party (Haftpflicht, au tiers), third_party_fire_theft (Teilkasko, tiers étendu), comprehensive (Vollkasko, tous risques).',
+      }),
+    trip_type: z
+      .object({ value: z.enum(TRIP_TYPES), printed, confidence })
+      .optional()
+      .meta({ description: 'Travel: one trip, or every trip within the year (annual multi-trip).' }),
     region: z
       .object({ value: z.enum(TRAVEL_REGIONS), printed, confidence })
       .optional()
-      .meta({ description: 'Travel area: domestic (the home country only), europe, worldwide_excluding_usa (without the USA and Canada), worldwide.' }),
+      .meta({
+        description:
+          'Travel area: domestic (the home country only), europe, worldwide_excluding_usa (without the USA and Canada), worldwide.',
+      }),
     health_plan: z
-      .object({ value: z.string().min(1).meta({ description: 'The plan, tariff or level name as printed ("Treatment and Care", "Komfort Plus (KVS2)", "Formule Confort").' }), confidence })
+      .object({
+        value: z.string().min(1).meta({
+          description: 'The plan, tariff or level name as printed ("Treatment and Care", "Komfort Plus (KVS2)", "Formule Confort").',
+        }),
+        confidence,
+      })
       .optional()
       .meta({ description: 'Health: the plan or level of cover.' }),
   })
@@ -89,12 +110,17 @@ export const ZJobSchema = z
           .meta({ description: 'Submitted fields the document contradicts; any mismatch adds the document_mismatch flag to the result.' }),
       })
       .optional()
-      .meta({ description: 'Only on an async verification sent with a document: what happened to it. Never on an extraction job, whose PDF is the job itself.' }),
+      .meta({
+        description:
+          'Only on an async verification sent with a document: what happened to it. Never on an extraction job, whose PDF is the job itself.',
+      }),
     webhook: z
       .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
       .optional()
       .meta({ description: 'The callback, when one was given: its delivery state (null until the job finishes).' }),
-    sheet_writeback: ZSheetWritebackSchema.nullable().optional().meta({ description: 'When a sheet_target was given: null until the job finishes, then the write-back state.' }),
+    sheet_writeback: ZSheetWritebackSchema.nullable()
+      .optional()
+      .meta({ description: 'When a sheet_target was given: null until the job finishes, then the write-back state.' }),
   })
   .meta({ id: 'Job' });
 export type TJob = z.infer<typeof ZJobSchema>;

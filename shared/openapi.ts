@@ -12,7 +12,11 @@ import { ZWebhookEventSchema } from './webhooks.js';
 const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' as const } } };
 
 const idempotencyHeader = z.object({
-  'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Repeat a POST safely: a repeat returns the first response and charges nothing.' }),
+  'Idempotency-Key': z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: 'Repeat a POST safely: a repeat returns the first response and charges nothing.' }),
 });
 
 function response(r: RouteResponse) {

@@ -59,7 +59,14 @@ export function reviewItems(fields: TExtractedFields): ReviewItem[] {
       value = String(v);
       confidence = fields.confidence[key] ?? 0;
     }
-    items.push({ key, label: REVIEW_LABELS[key], value, ...(printed ? { printed } : {}), confidence, needsReview: confidence < REVIEW_CONFIDENCE });
+    items.push({
+      key,
+      label: REVIEW_LABELS[key],
+      value,
+      ...(printed ? { printed } : {}),
+      confidence,
+      needsReview: confidence < REVIEW_CONFIDENCE,
+    });
   }
   return items;
 }
@@ -76,7 +83,8 @@ export interface ReviewAnswer {
  */
 export function reviewedValues(items: ReviewItem[], answers: Partial<Record<string, ReviewAnswer>>): Partial<Record<TReviewKey, string>> {
   const unconfirmed = items.filter((i) => i.needsReview && answers[i.key]?.confirmed !== true);
-  if (unconfirmed.length) throw new Error(`Check ${unconfirmed.map((i) => i.label).join(', ')} first: confirm or correct each before it goes into the sheet.`);
+  if (unconfirmed.length)
+    throw new Error(`Check ${unconfirmed.map((i) => i.label).join(', ')} first: confirm or correct each before it goes into the sheet.`);
   const out: Partial<Record<TReviewKey, string>> = {};
   for (const i of items) {
     const value = i.needsReview ? String(answers[i.key]!.value ?? '').trim() : i.value;

@@ -12,7 +12,9 @@ export const SCHEDULE_RUNS_KEPT = 30;
 export const SCHEDULE_PAUSE_AFTER_FAILURES = 3;
 
 const column = z.string().regex(/^[A-Z]{1,3}$/, 'a column letter such as A or AB');
-const spreadsheetId = z.string().regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet id (from the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit)');
+const spreadsheetId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet id (from the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit)');
 
 /**
  * Where the connector writes a job's or batch's results when they are done, through the Sheets
@@ -23,7 +25,9 @@ const spreadsheetId = z.string().regex(/^[A-Za-z0-9_-]{10,100}$/, 'a spreadsheet
  */
 export const ZSheetTargetSchema = z
   .object({
-    spreadsheet_id: spreadsheetId.meta({ description: 'From the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit. Must be bound to the key.' }),
+    spreadsheet_id: spreadsheetId.meta({
+      description: 'From the sheet URL: /spreadsheets/d/<spreadsheet_id>/edit. Must be bound to the key.',
+    }),
     sheet_name: z.string().min(1).max(100),
     key_column: column.meta({ description: 'Column holding the policy number of each row.' }),
     header_rows: z.number().int().min(0).max(50).default(1).meta({ description: 'Rows at the top that are never written (default 1).' }),
@@ -45,7 +49,16 @@ export const VERIFICATION_COLUMNS = ['status', 'confidence_score', 'insurer', 'f
  * which no field shares), and `needs_review`: the connector writes unattended, so instead of holding
  * low-confidence values back it names them in that column (shared/review.ts, the add-on's rule).
  */
-export const EXTRACTION_COLUMNS = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration', ...COVERAGE_FIELDS, 'needs_review'] as const;
+export const EXTRACTION_COLUMNS = [
+  'policy_number',
+  'insurer',
+  'insurance_type',
+  'start_date',
+  'end_date',
+  'vehicle_registration',
+  ...COVERAGE_FIELDS,
+  'needs_review',
+] as const;
 
 export const ZSheetWritebackSchema = z
   .object({
@@ -71,7 +84,8 @@ export const SCHEDULE_CADENCES = ['hourly', 'daily', 'weekly'] as const;
 export const SCHEDULE_OUTPUT_MODES = OUTPUT_MODES;
 export const ZScheduleOutputModeSchema = z.enum(SCHEDULE_OUTPUT_MODES).meta({
   id: 'ScheduleOutputMode',
-  description: 'overwrite (default): latest points from row 2. append: only points after the latest date in column A. merge: update rows whose date exists, add the rest. Only columns A:B are written.',
+  description:
+    'overwrite (default): latest points from row 2. append: only points after the latest date in column A. merge: update rows whose date exists, add the rest. Only columns A:B are written.',
 });
 export type TScheduleOutputMode = z.infer<typeof ZScheduleOutputModeSchema>;
 
@@ -113,7 +127,9 @@ export const ZScheduleSchema = z
     mode: ZScheduleOutputModeSchema,
     next_run_at: z.string(),
     created_at: z.string(),
-    paused: z.boolean().meta({ description: 'True when the schedule paused itself after failed runs in a row; it does not run until resumed.' }),
+    paused: z
+      .boolean()
+      .meta({ description: 'True when the schedule paused itself after failed runs in a row; it does not run until resumed.' }),
     paused_reason: z.string().nullable().meta({ description: 'Why it paused (with the last error); null when not paused.' }),
     failures_in_row: z.number().int().meta({ description: 'Failed runs since the last good run or resume.' }),
     runs: z.array(ZScheduleRunSchema).meta({ description: 'Latest runs first (at most 30).' }),
@@ -140,7 +156,8 @@ export const ZSheetBindingSchema = z
     binding_id: z.string(),
     spreadsheet_id: z.string(),
     status: z.enum(SHEET_BINDING_STATUSES).meta({
-      description: 'pending: issued (or re-issued), its token not found in the spreadsheet at the last check. active: found, the key may write into the spreadsheet.',
+      description:
+        'pending: issued (or re-issued), its token not found in the spreadsheet at the last check. active: found, the key may write into the spreadsheet.',
     }),
     metadata_key: z.literal(BINDING_METADATA_KEY),
     created_at: z.string(),
@@ -152,10 +169,13 @@ export type TSheetBinding = z.infer<typeof ZSheetBindingSchema>;
 export const ZSheetBindingIssuedSchema = z
   .object({
     ...ZSheetBindingSchema.shape,
-    metadata_value: z.string().regex(/^cvb_[A-Za-z0-9_-]{22,}$/).meta({
-      description:
-        "The binding token, shown only in this response. Written by an editor of the spreadsheet (the add-on) as DOCUMENT-visible developer metadata under metadata_key, then POST .../verify.",
-    }),
+    metadata_value: z
+      .string()
+      .regex(/^cvb_[A-Za-z0-9_-]{22,}$/)
+      .meta({
+        description:
+          'The binding token, shown only in this response. Written by an editor of the spreadsheet (the add-on) as DOCUMENT-visible developer metadata under metadata_key, then POST .../verify.',
+      }),
   })
   .meta({ id: 'SheetBindingIssued' });
 export type TSheetBindingIssued = z.infer<typeof ZSheetBindingIssuedSchema>;

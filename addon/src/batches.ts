@@ -33,8 +33,18 @@ export type Submitted = { ok: true; batchId: string } | { ok: false; error: Conn
  * `idempotencyKeys` (one per chunk), a chunk sent again with its key is answered with the batch
  * its first sending made, and not charged again.
  */
-export function submitChunks(conn: Conn, chunks: TVerifyRequest[][], opts: CallOpts = {}, sheetTarget?: TSheetTarget, idempotencyKeys?: string[]): Submitted[] {
-  const outs = callMany<{ batch_id: string }>(conn, chunks.map((c, i) => api.submitBatchReq(c, sheetTarget, idempotencyKeys?.[i])), opts);
+export function submitChunks(
+  conn: Conn,
+  chunks: TVerifyRequest[][],
+  opts: CallOpts = {},
+  sheetTarget?: TSheetTarget,
+  idempotencyKeys?: string[],
+): Submitted[] {
+  const outs = callMany<{ batch_id: string }>(
+    conn,
+    chunks.map((c, i) => api.submitBatchReq(c, sheetTarget, idempotencyKeys?.[i])),
+    opts,
+  );
   return outs.map((o) => (o.ok ? { ok: true, batchId: o.body.batch_id } : { ok: false, error: o.error }));
 }
 
@@ -46,8 +56,17 @@ export function firstPollDelayMs(rows: number): number {
  * One round: GETs every listed batch in one fetchAll (long-poll when supported) and returns them,
  * and the ids the connector no longer knows (404). Errors that concern the whole connection are thrown.
  */
-export function pollRound(conn: Conn, ids: string[], waitSeconds: number, opts: CallOpts = {}): { got: Map<string, TBatch>; gone: string[] } {
-  const outs = callMany<TBatch>(conn, ids.map((id) => api.getBatchReq(id, waitSeconds)), opts);
+export function pollRound(
+  conn: Conn,
+  ids: string[],
+  waitSeconds: number,
+  opts: CallOpts = {},
+): { got: Map<string, TBatch>; gone: string[] } {
+  const outs = callMany<TBatch>(
+    conn,
+    ids.map((id) => api.getBatchReq(id, waitSeconds)),
+    opts,
+  );
   const got = new Map<string, TBatch>();
   const gone: string[] = [];
   outs.forEach((o, i) => {
@@ -64,7 +83,13 @@ export function pollRound(conn: Conn, ids: string[], waitSeconds: number, opts: 
  * 2 s…). A round starts only when its sleep, its long-poll hold and one more round trip as slow as
  * the slowest so far all end before the deadline, so the caller always gets to answer in time.
  */
-export function collect(conn: Conn, ids: string[], firstDelayMs: number, deadline: number, opts: CallOpts = {}): { done: Map<string, TBatch>; gone: string[] } {
+export function collect(
+  conn: Conn,
+  ids: string[],
+  firstDelayMs: number,
+  deadline: number,
+  opts: CallOpts = {},
+): { done: Map<string, TBatch>; gone: string[] } {
   const done = new Map<string, TBatch>();
   const gone: string[] = [];
   let open = [...new Set(ids)];

@@ -39,8 +39,18 @@ function keyedConn(): Conn & { key: string } {
 
 function viewOf(conn: Conn & { key: string }, b: TSheetBinding | null): BindingView {
   return b?.status === 'active'
-    ? { available: true, bound: true, bindingId: b.binding_id, message: `Connected to this key (…${conn.key.slice(-4)}): the connector may write into this spreadsheet.` }
-    : { available: true, bound: false, bindingId: null, message: 'Not connected: the connector may not write into this spreadsheet with this key.' };
+    ? {
+        available: true,
+        bound: true,
+        bindingId: b.binding_id,
+        message: `Connected to this key (…${conn.key.slice(-4)}): the connector may write into this spreadsheet.`,
+      }
+    : {
+        available: true,
+        bound: false,
+        bindingId: null,
+        message: 'Not connected: the connector may not write into this spreadsheet with this key.',
+      };
 }
 
 /** The key's binding of this spreadsheet (the connector keeps at most one per key and spreadsheet). */
@@ -55,7 +65,11 @@ function bindingOf(conn: Conn, spreadsheetId: string): { available: false } | { 
 }
 
 /** Removes the metadata entry this add-on wrote for the key, if it is still there. */
-function removeOwnMetadata(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, prop: string): void {
+function removeOwnMetadata(
+  ss: GoogleAppsScript.Spreadsheet.Spreadsheet,
+  props: GoogleAppsScript.Properties.Properties,
+  prop: string,
+): void {
   const id = Number(props.getProperty(prop));
   if (id) for (const m of ss.createDeveloperMetadataFinder().withId(id).find()) m.remove();
   props.deleteProperty(prop);

@@ -99,14 +99,16 @@ export function putResults(results: Map<string, CachedResult>): void {
   if (!c || results.size === 0) return;
   const now = nowSec();
   const packs = readPacks([...new Set([...results.keys()].map(packKey))]);
-  for (const [h, r] of results) packs.get(packKey(h))![h] = [r.s, r.c, r.i, r.f, now + (r.s === 'inconclusive' ? INCONCLUSIVE_TTL_SECONDS : RESULT_TTL_SECONDS)];
+  for (const [h, r] of results)
+    packs.get(packKey(h))![h] = [r.s, r.c, r.i, r.f, now + (r.s === 'inconclusive' ? INCONCLUSIVE_TTL_SECONDS : RESULT_TTL_SECONDS)];
   const out: Record<string, string> = {};
   for (const [k, pack] of packs) {
     let entries = Object.entries(pack).filter(([, e]) => e[4] > now);
     let text = JSON.stringify(Object.fromEntries(entries));
     if (text.length > PACK_MAX_BYTES) {
       entries = entries.sort((a, b) => b[1][4] - a[1][4]);
-      while (entries.length && (text = JSON.stringify(Object.fromEntries(entries))).length > PACK_MAX_BYTES) entries = entries.slice(0, Math.floor(entries.length * 0.9));
+      while (entries.length && (text = JSON.stringify(Object.fromEntries(entries))).length > PACK_MAX_BYTES)
+        entries = entries.slice(0, Math.floor(entries.length * 0.9));
     }
     out[k] = text;
   }
@@ -188,7 +190,9 @@ export function getPending(hashes: string[], all: Record<string, string>): { pen
 export function putPending(batches: { batchId: string; hashes: string[] }[]): void {
   if (batches.length === 0) return;
   const at = nowSec();
-  PropertiesService.getDocumentProperties().setProperties(Object.fromEntries(batches.map((b) => [PENDING + b.batchId, `${at}|${b.hashes.join(',')}`])));
+  PropertiesService.getDocumentProperties().setProperties(
+    Object.fromEntries(batches.map((b) => [PENDING + b.batchId, `${at}|${b.hashes.join(',')}`])),
+  );
 }
 
 /** Forgets collected (or vanished) batches. */

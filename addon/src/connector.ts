@@ -9,7 +9,13 @@ import type { TBatch, TBatchAccepted } from '../../shared/batch.js';
 import type { TDataset, TSeriesPoint } from '../../shared/dataset.js';
 import { errorText } from '../../shared/errors.js';
 import type { TJob, TJobAccepted } from '../../shared/job.js';
-import { ZSheetBindingIssuedSchema, ZSheetBindingListSchema, ZSheetBindingSchema, type TSchedule, type TSheetTarget } from '../../shared/sheets.js';
+import {
+  ZSheetBindingIssuedSchema,
+  ZSheetBindingListSchema,
+  ZSheetBindingSchema,
+  type TSchedule,
+  type TSheetTarget,
+} from '../../shared/sheets.js';
 import type { TVerifyRequest } from '../../shared/policy.js';
 
 /** Where and as whom to call. `key` null is allowed for the public dataset routes only. */
@@ -28,7 +34,17 @@ export interface Conn {
  * - bad_request (400/404/413/415/422): the input, in the connector's own words;
  * - server (5xx, an answer that isn't JSON, or a binding answer not in the contract's form).
  */
-export type ConnectorErrorKind = 'no_key' | 'no_url' | 'unreachable' | 'unauthorized' | 'forbidden' | 'sheet_not_bound' | 'out_of_credits' | 'rate_limited' | 'bad_request' | 'server';
+export type ConnectorErrorKind =
+  | 'no_key'
+  | 'no_url'
+  | 'unreachable'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'sheet_not_bound'
+  | 'out_of_credits'
+  | 'rate_limited'
+  | 'bad_request'
+  | 'server';
 
 export class ConnectorError extends Error {
   constructor(
@@ -92,7 +108,8 @@ function parseBody(text: string): unknown {
 
 /** Reads the balance from either error form: `balance` (sync) or "... is N." in the message (async/batch). */
 export function balanceOf(body: unknown): number | null {
-  if (typeof body === 'object' && body !== null && typeof (body as { balance?: unknown }).balance === 'number') return (body as { balance: number }).balance;
+  if (typeof body === 'object' && body !== null && typeof (body as { balance?: unknown }).balance === 'number')
+    return (body as { balance: number }).balance;
   const m = /balance(?: for billing period [\d-]+)?(?: is)? (-?\d+)/.exec(errorText(body));
   return m ? Number(m[1]) : null;
 }
@@ -110,11 +127,22 @@ export function interpret<T>(conn: Conn, status: number, text: string, headers: 
   if (status >= 200 && status < 300) {
     // 204 (DELETE) has no body.
     if (status === 204) return { ok: true, body: null as T };
-    if (body === undefined) return { ok: false, error: new ConnectorError('server', `The connector at ${conn.url} answered ${status} with something that isn't JSON. Check the connector URL in Settings.`, status) };
+    if (body === undefined)
+      return {
+        ok: false,
+        error: new ConnectorError(
+          'server',
+          `The connector at ${conn.url} answered ${status} with something that isn't JSON. Check the connector URL in Settings.`,
+          status,
+        ),
+      };
     return { ok: true, body: body as T };
   }
   const said = errorText(body ?? {});
-  const err = (kind: ConnectorErrorKind, msg: string, ra?: number) => ({ ok: false as const, error: new ConnectorError(kind, msg, status, ra) });
+  const err = (kind: ConnectorErrorKind, msg: string, ra?: number) => ({
+    ok: false as const,
+    error: new ConnectorError(kind, msg, status, ra),
+  });
   switch (status) {
     case 401:
       return err('unauthorized', `API key refused (401): ${said} Check the key in Covercheck > Settings.`);
@@ -142,7 +170,10 @@ export function interpret<T>(conn: Conn, status: number, text: string, headers: 
 
 function unreachable(conn: Conn, e: unknown): ConnectorError {
   const why = e instanceof Error ? e.message : String(e);
-  return new ConnectorError('unreachable', `Connector unreachable at ${conn.url}: ${why}. Check the URL in Settings and that it is on the add-on's urlFetchWhitelist.`);
+  return new ConnectorError(
+    'unreachable',
+    `Connector unreachable at ${conn.url}: ${why}. Check the URL in Settings and that it is on the add-on's urlFetchWhitelist.`,
+  );
 }
 
 function requireConn(conn: Conn, needKey: boolean): void {
@@ -167,7 +198,10 @@ export function callMany<T>(conn: Conn, reqs: Req[], opts: CallOpts = {}, needKe
     let responses: GoogleAppsScript.URL_Fetch.HTTPResponse[];
     const started = Date.now();
     try {
-      responses = rs.length === 1 ? [UrlFetchApp.fetch(toParams(conn, rs[0]!).url, toParams(conn, rs[0]!))] : UrlFetchApp.fetchAll(rs.map((r) => toParams(conn, r)));
+      responses =
+        rs.length === 1
+          ? [UrlFetchApp.fetch(toParams(conn, rs[0]!).url, toParams(conn, rs[0]!))]
+          : UrlFetchApp.fetchAll(rs.map((r) => toParams(conn, r)));
     } catch (e) {
       throw unreachable(conn, e);
     } finally {
@@ -202,7 +236,10 @@ function conforming<T extends z.ZodType>(schema: T, body: unknown, what: string)
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new ConnectorError('server', `The connector's answer to ${what} is not what this add-on expects (${issue.path.join('.') || 'body'}: ${issue.message}). Update the connector.`);
+  throw new ConnectorError(
+    'server',
+    `The connector's answer to ${what} is not what this add-on expects (${issue.path.join('.') || 'body'}: ${issue.message}). Update the connector.`,
+  );
 }
 
 /** The endpoints, named for what they do. */
@@ -222,33 +259,76 @@ export const api = {
    * One policy answered in the same call (POST /verify). With `idempotencyKey`, sending it again
    * (after a run that ended before it could keep the answer) gets the first answer back, charged once.
    */
-  verifyReq: (policy: TVerifyRequest, idempotencyKey: string): Req => ({ method: 'post', path: '/api/v1/verify', json: policy, idempotencyKey }),
+  verifyReq: (policy: TVerifyRequest, idempotencyKey: string): Req => ({
+    method: 'post',
+    path: '/api/v1/verify',
+    json: policy,
+    idempotencyKey,
+  }),
   /**
    * `wait` asks the connector to hold the answer until the batch is complete or `wait` seconds
    * pass (long-poll). A connector without it ignores the parameter and answers at once.
    */
-  getBatchReq: (id: string, wait = 0): Req => ({ method: 'get', path: `/api/v1/batches/${encodeURIComponent(id)}${wait > 0 ? `?wait=${wait}` : ''}` }),
-  extract: (conn: Conn, file: GoogleAppsScript.Base.Blob, opts?: CallOpts) => call<TJobAccepted>(conn, { method: 'post', path: '/api/v1/documents/extract', form: { file } }, opts),
-  job: (conn: Conn, id: string, opts?: CallOpts) => call<TJob>(conn, { method: 'get', path: `/api/v1/jobs/${encodeURIComponent(id)}` }, opts),
+  getBatchReq: (id: string, wait = 0): Req => ({
+    method: 'get',
+    path: `/api/v1/batches/${encodeURIComponent(id)}${wait > 0 ? `?wait=${wait}` : ''}`,
+  }),
+  extract: (conn: Conn, file: GoogleAppsScript.Base.Blob, opts?: CallOpts) =>
+    call<TJobAccepted>(conn, { method: 'post', path: '/api/v1/documents/extract', form: { file } }, opts),
+  job: (conn: Conn, id: string, opts?: CallOpts) =>
+    call<TJob>(conn, { method: 'get', path: `/api/v1/jobs/${encodeURIComponent(id)}` }, opts),
   serviceAccount: (conn: Conn) => call<{ email: string; note: string }>(conn, { method: 'get', path: '/api/v1/sheets/service-account' }),
   schedules: (conn: Conn) => call<{ schedules: TSchedule[] }>(conn, { method: 'get', path: '/api/v1/sheets/schedules' }),
-  createSchedule: (conn: Conn, body: { dataset: string; spreadsheet_id: string; sheet_name: string; cadence: 'hourly' | 'daily' | 'weekly'; limit: number; mode?: 'overwrite' | 'append' | 'merge' }) =>
-    call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
+  createSchedule: (
+    conn: Conn,
+    body: {
+      dataset: string;
+      spreadsheet_id: string;
+      sheet_name: string;
+      cadence: 'hourly' | 'daily' | 'weekly';
+      limit: number;
+      mode?: 'overwrite' | 'append' | 'merge';
+    },
+  ) => call<TSchedule>(conn, { method: 'post', path: '/api/v1/sheets/schedules', json: body }),
   /** Un-pauses a schedule the connector paused after failed runs, and runs it at once. */
-  resumeSchedule: (conn: Conn, id: string) => call<TSchedule>(conn, { method: 'post', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}/resume`, json: {} }),
-  deleteSchedule: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
+  resumeSchedule: (conn: Conn, id: string) =>
+    call<TSchedule>(conn, { method: 'post', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}/resume`, json: {} }),
+  deleteSchedule: (conn: Conn, id: string) =>
+    call<null>(conn, { method: 'delete', path: `/api/v1/sheets/schedules/${encodeURIComponent(id)}` }),
   /** The key's bindings (spreadsheets connected to it): at most one per spreadsheet. */
-  bindings: (conn: Conn) => conforming(ZSheetBindingListSchema, call(conn, { method: 'get', path: '/api/v1/sheets/bindings' }), 'GET /sheets/bindings').bindings,
+  bindings: (conn: Conn) =>
+    conforming(ZSheetBindingListSchema, call(conn, { method: 'get', path: '/api/v1/sheets/bindings' }), 'GET /sheets/bindings').bindings,
   /** A new token for (key, spreadsheet); asked again, the same binding id with a new token (the old one stops counting). */
   createBinding: (conn: Conn, spreadsheetId: string) =>
-    conforming(ZSheetBindingIssuedSchema, call(conn, { method: 'post', path: '/api/v1/sheets/bindings', json: { spreadsheet_id: spreadsheetId } }), 'POST /sheets/bindings'),
-  verifyBinding: (conn: Conn, id: string) => conforming(ZSheetBindingSchema, call(conn, { method: 'post', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}/verify`, json: {} }), 'POST /sheets/bindings/{id}/verify'),
-  deleteBinding: (conn: Conn, id: string) => call<null>(conn, { method: 'delete', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}` }),
+    conforming(
+      ZSheetBindingIssuedSchema,
+      call(conn, { method: 'post', path: '/api/v1/sheets/bindings', json: { spreadsheet_id: spreadsheetId } }),
+      'POST /sheets/bindings',
+    ),
+  verifyBinding: (conn: Conn, id: string) =>
+    conforming(
+      ZSheetBindingSchema,
+      call(conn, { method: 'post', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}/verify`, json: {} }),
+      'POST /sheets/bindings/{id}/verify',
+    ),
+  deleteBinding: (conn: Conn, id: string) =>
+    call<null>(conn, { method: 'delete', path: `/api/v1/sheets/bindings/${encodeURIComponent(id)}` }),
   searchDatasets: (conn: Conn, q: string, limit = 20) =>
-    call<{ datasets: TDataset[]; total: number }>(conn, { method: 'get', path: `/api/v1/datasets?${q.trim() ? `q=${encodeURIComponent(q.trim())}&` : ''}limit=${limit}` }, {}, false),
-  dataset: (conn: Conn, slug: string) => call<TDataset>(conn, { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}` }, {}, false),
+    call<{ datasets: TDataset[]; total: number }>(
+      conn,
+      { method: 'get', path: `/api/v1/datasets?${q.trim() ? `q=${encodeURIComponent(q.trim())}&` : ''}limit=${limit}` },
+      {},
+      false,
+    ),
+  dataset: (conn: Conn, slug: string) =>
+    call<TDataset>(conn, { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}` }, {}, false),
   series: (conn: Conn, slug: string, limit: number) =>
-    call<{ slug: string; points: TSeriesPoint[] }>(conn, { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}/series?limit=${limit}` }, {}, false),
+    call<{ slug: string; points: TSeriesPoint[] }>(
+      conn,
+      { method: 'get', path: `/api/v1/datasets/${encodeURIComponent(slug)}/series?limit=${limit}` },
+      {},
+      false,
+    ),
 };
 
 export type { TBatch, TBatchAccepted };

@@ -127,7 +127,9 @@ function publicConn(): Conn {
   return { url: c.url, key: null };
 }
 
-export function searchDatasets(q: string): Pick<TDataset, 'slug' | 'title' | 'source' | 'cadence' | 'unit' | 'first_date' | 'last_date' | 'point_count'>[] {
+export function searchDatasets(
+  q: string,
+): Pick<TDataset, 'slug' | 'title' | 'source' | 'cadence' | 'unit' | 'first_date' | 'last_date' | 'point_count'>[] {
   return api.searchDatasets(publicConn(), q).datasets.map((d) => ({
     slug: d.slug,
     title: d.title,
@@ -150,7 +152,14 @@ export function previewDataset(slug: string): { dataset: TDataset; points: TSeri
  * output mode; columns beside them are the user's and are never touched. `rows` counts the rows
  * written (added or updated), `dataRows` those in A:B afterwards.
  */
-function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, slug: string, sheetName: string, limit: number, mode: TOutputMode = 'overwrite'): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; dataRows: number; title: string } {
+function writeSeries(
+  ss: GoogleAppsScript.Spreadsheet.Spreadsheet,
+  conn: Conn,
+  slug: string,
+  sheetName: string,
+  limit: number,
+  mode: TOutputMode = 'overwrite',
+): { sheet: GoogleAppsScript.Spreadsheet.Sheet; rows: number; dataRows: number; title: string } {
   const dataset = api.dataset(conn, slug);
   const points = api.series(conn, slug, limit).points;
   const sheet = ss.getSheetByName(sheetName) ?? ss.insertSheet(sheetName);
@@ -161,7 +170,13 @@ function writeSeries(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, s
 const sheetNameFor = (slug: string) => slug.slice(0, 90);
 const clampLimit = (n: unknown) => Math.max(1, Math.min(5000, Math.floor(Number(n) || 100)));
 
-export function importDataset(req: ImportRequest): { sheetName: string; rows: number; chart: boolean; schedule: ScheduleView | null; connectorSchedule: ConnectorScheduleView | null } {
+export function importDataset(req: ImportRequest): {
+  sheetName: string;
+  rows: number;
+  chart: boolean;
+  schedule: ScheduleView | null;
+  connectorSchedule: ConnectorScheduleView | null;
+} {
   const conn = publicConn();
   const sheetName = String(req.sheetName ?? '').trim() || sheetNameFor(req.slug);
   const limit = clampLimit(req.limit);
@@ -174,14 +189,27 @@ export function importDataset(req: ImportRequest): { sheetName: string; rows: nu
   const ss = SpreadsheetApp.getActiveSpreadsheet();
   // Locked: a refresh of the same sheet (the trigger, another editor) must not interleave its
   // rows with these, and the schedule list and run history are read, changed and written back.
-  const { rows, chart, schedule } = withDocumentLock(LOCK_WAIT_MS.sidebar, () => importLocked(ss, conn, req, sheetName, limit, wanted && !byConnector ? wanted : null, mode), () => {
-    throw new Error(BUSY_SIDEBAR);
-  });
-  const connectorSchedule = wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit, mode }) : null;
+  const { rows, chart, schedule } = withDocumentLock(
+    LOCK_WAIT_MS.sidebar,
+    () => importLocked(ss, conn, req, sheetName, limit, wanted && !byConnector ? wanted : null, mode),
+    () => {
+      throw new Error(BUSY_SIDEBAR);
+    },
+  );
+  const connectorSchedule =
+    wanted && byConnector ? createConnectorSchedule({ slug: req.slug, sheetName, cadence: wanted, limit, mode }) : null;
   return { sheetName, rows, chart, schedule, connectorSchedule };
 }
 
-function importLocked(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, req: ImportRequest, sheetName: string, limit: number, wanted: TSchedule | null, mode: TOutputMode): { rows: number; chart: boolean; schedule: ScheduleView | null } {
+function importLocked(
+  ss: GoogleAppsScript.Spreadsheet.Spreadsheet,
+  conn: Conn,
+  req: ImportRequest,
+  sheetName: string,
+  limit: number,
+  wanted: TSchedule | null,
+  mode: TOutputMode,
+): { rows: number; chart: boolean; schedule: ScheduleView | null } {
   const importStarted = Date.now();
   const { sheet, rows, dataRows, title } = writeSeries(ss, conn, req.slug, sheetName, limit, mode);
   let chart = false;
@@ -199,7 +227,15 @@ function importLocked(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, conn: Conn, 
   }
   const schedule = wanted ? addSchedule(req.slug, sheetName, limit, wanted, mode) : null;
   // The import is the schedule's first run.
-  if (schedule) recordRun(PropertiesService.getDocumentProperties(), schedule.id, { at: new Date(importStarted).toISOString(), ok: true, rows, durationMs: Date.now() - importStarted, error: null, by: 'manual' });
+  if (schedule)
+    recordRun(PropertiesService.getDocumentProperties(), schedule.id, {
+      at: new Date(importStarted).toISOString(),
+      ok: true,
+      rows,
+      durationMs: Date.now() - importStarted,
+      error: null,
+      by: 'manual',
+    });
   return { rows, chart, schedule };
 }
 
@@ -231,7 +267,9 @@ function ownId(): string {
 function ensureTrigger(): string {
   const up = PropertiesService.getUserProperties();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
-  let uid = ScriptApp.getUserTriggers(ss).find((t) => t.getHandlerFunction() === REFRESH_HANDLER)?.getUniqueId();
+  let uid = ScriptApp.getUserTriggers(ss)
+    .find((t) => t.getHandlerFunction() === REFRESH_HANDLER)
+    ?.getUniqueId();
   if (!uid) {
     if (ScriptApp.getProjectTriggers().length >= TRIGGERS_PER_USER) throw new Error(TOO_MANY_TRIGGERS);
     try {
@@ -256,20 +294,46 @@ function deleteOwnTrigger(ss: GoogleAppsScript.Spreadsheet.Spreadsheet): void {
 function addSchedule(slug: string, sheetName: string, limit: number, schedule: TSchedule, mode: TOutputMode): ScheduleView {
   const props = PropertiesService.getDocumentProperties();
   const me = ownId();
-  const entry: ScheduleEntry = { id: Utilities.getUuid().slice(0, 8), slug, sheetName, limit, schedule, mode, owner: me, nextDue: Date.now() + PERIOD_MS[schedule], lastRefresh: new Date().toISOString(), lastError: null };
+  const entry: ScheduleEntry = {
+    id: Utilities.getUuid().slice(0, 8),
+    slug,
+    sheetName,
+    limit,
+    schedule,
+    mode,
+    owner: me,
+    nextDue: Date.now() + PERIOD_MS[schedule],
+    lastRefresh: new Date().toISOString(),
+    lastError: null,
+  };
   // One schedule per sheet: a new one replaces the old, whoever made it.
   writeSchedules(props, [...readSchedules(props).filter((s) => s.sheetName !== sheetName), entry]);
   return toView(entry, me, []);
 }
 
-const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({ id: s.id, slug: s.slug, sheetName: s.sheetName, schedule: s.schedule, mode: s.mode ?? 'overwrite', lastRefresh: s.lastRefresh, lastError: s.lastError, mine: s.owner === me, failures: s.failures ?? 0, paused: s.paused ?? null, runs });
+const toView = (s: ScheduleEntry, me: string, runs: RunRecord[] = []): ScheduleView => ({
+  id: s.id,
+  slug: s.slug,
+  sheetName: s.sheetName,
+  schedule: s.schedule,
+  mode: s.mode ?? 'overwrite',
+  lastRefresh: s.lastRefresh,
+  lastError: s.lastError,
+  mine: s.owner === me,
+  failures: s.failures ?? 0,
+  paused: s.paused ?? null,
+  runs,
+});
 
 export function listSchedules(): SchedulesView {
   const me = ownId();
   const docId = SpreadsheetApp.getActiveSpreadsheet().getId();
   const raw = PropertiesService.getUserProperties().getProperty(triggerErrorProp(docId));
   const props = PropertiesService.getDocumentProperties();
-  return { schedules: readSchedules(props).map((s) => toView(s, me, runHistory(props, s.id))), triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null };
+  return {
+    schedules: readSchedules(props).map((s) => toView(s, me, runHistory(props, s.id))),
+    triggerError: raw ? (JSON.parse(raw) as { message: string }).message : null,
+  };
 }
 
 /** Removes a schedule (anyone's); the current user's trigger goes with their last schedule here, another editor's removes itself when it next runs. */
@@ -293,7 +357,14 @@ export function removeSchedule(id: string): SchedulesView {
 }
 
 /** Refreshes the given schedules now (none started past `budgetMs`), recording the outcome on each; the ids refreshed. */
-function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, ids: string[], started: number, by: RunRecord['by'], budgetMs = HANDLER_BUDGET_MS): string[] {
+function refresh(
+  ss: GoogleAppsScript.Spreadsheet.Spreadsheet,
+  props: GoogleAppsScript.Properties.Properties,
+  ids: string[],
+  started: number,
+  by: RunRecord['by'],
+  budgetMs = HANDLER_BUDGET_MS,
+): string[] {
   const refreshed: string[] = [];
   for (const id of ids) {
     if (Date.now() - started >= budgetMs) break;
@@ -315,7 +386,12 @@ function refresh(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleApps
 }
 
 /** Inside the lock: one schedule's refresh, read afresh (another execution may have removed or just refreshed it). */
-function refreshOne(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleAppsScript.Properties.Properties, id: string, by: RunRecord['by']): boolean {
+function refreshOne(
+  ss: GoogleAppsScript.Spreadsheet.Spreadsheet,
+  props: GoogleAppsScript.Properties.Properties,
+  id: string,
+  by: RunRecord['by'],
+): boolean {
   const s = readSchedules(props).find((x) => x.id === id);
   if (!s || (by === 'trigger' && (s.paused || s.nextDue - DUE_SLACK_MS > Date.now()))) return false;
   const at = Date.now();
@@ -328,11 +404,15 @@ function refreshOne(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, props: GoogleA
     const message = err instanceof Error ? err.message : String(err);
     const failures = (s.failures ?? 0) + 1;
     // A schedule that keeps failing stops spending the trigger's runs (and the user's quotas) until someone looks.
-    const paused = s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
+    const paused =
+      s.paused ?? (failures >= PAUSE_AFTER_FAILURES ? `Paused after ${failures} failed refreshes in a row. The last: ${message}` : null);
     change = { lastRefresh: s.lastRefresh, lastError: message, nextDue: at + PERIOD_MS.hourly, failures, paused };
     recordRun(props, s.id, { at: new Date(at).toISOString(), ok: false, rows: null, durationMs: Date.now() - at, error: message, by });
   }
-  writeSchedules(props, readSchedules(props).map((x) => (x.id === id ? { ...x, ...change } : x)));
+  writeSchedules(
+    props,
+    readSchedules(props).map((x) => (x.id === id ? { ...x, ...change } : x)),
+  );
   return true;
 }
 
@@ -341,7 +421,11 @@ export function resumeSchedule(id: string): SchedulesView {
   const props = PropertiesService.getDocumentProperties();
   withDocumentLock(
     LOCK_WAIT_MS.sidebar,
-    () => writeSchedules(props, readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, pausedFor: undefined, failures: 0 } : s))),
+    () =>
+      writeSchedules(
+        props,
+        readSchedules(props).map((s) => (s.id === id ? { ...s, paused: null, pausedFor: undefined, failures: 0 } : s)),
+      ),
     () => {
       throw new Error(BUSY_SIDEBAR);
     },
@@ -375,7 +459,8 @@ function triggerTime(up: GoogleAppsScript.Properties.Properties, now: number): {
  */
 export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   const started = Date.now();
-  const authorized = ScriptApp.getAuthorizationInfo(ScriptApp.AuthMode.FULL).getAuthorizationStatus() !== ScriptApp.AuthorizationStatus.REQUIRED;
+  const authorized =
+    ScriptApp.getAuthorizationInfo(ScriptApp.AuthMode.FULL).getAuthorizationStatus() !== ScriptApp.AuthorizationStatus.REQUIRED;
   let ss: GoogleAppsScript.Spreadsheet.Spreadsheet | null = null;
   try {
     ss = SpreadsheetApp.getActiveSpreadsheet();
@@ -387,7 +472,11 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   const up = PropertiesService.getUserProperties();
   if (!ss || !props) {
     const key = Object.entries(up.getProperties()).find(([k, v]) => k.startsWith('covercheck.trigger.') && v === e?.triggerUid)?.[0];
-    if (key) up.setProperty(triggerErrorProp(key.slice('covercheck.trigger.'.length)), JSON.stringify({ at: new Date().toISOString(), message: authorized ? NO_DOCUMENT : NEEDS_AUTHORIZATION }));
+    if (key)
+      up.setProperty(
+        triggerErrorProp(key.slice('covercheck.trigger.'.length)),
+        JSON.stringify({ at: new Date().toISOString(), message: authorized ? NO_DOCUMENT : NEEDS_AUTHORIZATION }),
+      );
     return;
   }
   const me = ownId();
@@ -402,7 +491,9 @@ export function refreshScheduledImports(e?: { triggerUid?: string }): void {
   const pause = authorized ? mine.filter((s) => s.pausedFor === 'authorization') : mine.filter((s) => !s.paused);
   if (pause.length) {
     const ids = new Set(pause.map((s) => s.id));
-    const change = authorized ? { paused: null, pausedFor: undefined } : { paused: NEEDS_AUTHORIZATION, pausedFor: 'authorization' as const };
+    const change = authorized
+      ? { paused: null, pausedFor: undefined }
+      : { paused: NEEDS_AUTHORIZATION, pausedFor: 'authorization' as const };
     const all = withDocumentLock(
       LOCK_WAIT_MS.trigger,
       () => {

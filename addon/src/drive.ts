@@ -28,16 +28,25 @@ function get(url: string): GoogleAppsScript.URL_Fetch.HTTPResponse {
   const r = UrlFetchApp.fetch(url, { headers: { Authorization: `Bearer ${ScriptApp.getOAuthToken()}` }, muteHttpExceptions: true });
   const code = r.getResponseCode();
   if (code === 200) return r;
-  if (code === 404) throw new DriveError('not_picked', 'Covercheck can open only the files you choose with "Choose from Drive" (it has no access to the rest of your Drive). Choose the file there.');
-  if (code === 401 || code === 403) throw new DriveError('denied', `Google Drive refused access (${code}). Reload the spreadsheet and try again.`);
+  if (code === 404)
+    throw new DriveError(
+      'not_picked',
+      'Covercheck can open only the files you choose with "Choose from Drive" (it has no access to the rest of your Drive). Choose the file there.',
+    );
+  if (code === 401 || code === 403)
+    throw new DriveError('denied', `Google Drive refused access (${code}). Reload the spreadsheet and try again.`);
   throw new DriveError('failed', `Google Drive answered ${code}. Try again in a minute.`);
 }
 
 export function fileMeta(id: string): DriveFile {
-  const m = JSON.parse(get(`${DRIVE_FILES}${encodeURIComponent(id)}?fields=id,name,mimeType,size&supportsAllDrives=true`).getContentText()) as { id: string; name: string; mimeType: string; size?: string };
+  const m = JSON.parse(
+    get(`${DRIVE_FILES}${encodeURIComponent(id)}?fields=id,name,mimeType,size&supportsAllDrives=true`).getContentText(),
+  ) as { id: string; name: string; mimeType: string; size?: string };
   return { id: m.id, name: m.name, mimeType: m.mimeType, size: m.size === undefined ? null : Number(m.size) };
 }
 
 export function fileBlob(f: DriveFile): GoogleAppsScript.Base.Blob {
-  return get(`${DRIVE_FILES}${encodeURIComponent(f.id)}?alt=media&supportsAllDrives=true`).getBlob().setName(f.name);
+  return get(`${DRIVE_FILES}${encodeURIComponent(f.id)}?alt=media&supportsAllDrives=true`)
+    .getBlob()
+    .setName(f.name);
 }

@@ -13,13 +13,21 @@ const FIELD_HEADERS: Record<TReviewKey, { match: RegExp; unless?: RegExp }> = {
   start_date: { match: /start|begin|from|von|debut|effet|inception/ },
   end_date: { match: /\bend\b|expir|until|bis|fin\b|ablauf|echeance/ },
   vehicle_registration: { match: /registration|reg\b|plate|kennzeichen|immatriculation/ },
-  'coverage.motor_cover': { match: /cover level|level of cover|deckung|umfang|formule|garantie/, unless: /\bdebut\b|\bfin\b|date|datum|effet|echeance|start|\bend\b|beginn|ablauf/ },
+  'coverage.motor_cover': {
+    match: /cover level|level of cover|deckung|umfang|formule|garantie/,
+    unless: /\bdebut\b|\bfin\b|date|datum|effet|echeance|start|\bend\b|beginn|ablauf/,
+  },
   'coverage.trip_type': { match: /\btrip\b|reiseart|vertragsart/ },
   'coverage.region': { match: /\barea\b|region|territor|geltungsbereich|\bzone\b/ },
   'coverage.health_plan': { match: /\bplan\b|tarif|niveau/ },
 };
 
-export const foldHeader = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().trim();
+export const foldHeader = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .trim();
 
 /**
  * Where each value goes: the first header whose words name it and that no earlier value took (so two

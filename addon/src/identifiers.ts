@@ -25,7 +25,10 @@ export function identifierText(value: unknown, shown?: string): IdentifierText {
   }
   if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0 || value >= MAX_EXACT) {
-      return { ok: false, error: `Sheets holds this policy number as a number (${shown || String(value)}), which is not the number as printed: ${PLAIN_TEXT_ADVICE}.` };
+      return {
+        ok: false,
+        error: `Sheets holds this policy number as a number (${shown || String(value)}), which is not the number as printed: ${PLAIN_TEXT_ADVICE}.`,
+      };
     }
     // A number format may show what the value lost (leading zeros): the digits shown are the number.
     return { ok: true, text: shown && /^\d+$/.test(shown.trim()) ? shown.trim() : String(value) };

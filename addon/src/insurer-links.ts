@@ -23,7 +23,12 @@ function richText(text: string, url: string | undefined): GoogleAppsScript.Sprea
  * the link an earlier run may have left (Sheets API CellData.textFormatRuns: "When writing a new
  * user_entered_value, previous runs are erased"). Returns the calls made.
  */
-export function linkInsurers(sheet: GoogleAppsScript.Spreadsheet.Sheet, col: number, texts: Map<number, string>, links: Map<number, string>): number {
+export function linkInsurers(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  col: number,
+  texts: Map<number, string>,
+  links: Map<number, string>,
+): number {
   let calls = 0;
   for (const run of contiguous([...texts.keys()])) {
     const rows = rowsOf(run);
@@ -44,7 +49,12 @@ export function linkInsurers(sheet: GoogleAppsScript.Spreadsheet.Sheet, col: num
  * linked correctly whichever row the name landed in; a cell holding anything else (another row's
  * insurer, an edit, nothing yet) is left as it is. Returns the calls made.
  */
-export function linkWrittenInsurers(sheet: GoogleAppsScript.Spreadsheet.Sheet, col: number, texts: Map<number, string>, links: Map<number, string>): number {
+export function linkWrittenInsurers(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  col: number,
+  texts: Map<number, string>,
+  links: Map<number, string>,
+): number {
   let calls = 0;
   const same = new Map<number, string>();
   for (const run of contiguous([...texts.keys()])) {

@@ -47,4 +47,5 @@ export function withUserLock<T>(waitMs: number, section: () => T, busy: () => T)
 }
 
 /** The text a sidebar call throws when another execution holds the document lock too long. */
-export const BUSY_SIDEBAR = 'Another Covercheck action in this spreadsheet (another editor, or the hourly refresh) is still saving. Nothing was changed; try again in a moment.';
+export const BUSY_SIDEBAR =
+  'Another Covercheck action in this spreadsheet (another editor, or the hourly refresh) is still saving. Nothing was changed; try again in a moment.';

@@ -4,15 +4,39 @@
  * top-level stub for each, because Apps Script only sees top-level function declarations.
  */
 import { bindSpreadsheet, disconnectSpreadsheet, getBindingStatus } from './bindings.js';
-import { importDataset, listSchedules, previewDataset, refreshScheduledImports, refreshScheduleNow, removeSchedule, resumeSchedule, searchDatasets } from './datasets.js';
+import {
+  importDataset,
+  listSchedules,
+  previewDataset,
+  refreshScheduledImports,
+  refreshScheduleNow,
+  removeSchedule,
+  resumeSchedule,
+  searchDatasets,
+} from './datasets.js';
 import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
-import { getPick, getPickerConfig, pickCancelled, pickedPdf, pickerAlive, pollPdfExtraction, showPdfPicker, submitPdfExtraction } from './pdf.js';
+import {
+  getPick,
+  getPickerConfig,
+  pickCancelled,
+  pickedPdf,
+  pickerAlive,
+  pollPdfExtraction,
+  showPdfPicker,
+  submitPdfExtraction,
+} from './pdf.js';
 import { confirmExtraction } from './review.js';
 import { detectRowMapping, pollRowsRun, rowsToVerify, startRowsRun } from './rows.js';
 import { updatePendingResults } from './pending-cells.js';
 import { jumpToRow } from './run-summary.js';
 import { clearKey, getSettings, grantKeyToSpreadsheet, revokeGrant, saveSettings, testConnection } from './settings.js';
-import { createConnectorSchedule, getSheetsInfo, listConnectorSchedules, removeConnectorSchedule, resumeConnectorSchedule } from './sheets.js';
+import {
+  createConnectorSchedule,
+  getSheetsInfo,
+  listConnectorSchedules,
+  removeConnectorSchedule,
+  resumeConnectorSchedule,
+} from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
 
 export const entryPoints = {

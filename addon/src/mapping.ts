@@ -10,7 +10,14 @@ export type TMapping = Record<TField, number | null>;
  * Result columns, found again by these exact headers on a re-run so nothing is duplicated. The
  * last one, hidden when the add-on creates it, holds each row's input hash (delta.ts).
  */
-export const RESULT_HEADERS = ['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash'] as const;
+export const RESULT_HEADERS = [
+  'Covercheck status',
+  'Covercheck confidence',
+  'Covercheck insurer',
+  'Covercheck flags',
+  'Covercheck checked at',
+  'Covercheck input hash',
+] as const;
 /** Index in RESULT_HEADERS of each result column the add-on reads back or writes on its own. */
 export const RESULT_COL = { status: 0, insurer: 2, flags: 3, checkedAt: 4, hash: 5 } as const;
 

@@ -48,7 +48,12 @@ function existing(sheet: GoogleAppsScript.Spreadsheet.Sheet): unknown[][] {
 }
 
 /** Writes the header and the points into A:B by `mode`; at most one read and three writes. */
-export function writeSeriesByMode(sheet: GoogleAppsScript.Spreadsheet.Sheet, header: [string, string], points: Point[], mode: TOutputMode): WriteOutcome {
+export function writeSeriesByMode(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  header: [string, string],
+  points: Point[],
+  mode: TOutputMode,
+): WriteOutcome {
   const old = existing(sheet);
   sheet.getRange(1, 1, 1, 2).setValues([header]);
   if (mode === 'overwrite' || old.length === 0) {

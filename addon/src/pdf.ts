@@ -34,7 +34,9 @@ export function submitPdfExtraction(fileRef: string): { jobId: string; fileName:
   const meta = fileMeta(fileIdFrom(fileRef));
   if (meta.mimeType !== 'application/pdf') throw new Error(`${meta.name} is not a PDF (${meta.mimeType}).`);
   if (meta.size !== null && documentTooLarge(meta.size)) {
-    throw new Error(`${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`);
+    throw new Error(
+      `${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`,
+    );
   }
   const accepted = api.extract(userConn(), fileBlob(meta));
   return { jobId: accepted.job_id, fileName: meta.name };
@@ -44,7 +46,11 @@ export function submitPdfExtraction(fileRef: string): { jobId: string; fileName:
  * Where a Picker dialog opened from the sidebar stands; the sidebar polls it (dialog and sidebar
  * can't call each other). While waiting, `beats` counts the dialog's heartbeats.
  */
-export type PickState = { state: 'waiting'; beats: number } | { state: 'cancelled' } | { state: 'picked'; jobId: string; fileName: string } | { state: 'failed'; error: string };
+export type PickState =
+  | { state: 'waiting'; beats: number }
+  | { state: 'cancelled' }
+  | { state: 'picked'; jobId: string; fileName: string }
+  | { state: 'failed'; error: string };
 
 /**
  * Closing a dialog with its title-bar x runs no code in it, so the dialog reports that it is alive
@@ -89,7 +95,10 @@ export function getPickerConfig(): { token: string; developerKey: string; appId:
   const p = PropertiesService.getScriptProperties();
   const developerKey = p.getProperty(PICKER_KEY_PROP);
   const appId = p.getProperty(PROJECT_NUMBER_PROP);
-  if (!developerKey || !appId) throw new Error(`The file picker isn't set up: the add-on's script properties ${PICKER_KEY_PROP} and ${PROJECT_NUMBER_PROP} are missing (see addon/README.md).`);
+  if (!developerKey || !appId)
+    throw new Error(
+      `The file picker isn't set up: the add-on's script properties ${PICKER_KEY_PROP} and ${PROJECT_NUMBER_PROP} are missing (see addon/README.md).`,
+    );
   return { token: ScriptApp.getOAuthToken(), developerKey, appId };
 }
 
@@ -99,7 +108,8 @@ export function getPickerConfig(): { token: string; developerKey: string; appId:
  */
 export function pickedPdf(pickId: string, fileId: string): PickState {
   const now = getPick(pickId);
-  if (now.state !== 'waiting') return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' };
+  if (now.state !== 'waiting')
+    return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' };
   try {
     const { jobId, fileName } = submitPdfExtraction(fileId);
     return setPick(pickId, { state: 'picked', jobId, fileName });
@@ -141,7 +151,14 @@ export function pollPdfExtraction(jobId: string): ExtractionView {
   const fields = job.result as TExtractedFields;
   const items = labelledItems(reviewItems(fields), userLanguage());
   const low = items.filter((i) => i.needsReview).length;
-  if (low) return { status: 'review', fields, items, row: null, message: `${low} of ${items.length} values need a check before they go into the sheet.` };
+  if (low)
+    return {
+      status: 'review',
+      fields,
+      items,
+      row: null,
+      message: `${low} of ${items.length} values need a check before they go into the sheet.`,
+    };
   return { ...appendExtractedRow(reviewedValues(items, {})), fields, items };
 }
 
@@ -152,7 +169,13 @@ export function pollPdfExtraction(jobId: string): ExtractionView {
 export function appendExtractedRow(values: Partial<Record<TReviewKey, string>>): { status: 'complete'; row: number; message: string } {
   const sheet = SpreadsheetApp.getActiveSheet();
   const lastCol = sheet.getLastColumn();
-  const headers = lastCol > 0 ? sheet.getRange(1, 1, 1, lastCol).getValues()[0]!.map((v) => String(v ?? '')) : [];
+  const headers =
+    lastCol > 0
+      ? sheet
+          .getRange(1, 1, 1, lastCol)
+          .getValues()[0]!
+          .map((v) => String(v ?? ''))
+      : [];
   const { row, newHeaders } = placeValues(headers, values);
   if (newHeaders.length) sheet.getRange(1, headers.length + 1, 1, newHeaders.length).setValues([newHeaders]);
   const at = Math.max(2, sheet.getLastRow() + 1);

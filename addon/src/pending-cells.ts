@@ -63,7 +63,10 @@ export function updatePendingResults(): PendingUpdate {
       }
     }
   }
-  const message = count === 0 ? 'No =VERIFYPOLICY cell is waiting for a result.' : `Recalculating ${count} =VERIFYPOLICY formula${count === 1 ? '' : 's'} with pending results.`;
+  const message =
+    count === 0
+      ? 'No =VERIFYPOLICY cell is waiting for a result.'
+      : `Recalculating ${count} =VERIFYPOLICY formula${count === 1 ? '' : 's'} with pending results.`;
   ss.toast(message);
   return { formulas: count, message };
 }

@@ -11,7 +11,9 @@ import type { TVerificationResult } from '../../shared/verification.js';
  */
 export function userLanguage(): TLanguage {
   const pick = (loc: string | null | undefined): TLanguage | null => {
-    const code = String(loc ?? '').slice(0, 2).toLowerCase();
+    const code = String(loc ?? '')
+      .slice(0, 2)
+      .toLowerCase();
     return code in LANGUAGE_PACKS ? (code as TLanguage) : null;
   };
   let fromUser: string | null = null;
@@ -33,7 +35,9 @@ export function resultNote(r: TVerificationResult | undefined, lang: TLanguage):
   for (const c of r.checks) {
     if (c.outcome === 'pass') continue;
     const regulator = REGISTER_SOURCES.get(c.source);
-    const name = regulator ? t.checks.register.replace('{regulator}', regulator) : (t.checks as Record<string, string>)[c.source] ?? c.source;
+    const name = regulator
+      ? t.checks.register.replace('{regulator}', regulator)
+      : ((t.checks as Record<string, string>)[c.source] ?? c.source);
     lines.push(`• ${name}: ${t.outcomes[c.outcome]}. ${c.detail}`);
   }
   if (r.flags.length) lines.push(`${t.flagsLabel}: ${r.flags.map((f) => t.flags[f]).join(', ')}`);

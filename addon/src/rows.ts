@@ -20,7 +20,22 @@ import { expand, runs } from './row-runs.js';
 import { detectColumns, FIELDS, RESULT_COL, RESULT_HEADERS, resultColumns, type TMapping } from './mapping.js';
 import { resultNote, userLanguage } from './result-notes.js';
 import { summarise, type RunSummary } from './run-summary.js';
-import { cache, idempotencyKey, load, loadPieces, MAX_RUN_BATCHES, messageOf, pieceChunks, pieceKey, record, rowsOf, save, type RunBatch, type RunPiece, type RunState } from './run-state.js';
+import {
+  cache,
+  idempotencyKey,
+  load,
+  loadPieces,
+  MAX_RUN_BATCHES,
+  messageOf,
+  pieceChunks,
+  pieceKey,
+  record,
+  rowsOf,
+  save,
+  type RunBatch,
+  type RunPiece,
+  type RunState,
+} from './run-state.js';
 import { adoptUnfinished } from './unfinished-runs.js';
 import { userConn } from './settings.js';
 import { ensureStatusRules } from './status-format.js';
@@ -64,11 +79,19 @@ export interface RunOptions {
   recheck?: Partial<RecheckOptions>;
 }
 
-const LABELS: Record<string, string> = { policy_number: 'policy number', country: 'country', insurance_type: 'insurance type', provider: 'provider' };
+const LABELS: Record<string, string> = {
+  policy_number: 'policy number',
+  country: 'country',
+  insurance_type: 'insurance type',
+  provider: 'provider',
+};
 
 function headerRow(sheet: GoogleAppsScript.Spreadsheet.Sheet): string[] {
   const lastCol = Math.max(1, sheet.getLastColumn());
-  return sheet.getRange(1, 1, 1, lastCol).getValues()[0]!.map((v) => String(v ?? '').trim());
+  return sheet
+    .getRange(1, 1, 1, lastCol)
+    .getValues()[0]!
+    .map((v) => String(v ?? '').trim());
 }
 
 /** The rows to verify: the selection below the header, or every data row when the selection is one cell or the header. */
@@ -99,7 +122,8 @@ export function rowsToVerify(): RunRows {
   const sheet = SpreadsheetApp.getActiveSheet();
   const { first, last } = targetRows(sheet);
   const sel = SpreadsheetApp.getActiveRange();
-  const selected = sel && sel.getSheet().getName() === sheet.getName() ? Math.max(0, Math.min(last, sel.getLastRow()) - Math.max(2, sel.getRow()) + 1) : 0;
+  const selected =
+    sel && sel.getSheet().getName() === sheet.getName() ? Math.max(0, Math.min(last, sel.getLastRow()) - Math.max(2, sel.getRow()) + 1) : 0;
   return { sheet: sheet.getName(), first, last, rows: Math.max(0, last - first + 1), selected };
 }
 
@@ -121,13 +145,19 @@ function resultCells(r: TVerificationResult | undefined, error: string | undefin
 }
 
 /** Each row's insurer cell text, as resultCells made it. */
-const insurerTexts = (cells: Map<number, (string | number)[]>) => new Map([...cells].map(([r, c]) => [r, String(c[RESULT_COL.insurer] ?? '')]));
+const insurerTexts = (cells: Map<number, (string | number)[]>) =>
+  new Map([...cells].map(([r, c]) => [r, String(c[RESULT_COL.insurer] ?? '')]));
 
 /**
  * Writes each row's cells into `cols`, grouping consecutive rows into one setValues per column
  * block; with `notes`, the first column's notes in one setNotes per block ('' clears an old note).
  */
-function writeRows(sheet: GoogleAppsScript.Spreadsheet.Sheet, cols: number[], rows: Map<number, (string | number)[]>, notes?: Map<number, string>): void {
+function writeRows(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  cols: number[],
+  rows: Map<number, (string | number)[]>,
+  notes?: Map<number, string>,
+): void {
   const sorted = [...rows.keys()].sort((a, b) => a - b);
   const contiguous = cols.every((c, i) => c === cols[0]! + i);
   for (const [start, len] of runs(sorted)) {
@@ -139,12 +169,24 @@ function writeRows(sheet: GoogleAppsScript.Spreadsheet.Sheet, cols: number[], ro
 }
 
 /** What was in the status, checked-at and hash columns for rows first..last, before this run. */
-function previousResults(sheet: GoogleAppsScript.Spreadsheet.Sheet, cols: number[], first: number, last: number): { status: unknown; checkedAt: unknown; hash: unknown }[] {
+function previousResults(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  cols: number[],
+  first: number,
+  last: number,
+): { status: unknown; checkedAt: unknown; hash: unknown }[] {
   const n = last - first + 1;
-  const read = (c: number) => sheet.getRange(first, c, n, 1).getValues().map((r) => r[0]);
+  const read = (c: number) =>
+    sheet
+      .getRange(first, c, n, 1)
+      .getValues()
+      .map((r) => r[0]);
   const contiguous = cols.every((c, i) => c === cols[0]! + i);
   if (contiguous) {
-    return sheet.getRange(first, cols[0]!, n, cols.length).getValues().map((r) => ({ status: r[RESULT_COL.status], checkedAt: r[RESULT_COL.checkedAt], hash: r[RESULT_COL.hash] }));
+    return sheet
+      .getRange(first, cols[0]!, n, cols.length)
+      .getValues()
+      .map((r) => ({ status: r[RESULT_COL.status], checkedAt: r[RESULT_COL.checkedAt], hash: r[RESULT_COL.hash] }));
   }
   const [st, at, h] = [read(cols[RESULT_COL.status]!), read(cols[RESULT_COL.checkedAt]!), read(cols[RESULT_COL.hash]!)];
   return st.map((v, i) => ({ status: v, checkedAt: at[i], hash: h[i] }));
@@ -167,7 +209,9 @@ function submitPieces(state: RunState, pieces: Map<number, RunPiece>, errorsNow:
   );
   // A refusal that concerns the whole connection is thrown when no batch got through; otherwise
   // the batches that did are kept, and the others' rows get the error.
-  const fatal = submitted.find((s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden', 'sheet_not_bound'].includes(s.error.kind));
+  const fatal = submitted.find(
+    (s) => !s.ok && ['unauthorized', 'unreachable', 'no_key', 'no_url', 'forbidden', 'sheet_not_bound'].includes(s.error.kind),
+  );
   if (fatal && !fatal.ok && !submitted.some((s) => s.ok)) throw new Error(fatal.error.message);
   submitted.forEach((s, i) => {
     const n = ns[i]!;
@@ -191,7 +235,10 @@ function writeBackNote(s: RunState): string[] {
   const waiting = s.batches.filter((b) => !b.done && b.completed >= b.n).length;
   const out: string[] = [];
   if (wb.written) out.push(`The connector wrote ${wb.written} result${wb.written === 1 ? '' : 's'} into the sheet.`);
-  if (wb.missing.length) out.push(`Not found in the sheet any more, nothing written for: ${wb.missing.join(', ')}${s.missingMore ? ` and ${s.missingMore} more` : ''}.`);
+  if (wb.missing.length)
+    out.push(
+      `Not found in the sheet any more, nothing written for: ${wb.missing.join(', ')}${s.missingMore ? ` and ${s.missingMore} more` : ''}.`,
+    );
   if (wb.failed) out.push(`Write-back failed: ${wb.failed} This sidebar wrote those results instead.`);
   if (waiting) out.push(`Waiting for the connector to write ${waiting} batch${waiting === 1 ? '' : 'es'} into the sheet…`);
   return out;
@@ -237,7 +284,10 @@ function finish(sheet: GoogleAppsScript.Spreadsheet.Sheet, s: RunState): void {
 export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress {
   const sheet = SpreadsheetApp.getActiveSheet();
   const missing = (['policy_number', 'country', 'insurance_type'] as const).filter((f) => !mapping || !mapping[f]).map((f) => LABELS[f]!);
-  if (missing.length) throw new Error(`The selection has no column for ${missing.join(', ')}. Pick the columns in the sidebar, or add headers such as "Policy number", "Country", "Insurance type".`);
+  if (missing.length)
+    throw new Error(
+      `The selection has no column for ${missing.join(', ')}. Pick the columns in the sidebar, or add headers such as "Policy number", "Country", "Insurance type".`,
+    );
   const recheck = recheckOptions(opts.recheck);
   const headers = headerRow(sheet);
   const { cols, created } = resultColumns(headers, sheet.getLastColumn());
@@ -253,7 +303,8 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
       if (String(headers[c - 1] ?? '').trim() !== RESULT_HEADERS[i]) sheet.getRange(1, c).setValue(RESULT_HEADERS[i]!);
     });
     // The hash column is the add-on's bookkeeping: hidden when it makes it (a user may show it again).
-    if (String(headers[cols[RESULT_COL.hash]! - 1] ?? '').trim() !== RESULT_HEADERS[RESULT_COL.hash]) sheet.hideColumns(cols[RESULT_COL.hash]!);
+    if (String(headers[cols[RESULT_COL.hash]! - 1] ?? '').trim() !== RESULT_HEADERS[RESULT_COL.hash])
+      sheet.hideColumns(cols[RESULT_COL.hash]!);
   }
   const previous = previousResults(sheet, cols, first, last);
   ensureStatusRules(sheet, cols[RESULT_COL.status]!);
@@ -270,7 +321,12 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
     const get = (f: (typeof FIELDS)[number]) => (mapping[f] ? String(v[mapping[f]! - 1] ?? '').trim() : '');
     const pc = mapping.policy_number! - 1;
     const id = identifierText(values[i]![pc], v[pc]);
-    const raw = { policy_number: id.ok ? id.text : get('policy_number'), country: get('country'), insurance_type: get('insurance_type'), provider: get('provider') };
+    const raw = {
+      policy_number: id.ok ? id.text : get('policy_number'),
+      country: get('country'),
+      insurance_type: get('insurance_type'),
+      provider: get('provider'),
+    };
     if (!raw.policy_number && !raw.country && !raw.insurance_type) {
       blanks++;
       return;
@@ -308,7 +364,9 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   };
   const chunks = pieceChunks(valid);
   if (chunks.length > MAX_RUN_BATCHES) {
-    throw new Error(`${valid.length} rows need a check, more than one run sends (${MAX_RUN_BATCHES * MAX_BATCH_SIZE}). Select fewer rows and verify them in parts; rows already checked are skipped.`);
+    throw new Error(
+      `${valid.length} rows need a check, more than one run sends (${MAX_RUN_BATCHES * MAX_BATCH_SIZE}). Select fewer rows and verify them in parts; rows already checked are skipped.`,
+    );
   }
   if (opts.writeBack && valid.length) {
     // The connector writes only into a spreadsheet bound to the key.
@@ -318,7 +376,13 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
       sheet_name: sheet.getName(),
       key_column: columnLetter(mapping.policy_number!),
       header_rows: 1,
-      columns: { status: columnLetter(cols[0]!), confidence_score: columnLetter(cols[1]!), insurer: columnLetter(cols[2]!), flags: columnLetter(cols[3]!), checked_at: columnLetter(cols[4]!) },
+      columns: {
+        status: columnLetter(cols[0]!),
+        confidence_score: columnLetter(cols[1]!),
+        insurer: columnLetter(cols[2]!),
+        flags: columnLetter(cols[3]!),
+        checked_at: columnLetter(cols[4]!),
+      },
     };
     state.writeBack = { written: 0, missing: [], failed: null };
   }
@@ -328,16 +392,30 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   const adopted = adoptUnfinished(state.id, state.sheet, valid, state.target);
   if (adopted.note) state.notes.push(adopted.note);
   const fresh = adopted.rows.size ? pieceChunks(valid.filter((v) => !adopted.rows.has(v.row))) : chunks;
-  const pieces = [...adopted.pieces, ...fresh.map((c): RunPiece => ({ rows: runs(c.map((x) => x.row)), hashes: c.map((x) => x.hash).join(','), policies: c.map((x) => x.policy) }))];
+  const pieces = [
+    ...adopted.pieces,
+    ...fresh.map((c): RunPiece => ({
+      rows: runs(c.map((x) => x.row)),
+      hashes: c.map((x) => x.hash).join(','),
+      policies: c.map((x) => x.policy),
+    })),
+  ];
   state.batches = [...adopted.batches, ...fresh.map((c) => ({ id: null, n: c.length, due: 0, done: false, completed: 0 }))];
   try {
     record(state, pieces, adopted.items);
   } catch (e) {
-    throw new Error(`Could not record the run before sending it (${messageOf(e)}): nothing was sent and no credits were spent. Try again in a moment.`);
+    throw new Error(
+      `Could not record the run before sending it (${messageOf(e)}): nothing was sent and no credits were spent. Try again in a moment.`,
+    );
   }
   // Everything not yet sent; batches taken over with their ids are only collected.
   try {
-    submitPieces(state, new Map(pieces.map((p, n): [number, RunPiece] => [n, p]).filter(([n]) => state.batches[n]!.id === null)), errorsNow, at);
+    submitPieces(
+      state,
+      new Map(pieces.map((p, n): [number, RunPiece] => [n, p]).filter(([n]) => state.batches[n]!.id === null)),
+      errorsNow,
+      at,
+    );
   } catch (e) {
     // Refused as a whole (no key, no connection, not bound): nothing was accepted, so nothing is left for a later run to take over.
     for (const b of state.batches) if (b.id === null) b.done = true;
@@ -379,7 +457,10 @@ export function pollRowsRun(runId: string): Progress {
   const unsent = state.batches.map((b, n) => (!b.done && b.id === null ? n : -1)).filter((n) => n >= 0);
   if (unsent.length) {
     const pieces = loadPieces(state.id, unsent);
-    loseMissing(state, unsent.filter((n) => !pieces.has(n)));
+    loseMissing(
+      state,
+      unsent.filter((n) => !pieces.has(n)),
+    );
     const errorsNow = new Map<number, (string | number)[]>();
     submitPieces(state, pieces, errorsNow, at);
     writeRows(sheet, state.cols, errorsNow, new Map([...errorsNow.keys()].map((r) => [r, ''])));
@@ -400,7 +481,12 @@ export function pollRowsRun(runId: string): Progress {
   const ask = due.length ? due : open.slice(0, 1);
   let got: Map<string, TBatch>;
   try {
-    got = pollRound(userConn(), ask.map((b) => b.id), SIDEBAR_WAIT_SECONDS, { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) }).got;
+    got = pollRound(
+      userConn(),
+      ask.map((b) => b.id),
+      SIDEBAR_WAIT_SECONDS,
+      { onRateLimited: (s) => state.notes.push(`Rate limited: waited ${s} s and retried.`) },
+    ).got;
   } catch (e) {
     saveOrRepeat(state);
     throw new Error(e instanceof ConnectorError ? e.message : String(e));
@@ -408,7 +494,10 @@ export function pollRowsRun(runId: string): Progress {
   const insurerCol = state.cols[RESULT_COL.insurer]!;
   const complete = ask.filter((b) => got.get(b.id)?.status === 'complete').map((b) => state.batches.indexOf(b));
   const pieces = loadPieces(state.id, complete);
-  loseMissing(state, complete.filter((n) => !pieces.has(n)));
+  loseMissing(
+    state,
+    complete.filter((n) => !pieces.has(n)),
+  );
   const written: number[] = [];
   for (const b of ask) {
     const batch = got.get(b.id);
@@ -501,5 +590,7 @@ function loseMissing(state: RunState, ns: number[]): void {
     b.completed = b.n;
     b.done = true;
   }
-  state.notes.push(`The record of ${lost} row${lost === 1 ? '' : 's'} of this run was lost from the cache, so their results can't be written: run again to check them.`);
+  state.notes.push(
+    `The record of ${lost} row${lost === 1 ? '' : 's'} of this run was lost from the cache, so their results can't be written: run again to check them.`,
+  );
 }

@@ -29,7 +29,13 @@ export interface RunRecord {
 /** Stored compactly: [epoch s, rows or -1, ms, error or 0, by 't'|'m']. */
 type Packed = [number, number, number, string | 0, 't' | 'm'];
 
-const pack = (r: RunRecord): Packed => [Math.round(Date.parse(r.at) / 1000), r.rows ?? -1, r.durationMs, r.error ? r.error.slice(0, MAX_ERROR_CHARS) : 0, r.by === 'trigger' ? 't' : 'm'];
+const pack = (r: RunRecord): Packed => [
+  Math.round(Date.parse(r.at) / 1000),
+  r.rows ?? -1,
+  r.durationMs,
+  r.error ? r.error.slice(0, MAX_ERROR_CHARS) : 0,
+  r.by === 'trigger' ? 't' : 'm',
+];
 const unpack = (p: Packed): RunRecord => ({
   at: new Date(p[0] * 1000).toISOString(),
   ok: p[3] === 0,

@@ -104,7 +104,8 @@ function utf8Bytes(text: string): number {
 export function bounded(key: string, value: unknown): string {
   const text = JSON.stringify(value);
   const bytes = utf8Bytes(text);
-  if (bytes > ITEM_MAX_BYTES) throw new Error(`Internal limit: the run's cache item ${key} would be ${bytes} bytes, over ${ITEM_MAX_BYTES}. Select fewer rows.`);
+  if (bytes > ITEM_MAX_BYTES)
+    throw new Error(`Internal limit: the run's cache item ${key} would be ${bytes} bytes, over ${ITEM_MAX_BYTES}. Select fewer rows.`);
   return text;
 }
 
@@ -131,7 +132,8 @@ export function pieceChunks<T extends { policy: TPolicy }>(items: T[]): T[][] {
 }
 
 /** An exception's message (Apps Script's own exceptions aren't instances of this script's Error). */
-export const messageOf = (e: unknown) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e));
+export const messageOf = (e: unknown) =>
+  typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : String(e);
 
 export const cache = () => CacheService.getUserCache()!;
 export function save(state: RunState): void {
@@ -158,4 +160,3 @@ export function loadPieces(runId: string, ns: number[]): Map<number, RunPiece> {
   }
   return out;
 }
-

@@ -47,7 +47,10 @@ export interface SummaryInput {
 }
 
 function column(sheet: GoogleAppsScript.Spreadsheet.Sheet, first: number, last: number, col: number): unknown[] {
-  return sheet.getRange(first, col, last - first + 1, 1).getValues().map((r) => r[0]);
+  return sheet
+    .getRange(first, col, last - first + 1, 1)
+    .getValues()
+    .map((r) => r[0]);
 }
 
 /** Reads the result columns once and asks the connector for the balance once. */
@@ -66,7 +69,9 @@ export function summarise(s: SummaryInput): RunSummary {
       if (st === 'verified' || st === 'unverified' || st === 'inconclusive') counts[st]++;
       else counts.error++;
       if (st !== 'verified') why.push(st.startsWith('Error') ? 'error' : st);
-      const fl = String(flags[i] ?? '').split(',').map((f) => f.trim());
+      const fl = String(flags[i] ?? '')
+        .split(',')
+        .map((f) => f.trim());
       for (const f of LOOK_FLAGS) if (fl.includes(f)) why.push(f);
       if (!why.length) return;
       needsLookTotal++;
@@ -88,7 +93,16 @@ export function summarise(s: SummaryInput): RunSummary {
     `${needsLookTotal} row${needsLookTotal === 1 ? '' : 's'} need${needsLookTotal === 1 ? 's' : ''} a look`,
   ].join('\n');
   s.sheet.getRange(1, s.statusCol).setNote(headerNote);
-  return { counts, checked: s.checked, skipped: s.skipped, creditsSpent: s.creditsSpent, creditsLeft, needsLook, needsLookTotal, headerNote };
+  return {
+    counts,
+    checked: s.checked,
+    skipped: s.skipped,
+    creditsSpent: s.creditsSpent,
+    creditsLeft,
+    needsLook,
+    needsLookTotal,
+    headerNote,
+  };
 }
 
 /**

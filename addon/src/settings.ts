@@ -19,7 +19,7 @@ const DOC_AT = 'covercheck.grant.at';
 
 /** Shown in the settings dialog before granting; the same words go in addon/README.md. */
 export const GRANT_WARNING =
-  'Granting stores this API key in the spreadsheet (document properties). Every editor of this spreadsheet can then run =VERIFYPOLICY, and every such formula spends this key\'s credits. Revoke the grant to stop it.';
+  "Granting stores this API key in the spreadsheet (document properties). Every editor of this spreadsheet can then run =VERIFYPOLICY, and every such formula spends this key's credits. Revoke the grant to stop it.";
 
 export interface SettingsView {
   url: string;
@@ -66,7 +66,11 @@ export function userConn(): Conn {
 export function grantConn(docProps: Record<string, string>): Conn {
   const url = docProps[DOC_URL];
   const key = docProps[DOC_KEY];
-  if (!url || !key) throw new ConnectorError('no_key', 'No API key granted to this spreadsheet: open Covercheck > Settings and choose "Grant this key to this spreadsheet".');
+  if (!url || !key)
+    throw new ConnectorError(
+      'no_key',
+      'No API key granted to this spreadsheet: open Covercheck > Settings and choose "Grant this key to this spreadsheet".',
+    );
   return { url, key };
 }
 
@@ -82,7 +86,8 @@ export function getSettings(): SettingsView {
     allowedUrls: allowed,
     keySet: !!key,
     keyHint: hint(key ?? ''),
-    grant: gUrl && gKey ? { url: gUrl, account: d.getProperty(DOC_ACCOUNT) ?? '', at: d.getProperty(DOC_AT) ?? '', keyHint: hint(gKey) } : null,
+    grant:
+      gUrl && gKey ? { url: gUrl, account: d.getProperty(DOC_ACCOUNT) ?? '', at: d.getProperty(DOC_AT) ?? '', keyHint: hint(gKey) } : null,
     grantWarning: GRANT_WARNING,
   };
 }
@@ -93,12 +98,20 @@ export function getSettings(): SettingsView {
  * no loopback address, which Google's servers could not reach anyway).
  */
 export function checkUrl(raw: string): string {
-  const url = String(raw ?? '').trim().replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/:?#\s]+(:\d+)?(\/[^?#\s]*)?$/.test(url)) throw new Error('The connector URL must look like https://covercheck.example.com');
-  if (!url.startsWith('https://')) throw new Error('The connector URL must use https:// (Apps Script calls it from Google\'s servers, and only https URLs can be allowed in the add-on\'s manifest).');
+  const url = String(raw ?? '')
+    .trim()
+    .replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/:?#\s]+(:\d+)?(\/[^?#\s]*)?$/.test(url))
+    throw new Error('The connector URL must look like https://covercheck.example.com');
+  if (!url.startsWith('https://'))
+    throw new Error(
+      "The connector URL must use https:// (Apps Script calls it from Google's servers, and only https URLs can be allowed in the add-on's manifest).",
+    );
   const allowed = allowedConnectorUrls();
   if (!allowed.some((p) => underPrefix(url, p))) {
-    throw new Error(`This add-on may only call ${allowed.join(' or ')} (the urlFetchWhitelist of its manifest). Ask whoever deployed it to add ${url}/ there.`);
+    throw new Error(
+      `This add-on may only call ${allowed.join(' or ')} (the urlFetchWhitelist of its manifest). Ask whoever deployed it to add ${url}/ there.`,
+    );
   }
   return url;
 }
@@ -122,7 +135,9 @@ export function clearKey(): SettingsView {
 export function testConnection(): { ok: boolean; message: string } {
   try {
     const a = api.account(userConn());
-    const credits = a.credits.charged ? `${a.credits.balance} of ${a.credits.allowance} credits left (${a.credits.period})` : 'sandbox key, never charged';
+    const credits = a.credits.charged
+      ? `${a.credits.balance} of ${a.credits.allowance} credits left (${a.credits.period})`
+      : 'sandbox key, never charged';
     return { ok: true, message: `Connected as "${a.name}" (${a.mode}, plan ${a.plan}, scopes ${a.scopes.join(', ')}): ${credits}.` };
   } catch (e) {
     return { ok: false, message: e instanceof Error ? e.message : String(e) };

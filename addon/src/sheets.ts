@@ -20,13 +20,18 @@ export interface SheetsInfo {
   message: string;
 }
 
-export const NO_SERVICE_ACCOUNT = 'The connector has no Google service account, so it cannot write into sheets: results are written by this sidebar and refreshes need the Apps Script trigger.';
+export const NO_SERVICE_ACCOUNT =
+  'The connector has no Google service account, so it cannot write into sheets: results are written by this sidebar and refreshes need the Apps Script trigger.';
 
 /** The address to share the spreadsheet with, or why the connector can't write into sheets. */
 export function getSheetsInfo(): SheetsInfo {
   try {
     const sa = api.serviceAccount(userConn());
-    return { available: true, email: sa.email, message: `Share this spreadsheet with ${sa.email} as an editor so the connector can write into it.` };
+    return {
+      available: true,
+      email: sa.email,
+      message: `Share this spreadsheet with ${sa.email} as an editor so the connector can write into it.`,
+    };
   } catch (e) {
     if (e instanceof ConnectorError && e.status === 503) return { available: false, email: null, message: NO_SERVICE_ACCOUNT };
     throw new Error(e instanceof Error ? e.message : String(e));
@@ -99,7 +104,13 @@ export function listConnectorSchedules(): ConnectorScheduleView[] {
  * Creates a connector schedule into a sheet of this spreadsheet (made here when missing: the
  * connector needs it to exist). The connector runs it at once, then on its cadence.
  */
-export function createConnectorSchedule(req: { slug: string; sheetName: string; cadence: TConnectorCadence; limit?: number; mode?: TOutputMode }): ConnectorScheduleView {
+export function createConnectorSchedule(req: {
+  slug: string;
+  sheetName: string;
+  cadence: TConnectorCadence;
+  limit?: number;
+  mode?: TOutputMode;
+}): ConnectorScheduleView {
   if (!CONNECTOR_CADENCES.includes(req.cadence)) throw new Error(`Refresh must be one of ${CONNECTOR_CADENCES.join(', ')}.`);
   const sheetName = String(req.sheetName ?? '').trim();
   if (!sheetName) throw new Error('Name the sheet to refresh.');
@@ -109,7 +120,16 @@ export function createConnectorSchedule(req: { slug: string; sheetName: string; 
   try {
     // The connector refreshes only a spreadsheet bound to the key.
     ensureBound();
-    return toView(api.createSchedule(userConn(), { dataset: req.slug, spreadsheet_id: ss.getId(), sheet_name: sheetName, cadence: req.cadence, limit, mode: req.mode ?? 'overwrite' }));
+    return toView(
+      api.createSchedule(userConn(), {
+        dataset: req.slug,
+        spreadsheet_id: ss.getId(),
+        sheet_name: sheetName,
+        cadence: req.cadence,
+        limit,
+        mode: req.mode ?? 'overwrite',
+      }),
+    );
   } catch (e) {
     return rethrow(e);
   }

@@ -32,12 +32,17 @@ export function ensureStatusRules(sheet: GoogleAppsScript.Spreadsheet.Sheet, sta
   const rows = Math.max(1, sheet.getMaxRows() - 1);
   const existing = sheet.getConditionalFormatRules();
   const ours = existing.filter((r) => isOurs(r, statusCol));
-  const covers = ours.length === COLOURS.length && ours.every((r) => r.getRanges().every((x) => x.getRow() === 2 && x.getNumRows() >= rows));
+  const covers =
+    ours.length === COLOURS.length && ours.every((r) => r.getRanges().every((x) => x.getRow() === 2 && x.getNumRows() >= rows));
   if (covers) return 0;
   const range = sheet.getRange(2, statusCol, rows, 1);
   const fresh = COLOURS.map((c) => {
     const b = SpreadsheetApp.newConditionalFormatRule();
-    return (c.when === 'equal' ? b.whenTextEqualTo(c.text) : b.whenTextStartsWith(c.text)).setBackground(c.background).setFontColor(c.font).setRanges([range]).build();
+    return (c.when === 'equal' ? b.whenTextEqualTo(c.text) : b.whenTextStartsWith(c.text))
+      .setBackground(c.background)
+      .setFontColor(c.font)
+      .setRanges([range])
+      .build();
   });
   sheet.setConditionalFormatRules([...existing.filter((r) => !ours.includes(r)), ...fresh]);
   return fresh.length;

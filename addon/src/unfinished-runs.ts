@@ -48,7 +48,12 @@ function readIndex(): IndexEntry[] {
  * The open batches of this user's earlier runs on `sheet` whose policies are in `valid` now (by
  * input hash), ready to go into the run `runId`; and the index with that run added.
  */
-export function adoptUnfinished(runId: string, sheet: string, valid: { row: number; policy: TPolicy; hash: string }[], target: TSheetTarget | undefined): Adopted {
+export function adoptUnfinished(
+  runId: string,
+  sheet: string,
+  valid: { row: number; policy: TPolicy; hash: string }[],
+  target: TSheetTarget | undefined,
+): Adopted {
   const index = readIndex();
   const out: Adopted = { batches: [], pieces: [], rows: new Set(), items: {}, note: null };
   const rowsByHash = new Map<string, number[]>();
@@ -78,7 +83,14 @@ export function adoptUnfinished(runId: string, sheet: string, valid: { row: numb
       const found = at.filter((r) => r > 0).length;
       if (found === 0) continue;
       const b = earlier.batches[n]!;
-      out.batches.push({ id: b.id, n: found, due: b.id ? Date.now() : 0, done: false, completed: 0, key: b.key ?? idempotencyKey(earlier.id, n) });
+      out.batches.push({
+        id: b.id,
+        n: found,
+        due: b.id ? Date.now() : 0,
+        done: false,
+        completed: 0,
+        key: b.key ?? idempotencyKey(earlier.id, n),
+      });
       out.pieces.push({ rows: [], hashes: piece.hashes, policies: piece.policies, at });
       taken += found;
       // Taken over: the earlier run, should its sidebar poll again, neither collects nor writes it.
@@ -93,6 +105,7 @@ export function adoptUnfinished(runId: string, sheet: string, valid: { row: numb
     }
   }
   out.items[INDEX] = JSON.stringify([{ id: runId, sheet }, ...index.filter((e) => e.id !== runId)].slice(0, INDEX_RUNS));
-  if (taken) out.note = `${taken} row${taken === 1 ? ' was' : 's were'} already sent by an earlier run that did not finish (the sidebar was closed): their results are collected now, without paying again.`;
+  if (taken)
+    out.note = `${taken} row${taken === 1 ? ' was' : 's were'} already sent by an earlier run that did not finish (the sidebar was closed): their results are collected now, without paying again.`;
   return out;
 }

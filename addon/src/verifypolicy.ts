@@ -58,7 +58,8 @@ export const GONE = `The connector no longer has this batch: choose ${UPDATE_PEN
  */
 export const USE_A_RANGE = `Not verified: more than ${SINGLE_CELL_CALLS_PER_MINUTE} single-cell =VERIFYPOLICY formulas this minute, each spending one of your 20,000 daily Google calls; use one formula over a range instead, e.g. =VERIFYPOLICY(A2:A500, B2:B500, C2:C500), which verifies 100 rows per call. Nothing was charged.`;
 
-const cellText = (v: Cell): string => (v === null || v === undefined ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim());
+const cellText = (v: Cell): string =>
+  v === null || v === undefined ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).trim();
 
 function column(arg: Arg): Cell[] | null {
   if (!Array.isArray(arg)) return null;
@@ -123,7 +124,11 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
     const { pending } = getPending(misses, docProps);
     const fresh = misses.filter((h) => !pending.has(h));
     if (!rangeMode && fresh.length === 1) {
-      const taken = withDocumentLock(LOCK_WAIT_MS.customFunction, () => (takeSingleCellCall() ? 'yes' : 'no'), () => 'busy');
+      const taken = withDocumentLock(
+        LOCK_WAIT_MS.customFunction,
+        () => (takeSingleCellCall() ? 'yes' : 'no'),
+        () => 'busy',
+      );
       if (taken !== 'yes') {
         const text = taken === 'no' ? USE_A_RANGE : BUSY;
         return full ? [textRow(text, true)] : text;
@@ -159,15 +164,32 @@ function verifyPolicyImpl(args: Arg[]): Out | Out[][] {
  * the next run's identical call is answered from the connector's record, not charged again; while
  * the first still runs the connector answers 409, and the cell says it is still verifying.
  */
-function verifyOne(hash: string, policy: TPolicy, scope: string, results: Map<string, CachedResult>, errors: Map<string, string>, pendingCount: number, deadline: number, conn: Conn): void {
+function verifyOne(
+  hash: string,
+  policy: TPolicy,
+  scope: string,
+  results: Map<string, CachedResult>,
+  errors: Map<string, string>,
+  pendingCount: number,
+  deadline: number,
+  conn: Conn,
+): void {
   const body = JSON.stringify(policy);
   const digest = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, `${scope}\u0000${body}`, Utilities.Charset.UTF_8);
-  const [out] = callMany<TVerificationResult>(conn, [api.verifyReq(policy, `cc-v1-${Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '')}`)], { deadline });
+  const [out] = callMany<TVerificationResult>(
+    conn,
+    [api.verifyReq(policy, `cc-v1-${Utilities.base64EncodeWebSafe(digest).replace(/=+$/, '')}`)],
+    { deadline },
+  );
   if (out!.ok) {
     const r = toCached(out!.body);
     results.set(hash, r);
     // Not cached when the lock isn't had: the next run's identical call is answered from the connector's idempotency record.
-    withDocumentLock(LOCK_WAIT_MS.customFunction, () => putResults(new Map([[hash, r]])), () => undefined);
+    withDocumentLock(
+      LOCK_WAIT_MS.customFunction,
+      () => putResults(new Map([[hash, r]])),
+      () => undefined,
+    );
     return;
   }
   const e = out!.error;
@@ -206,7 +228,15 @@ function fetchMisses(
         for (const [h, r] of getResults(toSubmit)) results.set(h, r);
         const now = getPending(misses, readDocProperties());
         pending = now.pending;
-        fresh = submitRecorded(toSubmit.filter((h) => !pending.has(h) && !results.has(h)), now.roomBatches, byHash, errors, pending.size, deadline, conn);
+        fresh = submitRecorded(
+          toSubmit.filter((h) => !pending.has(h) && !results.has(h)),
+          now.roomBatches,
+          byHash,
+          errors,
+          pending.size,
+          deadline,
+          conn,
+        );
       },
       () => {
         for (const h of toSubmit) errors.set(h, BUSY);
@@ -217,7 +247,9 @@ function fetchMisses(
   for (const b of fresh) b.hashes.forEach((h, index) => all.set(h, { batchId: b.batchId, index }));
   if (all.size === 0) return;
   const freshCount = fresh.reduce((n, b) => n + b.hashes.length, 0);
-  const { done, gone } = collect(conn, [...new Set([...all.values()].map((p) => p.batchId))], firstPollDelayMs(freshCount), deadline, { deadline });
+  const { done, gone } = collect(conn, [...new Set([...all.values()].map((p) => p.batchId))], firstPollDelayMs(freshCount), deadline, {
+    deadline,
+  });
   const fetched = new Map<string, CachedResult>();
   for (const [h, p] of all) {
     if (gone.includes(p.batchId)) errors.set(h, GONE);
@@ -238,12 +270,26 @@ function fetchMisses(
 }
 
 /** Inside the lock: sends `toSubmit` in batches (as many as the pending budget has room for) and records them; the batches made. */
-function submitRecorded(toSubmit: string[], roomBatches: number, byHash: Map<string, TPolicy>, errors: Map<string, string>, pendingCount: number, deadline: number, conn: Conn): { batchId: string; hashes: string[] }[] {
+function submitRecorded(
+  toSubmit: string[],
+  roomBatches: number,
+  byHash: Map<string, TPolicy>,
+  errors: Map<string, string>,
+  pendingCount: number,
+  deadline: number,
+  conn: Conn,
+): { batchId: string; hashes: string[] }[] {
   if (toSubmit.length === 0) return [];
   const chunks = chunk(toSubmit);
   const sendable = chunks.slice(0, roomBatches);
   for (const c of chunks.slice(roomBatches)) for (const h of c) errors.set(h, QUEUED);
-  const submitted = sendable.length ? submitChunks(conn, sendable.map((c) => c.map((h) => byHash.get(h)!)), { deadline }) : [];
+  const submitted = sendable.length
+    ? submitChunks(
+        conn,
+        sendable.map((c) => c.map((h) => byHash.get(h)!)),
+        { deadline },
+      )
+    : [];
   const failures = submitted.filter((s) => !s.ok).map((s) => (s as { error: ConnectorError }).error);
   // Nothing went through and the reason concerns the whole call: show it as the formula's error.
   if (failures.length === submitted.length && failures.length > 0 && pendingCount === 0) throw new Error(failures[0]!.message);

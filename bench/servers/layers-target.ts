@@ -18,7 +18,11 @@ import { jsonBody } from '../../connector/src/http/json-body.js';
 import { requestLog } from '../../connector/src/http/request-log.js';
 import { runSyncVerification } from '../../connector/src/verify/run-sync.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-layers-'));
-const config = loadConfig({ COVERCHECK_DB: path.join(dir, 'b.db'), COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000' });
+const config = loadConfig({
+  COVERCHECK_DB: path.join(dir, 'b.db'),
+  COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '10000000',
+  COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
+});
 const logger = createLogger('warn', fs.createWriteStream('/dev/null'));
 // As main.ts starts it (its app is not served: the layers below are built from its parts).
 const target = await startConnector({ config, logger, extractionThreads: 0, onWalSyncError: (err) => console.error(err) });

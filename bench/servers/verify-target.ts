@@ -27,7 +27,12 @@ const config = loadConfig({
   COVERCHECK_SQLITE_WAL_SYNC_MS: process.env.COVERCHECK_SQLITE_WAL_SYNC_MS,
 });
 // As main.ts starts it, without PDF extraction (nothing here sends a document).
-const target = await startConnector({ config, logger: createLogger(logLevel, fs.createWriteStream('/dev/null')), extractionThreads: 0, onWalSyncError: (err) => console.error(err) });
+const target = await startConnector({
+  config,
+  logger: createLogger(logLevel, fs.createWriteStream('/dev/null')),
+  extractionThreads: 0,
+  onWalSyncError: (err) => console.error(err),
+});
 const { store } = target;
 const live = await createApiKey(store, { mode: 'live', name: 'bench live', scopes: ['verify'], credits: 10_000_000 });
 const test = await createApiKey(store, { mode: 'test', name: 'bench test', scopes: ['verify', 'extract'] });
@@ -54,10 +59,8 @@ process.stdout.write(
 process.on('SIGTERM', () => {
   bareServer.close();
   likeConnectorServer.close();
-  void target
-    .stop()
-    .then(() => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    });
+  void target.stop().then(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
 });

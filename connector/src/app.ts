@@ -51,16 +51,27 @@ export function createApp(ctx: AppContext): express.Express {
     const body = isMultipart(route)
       ? [requireContentEncoding([])]
       : jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, documentFields: route.documentFields });
-    return [auth, limits.perKey, bodies, ...body, ...(isIdempotent(route) ? [idem] : []), ...(route.scope ? [requireScope(route.scope)] : [])];
+    return [
+      auth,
+      limits.perKey,
+      bodies,
+      ...body,
+      ...(isIdempotent(route) ? [idem] : []),
+      ...(route.scope ? [requireScope(route.scope)] : []),
+    ];
   };
 
   // Mounted with full paths on the app (no nested router), because each router level costs path
   // matching on every request.
   const handlers = routeHandlers(ctx);
-  for (const [name, route] of Object.entries(ROUTES) as [RouteName, RouteContract][]) app[route.method](route.path, ...chain(route), ...handlers[name]);
+  for (const [name, route] of Object.entries(ROUTES) as [RouteName, RouteContract][])
+    app[route.method](route.path, ...chain(route), ...handlers[name]);
 
   // The key portal: HTML pages for people, a sub-app with its own parser, CSRF and error pages.
-  app.use('/portal', createPortal({ config: ctx.config.portal, store: ctx.store, redis: ctx.redis, mailer: ctx.mailer, logger: ctx.logger, now: ctx.now }));
+  app.use(
+    '/portal',
+    createPortal({ config: ctx.config.portal, store: ctx.store, redis: ctx.redis, mailer: ctx.mailer, logger: ctx.logger, now: ctx.now }),
+  );
 
   app.use(notFound);
   app.use(errorHandler(ctx.logger));

@@ -19,7 +19,17 @@ const MB = 1024 * 1024;
  * the doc has why each value.
  */
 export const EXTRACT_LIMITS = [
-  { key: 'maxPages', env: 'COVERCHECK_EXTRACT_MAX_PAGES', min: 1, max: 10_000, default: 20, unit: '', limit: 'Pages per document', checked: 'when pdf.js opens the file', example: 'The PDF has 21 pages; the limit is 20.' },
+  {
+    key: 'maxPages',
+    env: 'COVERCHECK_EXTRACT_MAX_PAGES',
+    min: 1,
+    max: 10_000,
+    default: 20,
+    unit: '',
+    limit: 'Pages per document',
+    checked: 'when pdf.js opens the file',
+    example: 'The PDF has 21 pages; the limit is 20.',
+  },
   // Area in pt² (1 pt = 1/72 inch), after the page's UserUnit. A0 (8.0 million) with room to spare, and
   // an A4 scan at 300 dpi that an image tool wrote at one point per pixel (2480 x 3508 pt).
   {
@@ -115,7 +125,8 @@ export const EXTRACT_LIMITS = [
     unit: '',
     limit: 'Content operators drawn, each form counted as often as it is drawn',
     checked: 'the same pass, last ([forms that draw forms](#forms-that-draw-forms))',
-    example: 'The PDF draws too much nested content: one of its forms (XObjects), counting the forms it draws each time they are drawn, comes to more than 250,000 content operators, the limit per document.',
+    example:
+      'The PDF draws too much nested content: one of its forms (XObjects), counting the forms it draws each time they are drawn, comes to more than 250,000 content operators, the limit per document.',
   },
   // Processor time, not wall time: the extraction process runs at the lowest priority and waits while
   // anything else runs, and that wait is not the document's. OCR runs in tesseract's own thread and is
@@ -177,23 +188,33 @@ export const CONNECTION_DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
 };
 
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-const extractLimitVariables = Object.fromEntries(EXTRACT_LIMITS.map((r) => [r.env, int(r.min, r.max).default(r.default)])) as Record<ExtractLimitRow['env'], z.ZodDefault<z.ZodCoercedNumber>>;
+const extractLimitVariables = Object.fromEntries(EXTRACT_LIMITS.map((r) => [r.env, int(r.min, r.max).default(r.default)])) as Record<
+  ExtractLimitRow['env'],
+  z.ZodDefault<z.ZodCoercedNumber>
+>;
 
 /** Every variable the connector reads: its name, its bounds and its default. docs/configuration.md lists exactly these (test/docs/configuration.test.ts). */
 export const EnvSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   COVERCHECK_DB: z.string().min(1).default('data/covercheck.db'),
-  COVERCHECK_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be postgres://user:password@host:port/database').optional(),
+  COVERCHECK_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be postgres://user:password@host:port/database')
+    .optional(),
   COVERCHECK_DATABASE_POOL: int(1, 200).default(10),
   COVERCHECK_SQLITE_WAL_SYNC_MS: int(0, 60_000).default(20),
-  COVERCHECK_REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, 'must be redis://[:password@]host:port[/db] or rediss://...').optional(),
-  COVERCHECK_REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - only').default('covercheck'),
+  COVERCHECK_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'must be redis://[:password@]host:port[/db] or rediss://...')
+    .optional(),
+  COVERCHECK_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - only')
+    .default('covercheck'),
   COVERCHECK_REDIS_LIMITER_IDLE_MS: int(1_000, 86_400_000).default(300_000),
   COVERCHECK_DEMO: bool.default(true),
   COVERCHECK_SANDBOX_KEY: z
@@ -270,7 +291,10 @@ export const EnvSchema = z.object({
   COVERCHECK_DATASET_REFRESH: bool.default(false),
   COVERCHECK_DATASET_REFRESH_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
   COVERCHECK_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  COVERCHECK_SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, 'must be smtp://host:port or smtps://user:pass@host:port').optional(),
+  COVERCHECK_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, 'must be smtp://host:port or smtps://user:pass@host:port')
+    .optional(),
   COVERCHECK_MAIL_FROM: z.string().min(3).default('Covercheck <no-reply@covercheck.invalid>'),
   COVERCHECK_MAIL_OUTBOX: z.string().min(1).default('data/outbox'),
   COVERCHECK_PORTAL_SECRET: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
@@ -286,7 +310,8 @@ function fcaRegister(e: Env) {
   const email = e.COVERCHECK_FCA_API_EMAIL;
   const key = e.COVERCHECK_FCA_API_KEY;
   if (!email && !key) return null;
-  if (!email || !key) throw new Error('COVERCHECK_FCA_API_EMAIL and COVERCHECK_FCA_API_KEY: set both to use the FCA register API, or neither');
+  if (!email || !key)
+    throw new Error('COVERCHECK_FCA_API_EMAIL and COVERCHECK_FCA_API_KEY: set both to use the FCA register API, or neither');
   return {
     baseUrl: e.COVERCHECK_FCA_API_URL.replace(/\/+$/, ''),
     email,
@@ -302,7 +327,10 @@ function fcaRegister(e: Env) {
 
 function upstreams(raw: string): Partial<Record<(typeof COUNTRIES)[number], string>> {
   const out: Partial<Record<(typeof COUNTRIES)[number], string>> = {};
-  for (const part of raw.split(/[;,]/).map((s) => s.trim()).filter(Boolean)) {
+  for (const part of raw
+    .split(/[;,]/)
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z]{2})=(https?:\/\/\S+)$/.exec(part);
     const country = m ? countryFromInput(m[1]!) : null;
     if (!m || !country) throw new Error(`COVERCHECK_REGISTRY_UPSTREAMS: "${part}" is not COUNTRY=URL (${COUNTRIES.join(', ')})`);
@@ -312,13 +340,18 @@ function upstreams(raw: string): Partial<Record<(typeof COUNTRIES)[number], stri
 }
 
 function bodyBudget(e: Env) {
-  if (e.COVERCHECK_BODY_BUDGET_PER_CLIENT_MB > e.COVERCHECK_BODY_BUDGET_MB) throw new Error('COVERCHECK_BODY_BUDGET_PER_CLIENT_MB: must not be more than COVERCHECK_BODY_BUDGET_MB');
+  if (e.COVERCHECK_BODY_BUDGET_PER_CLIENT_MB > e.COVERCHECK_BODY_BUDGET_MB)
+    throw new Error('COVERCHECK_BODY_BUDGET_PER_CLIENT_MB: must not be more than COVERCHECK_BODY_BUDGET_MB');
   return { totalBytes: e.COVERCHECK_BODY_BUDGET_MB * MB, perClientBytes: e.COVERCHECK_BODY_BUDGET_PER_CLIENT_MB * MB };
 }
 
 /** limiterIdleMs is optional: a caller that builds these settings itself may leave it to limiters.ts's default. */
-function redis(e: Env): { url: string; prefix: string; /** A shared limiter's keys expire after this long unused. */ limiterIdleMs?: number } | null {
-  return e.COVERCHECK_REDIS_URL ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX, limiterIdleMs: e.COVERCHECK_REDIS_LIMITER_IDLE_MS } : null;
+function redis(
+  e: Env,
+): { url: string; prefix: string; /** A shared limiter's keys expire after this long unused. */ limiterIdleMs?: number } | null {
+  return e.COVERCHECK_REDIS_URL
+    ? { url: e.COVERCHECK_REDIS_URL, prefix: e.COVERCHECK_REDIS_PREFIX, limiterIdleMs: e.COVERCHECK_REDIS_LIMITER_IDLE_MS }
+    : null;
 }
 
 /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
@@ -377,7 +410,12 @@ const ConfigSchema = EnvSchema.transform((e) => ({
     requestTimeoutMs: e.COVERCHECK_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: e.COVERCHECK_KEEP_ALIVE_TIMEOUT_MS,
   },
-  queue: { workers: e.COVERCHECK_WORKERS, batchConcurrency: e.COVERCHECK_BATCH_CONCURRENCY, leaseMs: e.COVERCHECK_JOB_LEASE_MS, pollMs: e.COVERCHECK_QUEUE_POLL_MS },
+  queue: {
+    workers: e.COVERCHECK_WORKERS,
+    batchConcurrency: e.COVERCHECK_BATCH_CONCURRENCY,
+    leaseMs: e.COVERCHECK_JOB_LEASE_MS,
+    pollMs: e.COVERCHECK_QUEUE_POLL_MS,
+  },
   webhooks: {
     timeoutMs: e.COVERCHECK_WEBHOOK_TIMEOUT_MS,
     concurrency: e.COVERCHECK_WEBHOOK_CONCURRENCY,

@@ -72,7 +72,12 @@ export function createContext(
   const registry = buildRegistryChain(
     store.registry,
     config.registry.upstreams,
-    { maxConcurrent: config.registry.maxConcurrent, minTimeMs: config.registry.minTimeMs, timeoutMs: config.registry.timeoutMs, perSecond: config.registry.perSecond },
+    {
+      maxConcurrent: config.registry.maxConcurrent,
+      minTimeMs: config.registry.minTimeMs,
+      timeoutMs: config.registry.timeoutMs,
+      perSecond: config.registry.perSecond,
+    },
     opts.fetch,
     limiters,
   );
@@ -100,7 +105,15 @@ export function createContext(
   };
   const completions = new Completions();
   const queue = new WorkQueue(
-    { store, engine: { reference, registry, onlineRegisters, now }, logger, now, onEvent, completions, ...(opts.extractor ? { extractor: opts.extractor } : {}) },
+    {
+      store,
+      engine: { reference, registry, onlineRegisters, now },
+      logger,
+      now,
+      onEvent,
+      completions,
+      ...(opts.extractor ? { extractor: opts.extractor } : {}),
+    },
     {
       ...config.queue,
       // One document worker per extraction thread: a document in hand is being read, not waiting for a thread.
@@ -109,5 +122,22 @@ export function createContext(
     },
   );
   const offload = createOffload();
-  return { config, store, logger, reference, registry, onlineRegisters, queue, completions, outbox, sheets, redis, limiters, mailer, offload, now, ...(opts.lookup ? { lookup: opts.lookup } : {}) };
+  return {
+    config,
+    store,
+    logger,
+    reference,
+    registry,
+    onlineRegisters,
+    queue,
+    completions,
+    outbox,
+    sheets,
+    redis,
+    limiters,
+    mailer,
+    offload,
+    now,
+    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+  };
 }

@@ -22,7 +22,11 @@ export class AppError extends Error {
   /** The key's credit balance, on insufficient_credits: the sync form shows it (spec 4.1). */
   readonly balance: number | undefined;
 
-  constructor(code: TErrorCode, publicMessage: string, opts: { internal?: string; retryAfter?: number; balance?: number; cause?: unknown } = {}) {
+  constructor(
+    code: TErrorCode,
+    publicMessage: string,
+    opts: { internal?: string; retryAfter?: number; balance?: number; cause?: unknown } = {},
+  ) {
     const shown = echoed(publicMessage, MAX_PUBLIC_MESSAGE_CHARS);
     super(opts.internal ?? shown, { cause: opts.cause });
     this.name = 'AppError';

@@ -32,7 +32,9 @@ async function main(): Promise<void> {
 
   if (config.demo && store.kind === 'postgres' && !config.sandboxKey) {
     // A shared database usually means several instances: each start would revoke the others' sandbox key.
-    logger.warn('COVERCHECK_DEMO on a shared database without COVERCHECK_SANDBOX_KEY: each instance start revokes the previous sandbox key; set a fixed key or COVERCHECK_DEMO=false');
+    logger.warn(
+      'COVERCHECK_DEMO on a shared database without COVERCHECK_SANDBOX_KEY: each instance start revokes the previous sandbox key; set a fixed key or COVERCHECK_DEMO=false',
+    );
   }
   if (config.demo) {
     const { key, webhookSecret } = await ensureSandboxKey(store, config.sandboxKey, new Date());

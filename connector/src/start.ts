@@ -81,14 +81,18 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   });
   logger.info(
     redis ? { limits: 'shared', redis: redis.where, prefix: redis.prefix } : { limits: 'per-process' },
-    redis ? 'rate limits and upstream quotas are shared through Redis' : 'rate limits and upstream quotas are kept per process (no COVERCHECK_REDIS_URL)',
+    redis
+      ? 'rate limits and upstream quotas are shared through Redis'
+      : 'rate limits and upstream quotas are kept per process (no COVERCHECK_REDIS_URL)',
   );
   const storeOptions = {
     databasePath: config.databasePath,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
     walSyncMs: config.sqliteWalSyncMs,
-    onWalSyncError: opts.onWalSyncError ?? ((err: Error) => logger.warn({ err: err.message }, 'background WAL sync failed; SQLite still syncs it at each checkpoint')),
+    onWalSyncError:
+      opts.onWalSyncError ??
+      ((err: Error) => logger.warn({ err: err.message }, 'background WAL sync failed; SQLite still syncs it at each checkpoint')),
   };
   const store = await openStore(storeOptions);
   if (opts.seed !== false) {
@@ -98,13 +102,24 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
   const readiness = await liveReadiness(store, { upstreams: config.registry.upstreams, fcaApi: config.fcaRegister !== null });
   if (readiness.registryMissing.length || readiness.sanctionsMissing) {
     logger.warn(
-      { live_keys_inconclusive_for: readiness.registryMissing, sanctions_list_loaded: !readiness.sanctionsMissing, uk_register_partial: readiness.ukRegisterPartial },
+      {
+        live_keys_inconclusive_for: readiness.registryMissing,
+        sanctions_list_loaded: !readiness.sanctionsMissing,
+        uk_register_partial: readiness.ukRegisterPartial,
+      },
       'live keys see real sources only: configure registry upstreams or import registry extracts, and import a sanctions list (README, Before production)',
     );
   }
   // PDF extraction runs in worker threads; threads and their OCR engines start on first use.
   const threads = opts.extractionThreads ?? config.extraction.threads;
-  const extraction = threads > 0 ? await createConnectorExtraction(store, { threads, limits: config.extraction.limits, ...(opts.extractionHost ? { hostFile: opts.extractionHost } : {}) }) : null;
+  const extraction =
+    threads > 0
+      ? await createConnectorExtraction(store, {
+          threads,
+          limits: config.extraction.limits,
+          ...(opts.extractionHost ? { hostFile: opts.extractionHost } : {}),
+        })
+      : null;
   const now = opts.now ?? (() => new Date());
   const limiters = createLimiters(redis, { idleTimeoutMs: config.redis?.limiterIdleMs });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
@@ -120,8 +135,20 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     ...(opts.lookup ? { lookup: opts.lookup } : {}),
   });
   const keySweeper = createKeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
-  const refresher = config.datasets.refresh ? new DatasetRefresher(store.datasets, logger, { intervalMs: config.datasets.refreshIntervalMs, now, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : null;
-  const workers: Worker[] = [keySweeper, ...(sheets ? [sheets.schedules, sheets.writebacks] : []), ...(refresher ? [refresher] : []), ctx.outbox, ctx.queue];
+  const refresher = config.datasets.refresh
+    ? new DatasetRefresher(store.datasets, logger, {
+        intervalMs: config.datasets.refreshIntervalMs,
+        now,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      })
+    : null;
+  const workers: Worker[] = [
+    keySweeper,
+    ...(sheets ? [sheets.schedules, sheets.writebacks] : []),
+    ...(refresher ? [refresher] : []),
+    ctx.outbox,
+    ctx.queue,
+  ];
   const app = createApp(ctx);
   let server: Server | null = null;
 
@@ -138,7 +165,10 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     async listen(port, host) {
       const connections = resolveConnectionLimits(config.connections, { behindProxy: config.trustProxy !== false });
       const { maxTotal, maxPerAddress, openFiles } = connections;
-      logger.info({ max_connections: maxTotal, max_connections_per_address: maxPerAddress, open_files_limit: openFiles }, 'connection bounds');
+      logger.info(
+        { max_connections: maxTotal, max_connections_per_address: maxPerAddress, open_files_limit: openFiles },
+        'connection bounds',
+      );
       if (connections.warning) logger.warn(connections.warning);
       server = await listen(app, port, host, connections);
       return server;

@@ -1,7 +1,13 @@
 /** The calibration table of the extraction evals: of the values returned in each confidence band, how many were right. */
 
 /** Confidence bands: [low, high). The last band's 1.01 takes in a confidence of exactly 1. */
-export const BANDS: Array<[number, number]> = [[0, 0.5], [0.5, 0.7], [0.7, 0.9], [0.9, 0.97], [0.97, 1.01]];
+export const BANDS: Array<[number, number]> = [
+  [0, 0.5],
+  [0.5, 0.7],
+  [0.7, 0.9],
+  [0.9, 0.97],
+  [0.97, 1.01],
+];
 
 /** One value scored: right or not, and its confidence (undefined when nothing was returned, which no band counts). */
 export interface Scored {
@@ -39,6 +45,9 @@ export function calibrationLines(all: Scored[], text: Scored[], scan: Scored[]):
   const [cal, calText, calScan] = [calibration(all), calibration(text), calibration(scan)];
   return [
     'confidence band       returned   right   accuracy    (text | scan)',
-    ...cal.map((b, i) => `${b.band.padEnd(20)} ${String(b.n).padStart(8)} ${String(b.right).padStart(7)}   ${acc(b.accuracy)}    (${acc(calText[i]!.accuracy)} | ${acc(calScan[i]!.accuracy)})`),
+    ...cal.map(
+      (b, i) =>
+        `${b.band.padEnd(20)} ${String(b.n).padStart(8)} ${String(b.right).padStart(7)}   ${acc(b.accuracy)}    (${acc(calText[i]!.accuracy)} | ${acc(calScan[i]!.accuracy)})`,
+    ),
   ];
 }

@@ -6,7 +6,10 @@ export { EXTRACTED_FIELDS };
 
 /** Numbers and registrations: spaces and punctuation dropped, case folded. */
 export function normaliseIdentifier(s: string): string {
-  return s.normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '').toUpperCase();
+  return s
+    .normalize('NFKC')
+    .replace(/[\s\p{P}\p{S}]/gu, '')
+    .toUpperCase();
 }
 
 /** Legal-form words the README names (Limited, plc, AG, SE, SA) and their usual spellings; "a. G." is the German mutual's. */

@@ -26,7 +26,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const OWN_DIR = path.join(ROOT, 'test/fixtures/policies');
 /** Where the outside documents are: COVERCHECK_SHARED_DOCS, else ../shared/data/documents beside the repository (or beside a worktree's parent). */
 export function sharedDir(): string | null {
-  const candidates = [process.env.COVERCHECK_SHARED_DOCS, path.join(ROOT, '../shared/data/documents'), path.join(ROOT, '../../shared/data/documents')];
+  const candidates = [
+    process.env.COVERCHECK_SHARED_DOCS,
+    path.join(ROOT, '../shared/data/documents'),
+    path.join(ROOT, '../../shared/data/documents'),
+  ];
   return candidates.find((d): d is string => !!d && existsSync(path.join(d, 'manifest.json'))) ?? null;
 }
 /** Git-ignored: text lines per document, keyed by the PDF's hash, so rule changes can be tried without OCR. */
@@ -44,15 +48,39 @@ export function loadCorpus(name: CorpusName): CorpusDoc[] {
       .map((f) => {
         const id = f.slice(0, 3);
         const j = JSON.parse(readFileSync(path.join(OWN_DIR, `${id}.json`), 'utf8')) as Record<string, string>;
-        return { corpus: name, id, country: j.country!, type: j.insurance_type!, scanned: j.kind === 'scanned', group: j.layout!, truth: pickTruth(j), pdfPath: path.join(OWN_DIR, f) };
+        return {
+          corpus: name,
+          id,
+          country: j.country!,
+          type: j.insurance_type!,
+          scanned: j.kind === 'scanned',
+          group: j.layout!,
+          truth: pickTruth(j),
+          pdfPath: path.join(OWN_DIR, f),
+        };
       });
   }
   const dir = sharedDir();
   if (!dir) return [];
-  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Array<{ name: string; country: string; type: string; family: string; scanned: boolean }>;
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Array<{
+    name: string;
+    country: string;
+    type: string;
+    family: string;
+    scanned: boolean;
+  }>;
   return manifest.map((m) => {
     const j = JSON.parse(readFileSync(path.join(dir, `${m.name}.json`), 'utf8')) as Record<string, unknown>;
-    return { corpus: name, id: m.name, country: m.country, type: m.type, scanned: m.scanned, group: m.family, truth: pickTruth(j), pdfPath: path.join(dir, `${m.name}.pdf`) };
+    return {
+      corpus: name,
+      id: m.name,
+      country: m.country,
+      type: m.type,
+      scanned: m.scanned,
+      group: m.family,
+      truth: pickTruth(j),
+      pdfPath: path.join(dir, `${m.name}.pdf`),
+    };
   });
 }
 

@@ -17,12 +17,16 @@ export type CoverageOutcome = 'right' | 'wrong' | 'missed' | 'invented' | 'absen
 const squash = (s: string): string => fold(s).replace(/[^a-z0-9]/g, '');
 
 /** Per detail: right, wrong (another value), missed (stated, not found), invented (found, not stated), absent (neither). */
-export function scoreCoverage(truth: CoverageTruth, found: TDocumentCoverage | undefined): Record<TCoverageField, { outcome: CoverageOutcome; confidence?: number }> {
+export function scoreCoverage(
+  truth: CoverageTruth,
+  found: TDocumentCoverage | undefined,
+): Record<TCoverageField, { outcome: CoverageOutcome; confidence?: number }> {
   return Object.fromEntries(
     COVERAGE_FIELDS.map((f) => {
       const want = truth[f];
       const got = found?.[f];
-      const outcome: CoverageOutcome = want === undefined ? (got ? 'invented' : 'absent') : !got ? 'missed' : squash(got.value) === squash(want) ? 'right' : 'wrong';
+      const outcome: CoverageOutcome =
+        want === undefined ? (got ? 'invented' : 'absent') : !got ? 'missed' : squash(got.value) === squash(want) ? 'right' : 'wrong';
       return [f, got ? { outcome, confidence: got.confidence } : { outcome }];
     }),
   ) as Record<TCoverageField, { outcome: CoverageOutcome; confidence?: number }>;
@@ -61,6 +65,14 @@ export function coverageRows(doc: CorpusDoc, truth: CoverageTruth, found: TDocum
     const s = score[field];
     const want = truth[field];
     const got = found?.[field]?.value;
-    return { doc, field, outcome: s.outcome, ok: s.outcome === 'right' || s.outcome === 'absent', ...(s.confidence !== undefined ? { confidence: s.confidence } : {}), ...(want ? { want } : {}), ...(got ? { got } : {}) };
+    return {
+      doc,
+      field,
+      outcome: s.outcome,
+      ok: s.outcome === 'right' || s.outcome === 'absent',
+      ...(s.confidence !== undefined ? { confidence: s.confidence } : {}),
+      ...(want ? { want } : {}),
+      ...(got ? { got } : {}),
+    };
   });
 }

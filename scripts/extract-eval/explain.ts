@@ -16,4 +16,5 @@ const read = await documentLines(doc, async () => (ocr ??= await createOcr({ wor
 if (ocr) await (ocr as Ocr).terminate();
 const c = documentCandidates({ lines: read.lines }, matcher);
 console.log(`country ${c.country ?? '-'}, type ${c.type?.type ?? '-'}; truth: ${doc.truth[field] ?? '(none)'}`);
-for (const r of rank(SHIPPED_MODEL, field, c.candidates[field]).slice(0, 8)) console.log(r.raw.toFixed(3), JSON.stringify(r.candidate.value), JSON.stringify(r.candidate.features));
+for (const r of rank(SHIPPED_MODEL, field, c.candidates[field]).slice(0, 8))
+  console.log(r.raw.toFixed(3), JSON.stringify(r.candidate.value), JSON.stringify(r.candidate.features));

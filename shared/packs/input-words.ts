@@ -42,12 +42,16 @@ export function inputIndex<T extends string>(entries: Iterable<readonly [string,
 }
 
 // Typed by the country list here, where both registries are known: a pack that lacks a country does not compile.
-const PACKS: ReadonlyArray<Pick<LanguagePack<string, TCountry>, 'countryNames' | 'insuranceTypeWords'>> = LANGUAGES.map((l) => LANGUAGE_PACKS[l]);
+const PACKS: ReadonlyArray<Pick<LanguagePack<string, TCountry>, 'countryNames' | 'insuranceTypeWords'>> = LANGUAGES.map(
+  (l) => LANGUAGE_PACKS[l],
+);
 
 const countryIndex = inputIndex(
   COUNTRIES.flatMap((c) => [c, ...COUNTRY_PROFILES[c].aliases, ...PACKS.flatMap((p) => p.countryNames[c])].map((w) => [w, c] as const)),
 );
-const typeIndex = inputIndex(INSURANCE_TYPES.flatMap((t) => [t, ...PACKS.flatMap((p) => p.insuranceTypeWords[t])].map((w) => [w, t] as const)));
+const typeIndex = inputIndex(
+  INSURANCE_TYPES.flatMap((t) => [t, ...PACKS.flatMap((p) => p.insuranceTypeWords[t])].map((w) => [w, t] as const)),
+);
 
 /** A country as a client or a sheet cell gives it (UK, gb, Deutschland, Royaume-Uni), or null when unsupported. */
 export function countryFromInput(raw: string): TCountry | null {
@@ -60,7 +64,11 @@ export function insuranceTypeFromInput(raw: string): TInsuranceType | null {
 }
 
 /** One name per country, in the country's own language ("Deutschland"), for messages and documentation. */
-export const COUNTRY_NAME_EXAMPLES: readonly string[] = COUNTRIES.map((c) => LANGUAGE_PACKS[COUNTRY_PROFILES[c].languages[0]].countryNames[c][0] ?? c);
+export const COUNTRY_NAME_EXAMPLES: readonly string[] = COUNTRIES.map(
+  (c) => LANGUAGE_PACKS[COUNTRY_PROFILES[c].languages[0]].countryNames[c][0] ?? c,
+);
 
 /** One word per insurance type, each from the next language pack, so an example list shows the languages too ("car, Reise, santé"). */
-export const INSURANCE_TYPE_WORD_EXAMPLES: readonly string[] = INSURANCE_TYPES.map((t, i) => PACKS[i % PACKS.length]!.insuranceTypeWords[t][0] ?? t);
+export const INSURANCE_TYPE_WORD_EXAMPLES: readonly string[] = INSURANCE_TYPES.map(
+  (t, i) => PACKS[i % PACKS.length]!.insuranceTypeWords[t][0] ?? t,
+);

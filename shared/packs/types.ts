@@ -102,7 +102,6 @@ export interface CoverageVocabulary {
   healthPlanWords: readonly string[];
 }
 
-
 /**
  * The sidebar's own texts (addon/html/sidebar.html), by name. `{name}` marks a value the sidebar puts in;
  * texts the connector or the add-on's server code write (row errors, check details) are not here.

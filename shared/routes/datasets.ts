@@ -2,7 +2,8 @@
 import { ZDatasetListQuerySchema, ZDatasetListSchema, ZDatasetSchema, ZSeriesQuerySchema, ZSeriesSchema } from '../dataset.js';
 import { ok, type RouteContract } from './types.js';
 
-const PUBLIC = 'Public: no key needed, rate-limited per IP. A key may be sent to use its own budget; a key that is sent must be valid and hold the datasets scope.';
+const PUBLIC =
+  'Public: no key needed, rate-limited per IP. A key may be sent to use its own budget; a key that is sent must be valid and hold the datasets scope.';
 
 export const datasetRoutes = {
   datasetList: {

@@ -10,7 +10,10 @@ import { sheetRoutes } from './sheets.js';
 import type { RouteContract } from './types.js';
 import { verifyRoutes } from './verify.js';
 
-export const ROUTES = { ...metaRoutes, ...verifyRoutes, ...jobRoutes, ...sheetRoutes, ...accountRoutes, ...datasetRoutes } satisfies Record<string, RouteContract>;
+export const ROUTES = { ...metaRoutes, ...verifyRoutes, ...jobRoutes, ...sheetRoutes, ...accountRoutes, ...datasetRoutes } satisfies Record<
+  string,
+  RouteContract
+>;
 
 export type RouteName = keyof typeof ROUTES;
 

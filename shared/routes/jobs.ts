@@ -32,7 +32,10 @@ export const jobRoutes = {
       multipart: z.object({
         file: z.string().meta({ format: 'binary', description: 'The PDF.' }),
         webhook_url: z.string().optional().meta({ description: 'HTTPS URL for job.completed / job.failed.' }),
-        sheet_target: z.string().optional().meta({ description: 'A SheetTarget as JSON text: write the extracted fields into a bound spreadsheet.' }),
+        sheet_target: z
+          .string()
+          .optional()
+          .meta({ description: 'A SheetTarget as JSON text: write the extracted fields into a bound spreadsheet.' }),
       }),
     },
     responses: {
@@ -71,7 +74,9 @@ export const jobRoutes = {
       403: SHEET_403,
       413: refused('document larger than 14 MB decoded, or body too large'),
       429: DOCUMENT_429,
-      503: refused('service_unavailable: too many documents waiting, or too many request bodies in flight; see Retry-After', { retryAfter: true }),
+      503: refused('service_unavailable: too many documents waiting, or too many request bodies in flight; see Retry-After', {
+        retryAfter: true,
+      }),
       507: refused('insufficient_storage: the server stores no new document for now (with a document only)'),
     },
   },
@@ -98,7 +103,8 @@ export const jobRoutes = {
     path: '/api/v1/jobs/:job_id',
     access: 'key',
     summary: 'A job: status, result when complete, error when failed',
-    description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the job finishes or N seconds pass.',
+    description:
+      'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the job finishes or N seconds pass.',
     request: { query: ZWaitQuerySchema },
     responses: { 200: ok(ZJobSchema, 'The job') },
   },
@@ -107,7 +113,8 @@ export const jobRoutes = {
     path: '/api/v1/batches/:batch_id',
     access: 'key',
     summary: 'A batch: status, counts and per-policy results in submission order',
-    description: 'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the batch completes or N seconds pass.',
+    description:
+      'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the batch completes or N seconds pass.',
     request: { query: ZWaitQuerySchema },
     responses: { 200: ok(ZBatchSchema, 'The batch') },
   },

@@ -19,7 +19,10 @@ import { ok, refused, SHEET_403, type RouteContract } from './types.js';
 const BINDING_DOC = 'docs/sheets-binding.md';
 const NOT_CONFIGURED = refused('Sheets not configured on this connector');
 /** On the routes that take a body, 503 is also the server's bodies in flight (as impliedErrors words it). */
-const NOT_CONFIGURED_OR_BUSY = refused('Sheets not configured on this connector; or service_unavailable: too many request bodies in flight, see Retry-After', { retryAfter: true });
+const NOT_CONFIGURED_OR_BUSY = refused(
+  'Sheets not configured on this connector; or service_unavailable: too many request bodies in flight, see Retry-After',
+  { retryAfter: true },
+);
 
 export const sheetRoutes = {
   serviceAccount: {

@@ -60,10 +60,16 @@ export interface RouteContract {
 }
 
 export const ok = (schema: z.ZodType, description: string): RouteResponse => ({ description, schema });
-export const refused = (description: string, opts: { retryAfter?: boolean; schema?: z.ZodType } = {}): RouteResponse => ({ description, schema: opts.schema ?? ZErrorBodySchema, retryAfter: opts.retryAfter });
+export const refused = (description: string, opts: { retryAfter?: boolean; schema?: z.ZodType } = {}): RouteResponse => ({
+  description,
+  schema: opts.schema ?? ZErrorBodySchema,
+  retryAfter: opts.retryAfter,
+});
 
 /** 403 on routes that take a spreadsheet: the scope, or the spreadsheet's binding (docs/sheets-binding.md). */
-export const SHEET_403 = refused('insufficient_scope; or sheet_not_bound: the spreadsheet is not bound to this key (POST /api/v1/sheets/bindings)');
+export const SHEET_403 = refused(
+  'insufficient_scope; or sheet_not_bound: the spreadsheet is not bound to this key (POST /api/v1/sheets/bindings)',
+);
 
 /** The route reads a multipart body itself. */
 export const isMultipart = (route: RouteContract): boolean => route.request?.multipart !== undefined;
@@ -106,7 +112,10 @@ export function impliedErrors(route: RouteContract): Record<number, RouteRespons
   if (body) out[413] = refused('Body too large');
   if (takesJson(route)) out[415] = refused('Body is not JSON (UTF-8), or in a Content-Encoding other than gzip, deflate or br');
   if (isMultipart(route)) out[415] = refused('Not multipart/form-data, or in a Content-Encoding');
-  if (route.access !== 'open') out[429] = refused(`rate_limit_exceeded${budgeted ? ': requests, or request bodies in flight for this key' : ''}; see Retry-After`, { retryAfter: true });
+  if (route.access !== 'open')
+    out[429] = refused(`rate_limit_exceeded${budgeted ? ': requests, or request bodies in flight for this key' : ''}; see Retry-After`, {
+      retryAfter: true,
+    });
   out[500] = refused('Internal error');
   if (budgeted) out[503] = refused('service_unavailable: too many request bodies in flight; see Retry-After', { retryAfter: true });
   return out;

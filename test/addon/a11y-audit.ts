@@ -68,8 +68,17 @@ const HELPERS = `window.__a11y = (() => {
   return { texts, controls, focused };
 })();`;
 
-export interface TextContrast { el: string; text: string; ratio: number }
-export interface FocusRing { el: string; style: string; width: number; ring: number }
+export interface TextContrast {
+  el: string;
+  text: string;
+  ratio: number;
+}
+export interface FocusRing {
+  el: string;
+  style: string;
+  width: number;
+  ring: number;
+}
 
 /** The visible texts of the page whose contrast is below `min` (WCAG AA: 4.5 for body text). */
 export async function lowContrast(page: Page, min = 4.5): Promise<{ checked: number; low: TextContrast[] }> {
@@ -90,7 +99,10 @@ export async function tabThrough(page: Page): Promise<{ reached: FocusRing[]; mi
   for (let i = 0; i < all.length + 5; i++) {
     await page.keyboard.press('Tab');
     const f = (await page.evaluate('window.__a11y.focused()')) as FocusRing | null;
-    if (!f) { if (reached.length) break; else continue; }
+    if (!f) {
+      if (reached.length) break;
+      else continue;
+    }
     if (reached.length && f.el === reached[0]!.el) break;
     reached.push(f);
   }

@@ -7,7 +7,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness, type HarnessOptions } from './harness.js';
+import {
+  buildAddon,
+  CONNECTOR,
+  loadAddon,
+  ROOT,
+  startConnectorChild,
+  SyncHttp,
+  type ChildConnector,
+  type Harness,
+  type HarnessOptions,
+} from './harness.js';
 
 let conn: ChildConnector;
 let slow: ChildConnector;
@@ -27,7 +37,11 @@ beforeAll(async () => {
       },
     }),
     // Every unknown UK policy waits 3 s for its registry (which never answers): batches that outlast a custom function's budget.
-    startConnectorChild({ slowRegistry: true, env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' }, keys: { live: { mode: 'live', credits: 100 } } }),
+    startConnectorChild({
+      slowRegistry: true,
+      env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' },
+      keys: { live: { mode: 'live', credits: 100 } },
+    }),
   ]);
 }, 60_000);
 
@@ -39,7 +53,12 @@ afterAll(async () => {
 const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: conn.url, ...opts });
 
 async function api(method: string, p: string, key: string, body?: unknown, c = conn): Promise<{ status: number; body: any }> {
-  const send = () => fetch(c.url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const send = () =>
+    fetch(c.url + p, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
   // A pooled socket the server closed as idle while the vm held this thread fails once: send again (these calls are reads or sandbox verifications).
   const res = await send().catch((e: { cause?: { code?: string } }) => (e.cause?.code === 'UND_ERR_SOCKET' ? send() : Promise.reject(e)));
   return { status: res.status, body: await res.json() };
@@ -56,9 +75,18 @@ function granted(key: string, opts: HarnessOptions = {}): Harness {
 /** 250 distinct rows: the demo registry's known policies, unknown numbers and an uncovered pair. */
 function rows250(): string[][] {
   const known = [
-    ['UKM-1000-0001', 'UK', 'motor'], ['UKM-1000-0002', 'UK', 'motor'], ['UKM-1000-0003', 'UK', 'motor'], ['UKM-1000-0005', 'UK', 'motor'],
-    ['UKM-1000-0006', 'UK', 'motor'], ['UKT-2000-0001', 'UK', 'travel'], ['UKH-3000-0001', 'UK', 'health'], ['KFZ-5096-000001', 'DE', 'motor'],
-    ['KFZ-5515-000003', 'DE', 'motor'], ['REI-5441-000001', 'DE', 'travel'], ['KV-5549-000002', 'DE', 'health'], ['AUTO-2109-000001', 'FR', 'motor'],
+    ['UKM-1000-0001', 'UK', 'motor'],
+    ['UKM-1000-0002', 'UK', 'motor'],
+    ['UKM-1000-0003', 'UK', 'motor'],
+    ['UKM-1000-0005', 'UK', 'motor'],
+    ['UKM-1000-0006', 'UK', 'motor'],
+    ['UKT-2000-0001', 'UK', 'travel'],
+    ['UKH-3000-0001', 'UK', 'health'],
+    ['KFZ-5096-000001', 'DE', 'motor'],
+    ['KFZ-5515-000003', 'DE', 'motor'],
+    ['REI-5441-000001', 'DE', 'travel'],
+    ['KV-5549-000002', 'DE', 'health'],
+    ['AUTO-2109-000001', 'FR', 'motor'],
   ];
   const out: string[][] = known.map((k) => [...k]);
   for (let i = 0; out.length < 250; i++) {
@@ -71,14 +99,21 @@ const col = (rows: string[][], i: number) => rows.map((r) => [r[i]]);
 const posts = (h: Harness) => h.stats.log.filter((l) => l.method === 'POST').length;
 
 describe('build, install and open', () => {
-  it('Code.js has top-level stubs and the custom function JSDoc; the manifest is an Editor add-on\'s with narrow scopes', () => {
+  it("Code.js has top-level stubs and the custom function JSDoc; the manifest is an Editor add-on's with narrow scopes", () => {
     const code = fs.readFileSync(path.join(ROOT, 'dist/addon/Code.js'), 'utf8');
     expect(code).toMatch(/@customfunction\s*\n\s*\*\/\nfunction VERIFYPOLICY\(policy_number, country, insurance_type, provider, output\)/);
-    for (const fn of ['onOpen', 'onInstall', 'startRowsRun', 'pollRowsRun', 'refreshScheduledImports', 'pickedPdf', 'bindSpreadsheet']) expect(code).toContain(`\nfunction ${fn}(`);
+    for (const fn of ['onOpen', 'onInstall', 'startRowsRun', 'pollRowsRun', 'refreshScheduledImports', 'pickedPdf', 'bindSpreadsheet'])
+      expect(code).toContain(`\nfunction ${fn}(`);
     expect(Buffer.byteLength(code)).toBeLessThan(300 * 1024);
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/addon/appsscript.json'), 'utf8'));
     expect(manifest.addOns).toBeUndefined();
-    expect(manifest.oauthScopes.map((s: string) => s.replace('https://www.googleapis.com/auth/', '')).sort()).toEqual(['drive.file', 'script.container.ui', 'script.external_request', 'script.scriptapp', 'spreadsheets.currentonly']);
+    expect(manifest.oauthScopes.map((s: string) => s.replace('https://www.googleapis.com/auth/', '')).sort()).toEqual([
+      'drive.file',
+      'script.container.ui',
+      'script.external_request',
+      'script.scriptapp',
+      'spreadsheets.currentonly',
+    ]);
     expect(fs.readFileSync(path.join(ROOT, 'dist/addon/sidebar.html'), 'utf8')).toContain('.sidebar.branding-below');
   });
 
@@ -101,12 +136,16 @@ describe('settings and the key grant', () => {
     expect(v).toMatchObject({ url: CONNECTOR, keySet: true, keyHint: `…${conn.keys.live!.slice(-4)}`, grant: null });
     expect(JSON.stringify(v)).not.toContain(conn.keys.live);
     expect(h.docProps.data).toEqual({});
-    expect(h.fns.testConnection().message).toMatch(/^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/);
+    expect(h.fns.testConnection().message).toMatch(
+      /^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/,
+    );
   });
 
   it('refuses a URL the manifest does not allowlist, and http://', () => {
     const h = addon();
-    expect(() => h.fns.saveSettings({ url: 'https://evil.example.net', key: 'pk_live_x' })).toThrow(/may only call https:\/\/covercheck\.example\.com \(the urlFetchWhitelist of its manifest\)/);
+    expect(() => h.fns.saveSettings({ url: 'https://evil.example.net', key: 'pk_live_x' })).toThrow(
+      /may only call https:\/\/covercheck\.example\.com \(the urlFetchWhitelist of its manifest\)/,
+    );
     expect(() => h.fns.saveSettings({ url: 'https://covercheck.example.com.evil.net', key: 'pk_live_x' })).toThrow(/urlFetchWhitelist/);
     expect(() => h.fns.saveSettings({ url: conn.url, key: 'pk_live_x' })).toThrow(/must use https:\/\//);
     expect(h.fns.saveSettings({ url: `${CONNECTOR}/tenant-a`, key: 'pk_live_x' }).url).toBe(`${CONNECTOR}/tenant-a`);
@@ -120,7 +159,7 @@ describe('settings and the key grant', () => {
     expect(h.fns.testConnection().message).toMatch(/^Connector unreachable at https:\/\/covercheck\.example\.com/);
   });
 
-  it('granting needs confirmation and an accepted key; it records the key\'s account, not who granted', () => {
+  it("granting needs confirmation and an accepted key; it records the key's account, not who granted", () => {
     const h = addon();
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
     expect(() => h.fns.grantKeyToSpreadsheet(false)).toThrow(/every such formula spends this key's credits/);
@@ -149,7 +188,10 @@ describe('=VERIFYPOLICY', () => {
     expect(before - (await balance(conn.keys.live!))).toBe(out.filter((r) => r[0] !== 'inconclusive').length);
     // The same key's direct answers (live keys see the operator's real rows, not the demo ones).
     const direct: string[] = [];
-    for (const r of rows) direct.push((await api('POST', '/api/v1/verify', conn.keys.live!, { policy_number: r[0], country: r[1], insurance_type: r[2] })).body.status);
+    for (const r of rows)
+      direct.push(
+        (await api('POST', '/api/v1/verify', conn.keys.live!, { policy_number: r[0], country: r[1], insurance_type: r[2] })).body.status,
+      );
     expect(out.map((r) => r[0])).toEqual(direct);
     expect(direct.slice(0, 3)).toEqual(['verified', 'unverified', 'unverified']);
     expect(new Set(direct)).toEqual(new Set(['verified', 'unverified', 'inconclusive']));
@@ -166,7 +208,9 @@ describe('=VERIFYPOLICY', () => {
   });
 
   it('10,000 rows: results packed into at most 64 cache items, so the 1,000-item cap evicts none; recalculation makes no call and no charge', async () => {
-    const rows = Array.from({ length: 10_000 }, (_, i) => (i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    const rows = Array.from({ length: 10_000 }, (_, i) =>
+      i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor'],
+    );
     const h = granted(conn.keys.big!);
     const before = await balance(conn.keys.big!);
     const out = h.fns.VERIFYPOLICY(col(rows, 0), col(rows, 1), col(rows, 2)) as string[][];
@@ -210,7 +254,10 @@ describe('=VERIFYPOLICY', () => {
     expect(charged).toBe(1);
     h.world.opts.rttMs = 0;
     expect(h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor')).toMatch(/^(verified|unverified)$/);
-    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`).slice(-2)).toEqual(['POST /api/v1/verify 200', 'POST /api/v1/verify 200']);
+    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`).slice(-2)).toEqual([
+      'POST /api/v1/verify 200',
+      'POST /api/v1/verify 200',
+    ]);
     expect(before - (await balance(conn.keys.live!))).toBe(1);
   });
 
@@ -220,7 +267,10 @@ describe('=VERIFYPOLICY', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: slow.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
     const before = await balance(slow.keys.live!, slow);
-    expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'], ['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.']]);
+    expect(h.fns.VERIFYPOLICY([['UKM-9999-0002'], ['UKM-9999-0003']], 'UK', 'motor')).toEqual([
+      ['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'],
+      ['Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'],
+    ]);
     expect(Object.keys(h.docProps.data).filter((k) => k.startsWith('cc.p.'))).toHaveLength(1);
     // The cache may drop anything at any time (Cache reference); the pending records are not in it.
     h.docCache.entries.clear();
@@ -228,7 +278,11 @@ describe('=VERIFYPOLICY', () => {
     let single: unknown;
     for (let i = 0; i < 40; i++) {
       single = h.fns.VERIFYPOLICY('UKM-9999-0002', 'UK', 'motor');
-      if (single !== 'Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.') break;
+      if (
+        single !==
+        'Still verifying (already submitted, no second charge): in a minute, choose Extensions > Covercheck > Update pending results.'
+      )
+        break;
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(single).toBe('inconclusive');
@@ -244,7 +298,10 @@ describe('=VERIFYPOLICY', () => {
     const n = h.stats.requests;
     expect(() => h.fns.VERIFYPOLICY('UKM-1000-0001', 'ES', 'motor')).toThrow(/^Unsupported country: ES/);
     expect(h.stats.requests).toBe(n);
-    expect(h.fns.VERIFYPOLICY([['UKM-1000-0001'], ['X-1']], [['UK'], ['ES']], 'motor')).toEqual([['verified'], [expect.stringMatching(/^Error: Unsupported country: ES/)]]);
+    expect(h.fns.VERIFYPOLICY([['UKM-1000-0001'], ['X-1']], [['UK'], ['ES']], 'motor')).toEqual([
+      ['verified'],
+      [expect.stringMatching(/^Error: Unsupported country: ES/)],
+    ]);
     expect(() => h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'motor', '', 'everything')).toThrow(/output must be "status" or "full"/);
     expect(() => h.fns.VERIFYPOLICY('UKM-1000-0001', 'UK', 'boat')).toThrow(/^Unsupported insurance type: boat/);
     expect(h.fns.VERIFYPOLICY([['UKM-1000-0001'], ['12']], 'UK', 'motor')[1][0]).toMatch(/^Error: .*format/i);
@@ -274,7 +331,9 @@ describe('sidebar: verify selected rows', () => {
   it('detects German headers, runs 150 rows in 2 batches with progress, writes results, and re-runs without new columns', async () => {
     const h = addon();
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
-    const data = rows250().slice(0, 149).map((r) => [r[0]!, r[1]!, r[2]!, '']);
+    const data = rows250()
+      .slice(0, 149)
+      .map((r) => [r[0]!, r[1]!, r[2]!, '']);
     data.splice(5, 0, ['UKM-1000-0001', 'ES', 'motor', '']);
     const s = sheetWith(h, ['Versicherungsschein-Nr.', 'Land', 'Versicherungsart', 'Versicherer'], data);
     const m = h.fns.detectRowMapping();
@@ -285,13 +344,24 @@ describe('sidebar: verify selected rows', () => {
     expect(p).toMatchObject({ total: 150, done: 1, errors: 1, finished: false, resultColumns: [5, 6, 7, 8, 9, 10] });
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
     expect(p).toMatchObject({ total: 150, done: 150, errors: 1, finished: true });
-    expect(s.row(1).slice(4)).toEqual(['Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
+    expect(s.row(1).slice(4)).toEqual([
+      'Covercheck status',
+      'Covercheck confidence',
+      'Covercheck insurer',
+      'Covercheck flags',
+      'Covercheck checked at',
+      'Covercheck input hash',
+    ]);
     expect(s.get(7, 5)).toMatch(/^Error: Unsupported country: ES/);
     expect(s.get(2, 5)).toBe('verified');
     expect(s.get(2, 6)).toBe(0.85);
     expect(s.get(2, 9)).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     for (const r of [3, 10, 60, 151]) {
-      const d = await api('POST', '/api/v1/verify', conn.keys.sandbox!, { policy_number: s.get(r, 1), country: s.get(r, 2), insurance_type: s.get(r, 3) });
+      const d = await api('POST', '/api/v1/verify', conn.keys.sandbox!, {
+        policy_number: s.get(r, 1),
+        country: s.get(r, 2),
+        insurance_type: s.get(r, 3),
+      });
       expect(s.get(r, 5)).toBe(d.body.status);
     }
     expect(posts(h)).toBe(2);
@@ -328,7 +398,7 @@ describe('sidebar: verify selected rows', () => {
   });
 });
 
-describe('datasets: imports, two users\' schedules, removal', () => {
+describe("datasets: imports, two users' schedules, removal", () => {
   const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
   it('search, preview, import with a chart and a daily schedule; a second schedule reuses the one hourly trigger', async () => {
     const h = addon();
@@ -337,9 +407,16 @@ describe('datasets: imports, two users\' schedules, removal', () => {
     expect(h.fns.previewDataset(SLUG).points).toHaveLength(10);
 
     const r = h.fns.importDataset({ slug: SLUG, sheetName: 'Motor RPI', limit: 24, chart: true, schedule: 'daily' });
-    expect(r).toMatchObject({ sheetName: 'Motor RPI', rows: 24, chart: true, schedule: { slug: SLUG, sheetName: 'Motor RPI', schedule: 'daily', mine: true } });
+    expect(r).toMatchObject({
+      sheetName: 'Motor RPI',
+      rows: 24,
+      chart: true,
+      schedule: { slug: SLUG, sheetName: 'Motor RPI', schedule: 'daily', mine: true },
+    });
     const sheet = h.ss.sheets.find((s) => s.name === 'Motor RPI')!;
-    const series = (await fetch(`${conn.url}/api/v1/datasets/${SLUG}/series?limit=24`).then((x) => x.json())) as { points: { date: string; value: number }[] };
+    const series = (await fetch(`${conn.url}/api/v1/datasets/${SLUG}/series?limit=24`).then((x) => x.json())) as {
+      points: { date: string; value: number }[];
+    };
     expect(sheet.row(1)).toEqual(['Date', expect.stringMatching(/^UK RPI: vehicles tax and insurance.*\(% change over 12 months\)$/)]);
     // As shown: Sheets typed the dates and values (getValues has Dates and numbers).
     expect(sheet.getRange(2, 1, 24, 2).getDisplayValues()).toEqual(series.points.map((p) => [p.date, String(p.value)]));
@@ -350,14 +427,20 @@ describe('datasets: imports, two users\' schedules, removal', () => {
     // The old add-on created a second trigger here, which Apps Script refuses after the import was written.
     h.fns.importDataset({ slug: 'uk-gdp-abmi', sheetName: 'GDP', limit: 8, schedule: 'weekly' });
     expect(h.triggers).toHaveLength(1);
-    expect(h.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.schedule, s.mine])).toEqual([['Motor RPI', 'daily', true], ['GDP', 'weekly', true]]);
+    expect(h.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.schedule, s.mine])).toEqual([
+      ['Motor RPI', 'daily', true],
+      ['GDP', 'weekly', true],
+    ]);
     // Importing again replaces the sheet's schedule; the chart is not duplicated.
     h.fns.importDataset({ slug: SLUG, sheetName: 'Motor RPI', limit: 24, chart: true, schedule: 'hourly' });
     expect(sheet.charts).toHaveLength(1);
-    expect(h.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.schedule])).toEqual([['GDP', 'weekly'], ['Motor RPI', 'hourly']]);
+    expect(h.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.schedule])).toEqual([
+      ['GDP', 'weekly'],
+      ['Motor RPI', 'hourly'],
+    ]);
   });
 
-  it('two users: each has one trigger that refreshes only their due schedules; removing the other\'s schedule stops their trigger at its next run; removal', () => {
+  it("two users: each has one trigger that refreshes only their due schedules; removing the other's schedule stops their trigger at its next run; removal", () => {
     const alice = addon();
     alice.fns.saveSettings({ url: CONNECTOR, key: conn.keys.verifyOnly });
     alice.fns.importDataset({ slug: SLUG, sheetName: 'A daily', limit: 12, schedule: 'daily' });
@@ -365,7 +448,10 @@ describe('datasets: imports, two users\' schedules, removal', () => {
     bob.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     bob.fns.importDataset({ slug: 'uk-gdp-abmi', sheetName: 'B hourly', limit: 6, schedule: 'hourly' });
     expect(alice.world.triggers.map((t) => t.user)).toEqual(['alice@example.com', 'bob@example.com']);
-    expect(bob.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.mine])).toEqual([['A daily', false], ['B hourly', true]]);
+    expect(bob.fns.listSchedules().schedules.map((s: any) => [s.sheetName, s.mine])).toEqual([
+      ['A daily', false],
+      ['B hourly', true],
+    ]);
 
     const sheet = (n: string) => alice.ss.sheets.find((s) => s.name === n)!;
     sheet('A daily').set(40, 1, 'junk');

@@ -36,14 +36,17 @@ const same = (n: number, v: string) => Array.from({ length: n }, () => [v]);
 const pendingText = (out: unknown) => JSON.stringify(out).match(/Waiting: another Covercheck run|Still verifying|Queued/);
 
 describe('=VERIFYPOLICY executions at once', () => {
-  it('two formulas over the same policies: the second, arriving while the first submits, waits briefly and pays for nothing; it then finds the first\'s results', () => {
+  it("two formulas over the same policies: the second, arriving while the first submits, waits briefly and pays for nothing; it then finds the first's results", () => {
     const h = granted();
     const numbers = column('UKM', 3);
     let second: unknown;
     // The first has sent its batch and is about to record it when the second starts.
-    h.world.interleave((m, e) => m === 'Properties.setProperties' && e.mode === 'CUSTOM_FUNCTION', () => {
-      second = h.fns.VERIFYPOLICY(numbers, same(3, 'UK'), same(3, 'motor'));
-    });
+    h.world.interleave(
+      (m, e) => m === 'Properties.setProperties' && e.mode === 'CUSTOM_FUNCTION',
+      () => {
+        second = h.fns.VERIFYPOLICY(numbers, same(3, 'UK'), same(3, 'motor'));
+      },
+    );
     const first = h.fns.VERIFYPOLICY(numbers, same(3, 'UK'), same(3, 'motor'));
     expect(pendingText(first)).toBeNull();
     expect(JSON.stringify(second)).toMatch(/Waiting: another Covercheck run in this spreadsheet .*nothing charged/);
@@ -60,9 +63,12 @@ describe('=VERIFYPOLICY executions at once', () => {
     const [x, y] = [column('UKM', 20), column('UKH', 20)];
     let second: unknown;
     // The first has read the cache packs and is about to write them back when the second runs whole.
-    h.world.interleave((m, e) => m === 'Cache.putAll' && e.mode === 'CUSTOM_FUNCTION', () => {
-      second = h.fns.VERIFYPOLICY(y, same(20, 'UK'), same(20, 'motor'));
-    });
+    h.world.interleave(
+      (m, e) => m === 'Cache.putAll' && e.mode === 'CUSTOM_FUNCTION',
+      () => {
+        second = h.fns.VERIFYPOLICY(y, same(20, 'UK'), same(20, 'motor'));
+      },
+    );
     const first = h.fns.VERIFYPOLICY(x, same(20, 'UK'), same(20, 'motor'));
     expect(pendingText(first)).toBeNull();
     expect(second).toBeDefined();
@@ -89,7 +95,10 @@ describe('dataset schedules at once', () => {
     // Two hours on without the trigger firing: the schedule is due.
     h.world.clock.advance(2 * 3600_000);
     const before = gets(h, /\/series/);
-    h.world.interleave((m, e, key) => m === 'Properties.setProperty' && e.mode === 'FULL' && String(key).startsWith('covercheck.runs.'), () => h.world.fire(trigger));
+    h.world.interleave(
+      (m, e, key) => m === 'Properties.setProperty' && e.mode === 'FULL' && String(key).startsWith('covercheck.runs.'),
+      () => h.world.fire(trigger),
+    );
     h.fns.refreshScheduleNow(id);
     const refreshes = gets(h, /\/series/) - before;
     const runs = h.fns.listSchedules().schedules[0].runs;
@@ -105,16 +114,22 @@ describe('dataset schedules at once', () => {
     const bob = h.as('bob@example.com');
     bob.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     let bobs: { ok: boolean; message?: string } | null = null;
-    h.world.interleave((m, e, key) => m === 'Properties.setProperty' && e.user === h.user && key === 'covercheck.schedules', () => {
-      try {
-        bob.fns.importDataset({ slug: SLUG, sheetName: 'Bob', limit: 6, schedule: 'daily' });
-        bobs = { ok: true };
-      } catch (e) {
-        bobs = { ok: false, message: (e as Error).message };
-      }
-    });
+    h.world.interleave(
+      (m, e, key) => m === 'Properties.setProperty' && e.user === h.user && key === 'covercheck.schedules',
+      () => {
+        try {
+          bob.fns.importDataset({ slug: SLUG, sheetName: 'Bob', limit: 6, schedule: 'daily' });
+          bobs = { ok: true };
+        } catch (e) {
+          bobs = { ok: false, message: (e as Error).message };
+        }
+      },
+    );
     h.fns.importDataset({ slug: SLUG, sheetName: 'Alice', limit: 6, schedule: 'daily' });
-    const names = h.fns.listSchedules().schedules.map((s: { sheetName: string }) => s.sheetName).sort();
+    const names = h.fns
+      .listSchedules()
+      .schedules.map((s: { sheetName: string }) => s.sheetName)
+      .sort();
     expect(bobs).not.toBeNull();
     if (bobs!.ok) expect(names).toEqual(['Alice', 'Bob']);
     else {

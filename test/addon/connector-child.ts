@@ -35,7 +35,15 @@ import { importDemoNumbersAsReal, importOperatorRegistry } from '../helpers/oper
 import { startTestServer } from '../helpers/server.js';
 import type { TScope } from '../../shared/account.js';
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as { extraction?: boolean; extractionHost?: string; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; operatorRegistry?: boolean; keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }> };
+const spec = JSON.parse(process.argv[2] ?? '{}') as {
+  extraction?: boolean;
+  extractionHost?: string;
+  env?: Record<string, string>;
+  google?: boolean;
+  slowRegistry?: boolean;
+  operatorRegistry?: boolean;
+  keys?: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: TScope[] }>;
+};
 
 let google: FakeGoogle | null = null;
 let googleInfo: { control: string; serviceEmail: string } | undefined;
@@ -59,7 +67,10 @@ const control = http.createServer((req, res) => {
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ skew }));
     }
     if (req.method === 'PUT' && u.pathname === '/canned') {
-      canned.set(`${u.searchParams.get('method')} ${u.searchParams.get('path')}`, { status: Number(u.searchParams.get('status') ?? 200), body: Buffer.concat(chunks).toString('utf8') });
+      canned.set(`${u.searchParams.get('method')} ${u.searchParams.get('path')}`, {
+        status: Number(u.searchParams.get('status') ?? 200),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       return res.writeHead(204).end();
     }
     if (u.pathname.startsWith('/canned/')) {
@@ -77,12 +88,14 @@ const control = http.createServer((req, res) => {
         if (!grid) return res.writeHead(404).end();
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(grid));
       }
-      if (req.method === 'GET' && u.pathname === '/calls') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.calls));
+      if (req.method === 'GET' && u.pathname === '/calls')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.calls));
       if (req.method === 'PUT' && u.pathname === '/share') {
         g.share(id, u.searchParams.get('shared') !== 'false');
         return res.writeHead(204).end();
       }
-      if (req.method === 'GET' && u.pathname === '/metadata') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.developerMetadata(id)));
+      if (req.method === 'GET' && u.pathname === '/metadata')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(g.developerMetadata(id)));
       if (req.method === 'DELETE' && u.pathname === '/metadata') {
         const key = u.searchParams.get('key');
         const value = u.searchParams.get('value');
@@ -92,8 +105,16 @@ const control = http.createServer((req, res) => {
       }
       if (req.method === 'POST' && u.pathname === '/metadata') {
         try {
-          const m = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { key: string; value?: string; visibility: MetadataVisibility };
-          const entry = g.addDeveloperMetadata(id, { key: m.key, ...(m.value !== undefined ? { value: m.value } : {}), visibility: m.visibility });
+          const m = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+            key: string;
+            value?: string;
+            visibility: MetadataVisibility;
+          };
+          const entry = g.addDeveloperMetadata(id, {
+            key: m.key,
+            ...(m.value !== undefined ? { value: m.value } : {}),
+            visibility: m.visibility,
+          });
           return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(entry));
         } catch (err) {
           return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: (err as Error).message }));
@@ -119,7 +140,11 @@ if (spec.google) {
   googleInfo = { control: controlUrl, serviceEmail: google.serviceEmail };
 }
 
-const srv = await startTestServer({ extraction: !!spec.extraction, ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}), ...(Object.keys(env).length ? { env } : {}) });
+const srv = await startTestServer({
+  extraction: !!spec.extraction,
+  ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}),
+  ...(Object.keys(env).length ? { env } : {}),
+});
 // A deployed connector whose operator imported a registry extract: live keys see real sources only, so
 // the demo numbers are real rows here too, and the add-on's flows get the same verdicts on a live key
 // (charged) as on a sandbox key (demo rows).

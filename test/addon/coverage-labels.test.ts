@@ -32,9 +32,27 @@ describe('coverage labels', () => {
 
   it('the review shows each value in words in EN, DE and FR; the printed wording only where it says something else; a plan and a typed value as they are', () => {
     const shown = (lang: 'en' | 'de' | 'fr') => labelledItems(reviewItems(fields), lang).map((i) => [i.value, i.printed ?? null]);
-    expect(shown('en')).toEqual([['AB123', null], ['Third party, fire and theft', 'Teilkasko'], ['Annual multi-trip', null], ['Worldwide excluding USA and Canada', null], ['Gold', null]]);
-    expect(shown('de')).toEqual([['AB123', null], ['Teilkasko', null], ['Jahresvertrag (mehrere Reisen)', null], ['Weltweit ohne USA und Kanada', null], ['Gold', null]]);
-    expect(shown('fr')).toEqual([['AB123', null], ['Tiers étendu (vol, incendie)', 'Teilkasko'], ['Multi-voyages annuel', null], ['Monde entier hors USA et Canada', null], ['Gold', null]]);
+    expect(shown('en')).toEqual([
+      ['AB123', null],
+      ['Third party, fire and theft', 'Teilkasko'],
+      ['Annual multi-trip', null],
+      ['Worldwide excluding USA and Canada', null],
+      ['Gold', null],
+    ]);
+    expect(shown('de')).toEqual([
+      ['AB123', null],
+      ['Teilkasko', null],
+      ['Jahresvertrag (mehrere Reisen)', null],
+      ['Weltweit ohne USA und Kanada', null],
+      ['Gold', null],
+    ]);
+    expect(shown('fr')).toEqual([
+      ['AB123', null],
+      ['Tiers étendu (vol, incendie)', 'Teilkasko'],
+      ['Multi-voyages annuel', null],
+      ['Monde entier hors USA et Canada', null],
+      ['Gold', null],
+    ]);
     // Each value is named in the user's language too (before, every name was English).
     const names = (lang: 'en' | 'de' | 'fr') => labelledItems(reviewItems(fields), lang).map((i) => i.label);
     expect(names('en')).toEqual(['Policy number', 'Cover level', 'Trip', 'Area', 'Plan']);

@@ -2,11 +2,20 @@
 import { describe, expect, it } from 'vitest';
 import { placeValues } from '../../addon/src/extracted-columns.js';
 
-const travel = { policy_number: 'TRV-1', insurance_type: 'travel', end_date: '2026-12-31', 'coverage.trip_type': 'annual_multi_trip', 'coverage.region': 'europe' } as const;
+const travel = {
+  policy_number: 'TRV-1',
+  insurance_type: 'travel',
+  end_date: '2026-12-31',
+  'coverage.trip_type': 'annual_multi_trip',
+  'coverage.region': 'europe',
+} as const;
 
 describe('placeValues', () => {
   it('each value under the header that names it, whatever the order; values without a header get one, labelled', () => {
-    expect(placeValues(['Trip type', 'Policy no', 'Insurance type'], travel)).toEqual({ row: ['annual_multi_trip', 'TRV-1', 'travel', '2026-12-31', 'europe'], newHeaders: ['End date', 'Area'] });
+    expect(placeValues(['Trip type', 'Policy no', 'Insurance type'], travel)).toEqual({
+      row: ['annual_multi_trip', 'TRV-1', 'travel', '2026-12-31', 'europe'],
+      newHeaders: ['End date', 'Area'],
+    });
   });
 
   it('a generic word does not take a detail\'s column: "Trip type" alone is the trip\'s, the type gets its own', () => {
@@ -15,7 +24,11 @@ describe('placeValues', () => {
   });
 
   it('"Fin de garantie" is the end date\'s, "Formule" the cover level\'s', () => {
-    const { row, newHeaders } = placeValues(['Police', 'Fin de garantie', 'Formule'], { policy_number: 'FR-9', end_date: '2026-03-31', 'coverage.motor_cover': 'comprehensive' });
+    const { row, newHeaders } = placeValues(['Police', 'Fin de garantie', 'Formule'], {
+      policy_number: 'FR-9',
+      end_date: '2026-03-31',
+      'coverage.motor_cover': 'comprehensive',
+    });
     expect(row).toEqual(['FR-9', '2026-03-31', 'comprehensive']);
     expect(newHeaders).toEqual([]);
   });
@@ -27,6 +40,9 @@ describe('placeValues', () => {
   });
 
   it('on an empty sheet: a header per value read, in the review order, and none for values not read', () => {
-    expect(placeValues([], { insurer: 'Bupa', 'coverage.health_plan': 'Bupa By You — Comprehensive' })).toEqual({ row: ['Bupa', 'Bupa By You — Comprehensive'], newHeaders: ['Insurer', 'Plan'] });
+    expect(placeValues([], { insurer: 'Bupa', 'coverage.health_plan': 'Bupa By You — Comprehensive' })).toEqual({
+      row: ['Bupa', 'Bupa By You — Comprehensive'],
+      newHeaders: ['Insurer', 'Plan'],
+    });
   });
 });

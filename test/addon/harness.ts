@@ -62,9 +62,18 @@ export async function startChild<T>(script: string, args: string[]): Promise<T &
   };
 }
 
-export async function startConnectorChild(spec: { extraction?: boolean; env?: Record<string, string>; google?: boolean; slowRegistry?: boolean; operatorRegistry?: boolean; keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }> }): Promise<ChildConnector> {
+export async function startConnectorChild(spec: {
+  extraction?: boolean;
+  env?: Record<string, string>;
+  google?: boolean;
+  slowRegistry?: boolean;
+  operatorRegistry?: boolean;
+  keys: Record<string, { mode?: 'live' | 'test'; credits?: number; scopes?: string[] }>;
+}): Promise<ChildConnector> {
   // The child can't ask vitest for the run's bundle: it is handed the extraction host.
-  return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [JSON.stringify(spec.extraction ? { ...spec, extractionHost: built().extractHost } : spec)]);
+  return startChild<Omit<ChildConnector, 'stop'>>('connector-child.ts', [
+    JSON.stringify(spec.extraction ? { ...spec, extractionHost: built().extractHost } : spec),
+  ]);
 }
 
 /**
@@ -81,9 +90,23 @@ export function metadataMirror(http: SyncHttp, child: ChildConnector): (e: Metad
     const id = `id=${encodeURIComponent(e.spreadsheetId)}`;
     const [r] =
       e.op === 'add'
-        ? http.send([{ url: `${control}/metadata?${id}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: e.key, value: e.value ?? undefined, visibility: e.visibility }) }])
-        : http.send([{ url: `${control}/metadata?${id}&key=${encodeURIComponent(e.key)}&value=${encodeURIComponent(e.value ?? '')}`, method: 'DELETE', headers: {} }]);
-    if (r!.status !== (e.op === 'add' ? 200 : 204)) throw new Error(`metadata mirror: ${e.op} answered ${r!.status ?? r!.error} ${Buffer.from(r!.body ?? []).toString('utf8')}`);
+        ? http.send([
+            {
+              url: `${control}/metadata?${id}`,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ key: e.key, value: e.value ?? undefined, visibility: e.visibility }),
+            },
+          ])
+        : http.send([
+            {
+              url: `${control}/metadata?${id}&key=${encodeURIComponent(e.key)}&value=${encodeURIComponent(e.value ?? '')}`,
+              method: 'DELETE',
+              headers: {},
+            },
+          ]);
+    if (r!.status !== (e.op === 'add' ? 200 : 204))
+      throw new Error(`metadata mirror: ${e.op} answered ${r!.status ?? r!.error} ${Buffer.from(r!.body ?? []).toString('utf8')}`);
   };
 }
 
@@ -91,12 +114,50 @@ export function metadataMirror(http: SyncHttp, child: ChildConnector): (e: Metad
 
 /** The add-on's top-level functions (as listed in addon/src/main.ts). */
 export const ENTRY_POINTS = [
-  'VERIFYPOLICY', 'onOpen', 'onInstall', 'showVerifySidebar', 'showPdfSidebar', 'showDatasetSidebar', 'showSettings', 'getSettings', 'saveSettings',
-  'clearKey', 'testConnection', 'grantKeyToSpreadsheet', 'revokeGrant', 'detectRowMapping', 'rowsToVerify', 'startRowsRun', 'pollRowsRun', 'submitPdfExtraction',
-  'pollPdfExtraction', 'searchDatasets', 'previewDataset', 'importDataset', 'listSchedules', 'removeSchedule', 'refreshScheduledImports',
-  'getSheetsInfo', 'listConnectorSchedules', 'createConnectorSchedule', 'removeConnectorSchedule', 'showPdfPicker', 'getPickerConfig', 'pickedPdf',
-  'pickCancelled', 'pickerAlive', 'getPick', 'refreshScheduleNow', 'getBindingStatus', 'bindSpreadsheet', 'disconnectSpreadsheet', 'jumpToRow', 'resumeSchedule', 'resumeConnectorSchedule',
-  'confirmExtraction', 'updatePendingResults',
+  'VERIFYPOLICY',
+  'onOpen',
+  'onInstall',
+  'showVerifySidebar',
+  'showPdfSidebar',
+  'showDatasetSidebar',
+  'showSettings',
+  'getSettings',
+  'saveSettings',
+  'clearKey',
+  'testConnection',
+  'grantKeyToSpreadsheet',
+  'revokeGrant',
+  'detectRowMapping',
+  'rowsToVerify',
+  'startRowsRun',
+  'pollRowsRun',
+  'submitPdfExtraction',
+  'pollPdfExtraction',
+  'searchDatasets',
+  'previewDataset',
+  'importDataset',
+  'listSchedules',
+  'removeSchedule',
+  'refreshScheduledImports',
+  'getSheetsInfo',
+  'listConnectorSchedules',
+  'createConnectorSchedule',
+  'removeConnectorSchedule',
+  'showPdfPicker',
+  'getPickerConfig',
+  'pickedPdf',
+  'pickCancelled',
+  'pickerAlive',
+  'getPick',
+  'refreshScheduleNow',
+  'getBindingStatus',
+  'bindSpreadsheet',
+  'disconnectSpreadsheet',
+  'jumpToRow',
+  'resumeSchedule',
+  'resumeConnectorSchedule',
+  'confirmExtraction',
+  'updatePendingResults',
 ] as const;
 export type EntryPoint = (typeof ENTRY_POINTS)[number];
 
@@ -143,7 +204,10 @@ const MODE: Record<string, 'CUSTOM_FUNCTION' | 'LIMITED'> = { VERIFYPOLICY: 'CUS
 export function userHarness(world: World, user: string): Harness {
   const u = world.user(user);
   const fns = new Proxy({} as Record<EntryPoint, (...a: V[]) => V>, {
-    get: (_t, name: string) => (...a: V[]) => world.run(user, MODE[name] ?? 'FULL', name, name === 'onOpen' && a.length === 0 ? [{ authMode: 'LIMITED' }] : a),
+    get:
+      (_t, name: string) =>
+      (...a: V[]) =>
+        world.run(user, MODE[name] ?? 'FULL', name, name === 'onOpen' && a.length === 0 ? [{ authMode: 'LIMITED' }] : a),
   });
   return {
     world,

@@ -6,7 +6,16 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type HarnessOptions } from './harness.js';
+import {
+  buildAddon,
+  CONNECTOR,
+  loadAddon,
+  ROOT,
+  startConnectorChild,
+  SyncHttp,
+  type ChildConnector,
+  type HarnessOptions,
+} from './harness.js';
 
 let extracting: ChildConnector;
 let limited: ChildConnector;
@@ -16,7 +25,10 @@ beforeAll(async () => {
   buildAddon();
   http = new SyncHttp();
   [extracting, limited] = await Promise.all([
-    startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 }, noExtract: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
+    startConnectorChild({
+      extraction: true,
+      keys: { live: { mode: 'live', credits: 100 }, noExtract: { mode: 'live', credits: 100, scopes: ['verify'] } },
+    }),
     startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3' }, keys: { live: { mode: 'live', credits: 100 } } }),
   ]);
 }, 90_000);
@@ -37,7 +49,8 @@ const drive = {
   [OTHER]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf'), name: 'not-picked.pdf' },
 };
 const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
-const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: extracting.url, drive, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER, ...opts });
+const addon = (opts: HarnessOptions = {}) =>
+  loadAddon(http, { connector: extracting.url, drive, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER, ...opts });
 
 describe('extract from a Drive PDF chosen in Google Picker', () => {
   it('the sidebar opens the Picker dialog; the picked file is read through the Drive API, uploaded, polled, and appended under matching headers', () => {
@@ -63,7 +76,10 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     const picked = h.fns.pickedPdf(pickId, PDF);
     expect(picked).toMatchObject({ state: 'picked', fileName: '003.pdf', jobId: expect.any(String) });
     expect(h.fns.getPick(pickId)).toEqual(picked);
-    expect(h.world.drive.calls).toEqual([`GET /drive/v3/files/${PDF}?fields=id,name,mimeType,size&supportsAllDrives=true`, `GET /drive/v3/files/${PDF}?alt=media&supportsAllDrives=true`]);
+    expect(h.world.drive.calls).toEqual([
+      `GET /drive/v3/files/${PDF}?fields=id,name,mimeType,size&supportsAllDrives=true`,
+      `GET /drive/v3/files/${PDF}?alt=media&supportsAllDrives=true`,
+    ]);
 
     let v = h.fns.pollPdfExtraction(picked.jobId);
     // Up to 60 s: the first extraction starts the extraction process, slow on a loaded machine.
@@ -87,16 +103,24 @@ describe('extract from a Drive PDF chosen in Google Picker', () => {
     // A pick the sidebar stopped waiting for: the dialog's next heartbeat learns it (and closes), a late pick is not submitted.
     expect(h.fns.pickerAlive(second)).toEqual({ state: 'cancelled' });
     const calls = h.world.drive.calls.length;
-    expect(h.fns.pickedPdf(second, PDF)).toEqual({ state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' });
+    expect(h.fns.pickedPdf(second, PDF)).toEqual({
+      state: 'failed',
+      error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.',
+    });
     expect(h.world.drive.calls).toHaveLength(calls);
   }, 90_000);
 
   it('drive.file: a pasted link to a file never picked is refused with advice; a wrong app id grants nothing', () => {
     const h = addon();
     h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
-    expect(() => h.fns.submitPdfExtraction(OTHER)).toThrow('Covercheck can open only the files you choose with "Choose from Drive" (it has no access to the rest of your Drive). Choose the file there.');
+    expect(() => h.fns.submitPdfExtraction(OTHER)).toThrow(
+      'Covercheck can open only the files you choose with "Choose from Drive" (it has no access to the rest of your Drive). Choose the file there.',
+    );
     expect(h.world.drive.grantPick(h.user, OTHER, '999')).toBe(false);
-    expect(h.fns.pickedPdf(h.fns.showPdfPicker().pickId, OTHER)).toEqual({ state: 'failed', error: expect.stringMatching(/^Covercheck can open only the files you choose/) });
+    expect(h.fns.pickedPdf(h.fns.showPdfPicker().pickId, OTHER)).toEqual({
+      state: 'failed',
+      error: expect.stringMatching(/^Covercheck can open only the files you choose/),
+    });
     expect(h.stats.log.filter((l) => l.url.startsWith(CONNECTOR))).toEqual([]);
   });
 

@@ -28,7 +28,12 @@ const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '1
 
 describe('review before writing', () => {
   it('low-confidence values are not written until confirmed; a correction is written as corrected, confident values as read', () => {
-    const h = loadAddon(http, { connector: extracting.url, drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/006.pdf') } }, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER });
+    const h = loadAddon(http, {
+      connector: extracting.url,
+      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/006.pdf') } },
+      scriptProperties: PICKER,
+      cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER,
+    });
     h.fns.saveSettings({ url: CONNECTOR, key: extracting.keys.live });
     const s = h.ss.active;
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
@@ -48,9 +53,13 @@ describe('review before writing', () => {
     expect(s.getLastRow()).toBe(1);
 
     // Confirming only some of them writes nothing, and says which are left.
-    const answers: Record<string, { value: string; confirmed: boolean }> = Object.fromEntries(low.map((i: { key: string; value: string }) => [i.key, { value: i.value, confirmed: false }]));
+    const answers: Record<string, { value: string; confirmed: boolean }> = Object.fromEntries(
+      low.map((i: { key: string; value: string }) => [i.key, { value: i.value, confirmed: false }]),
+    );
     answers.start_date = { value: '2025-11-01', confirmed: true };
-    expect(() => h.fns.confirmExtraction(jobId, answers)).toThrow(/^Check (End date|[A-Za-z ]+)(, [A-Za-z ]+)* first: confirm or correct each before it goes into the sheet\.$/);
+    expect(() => h.fns.confirmExtraction(jobId, answers)).toThrow(
+      /^Check (End date|[A-Za-z ]+)(, [A-Za-z ]+)* first: confirm or correct each before it goes into the sheet\.$/,
+    );
     expect(s.getLastRow()).toBe(1);
 
     // All confirmed, the start date corrected; a value the sidebar sends for a confident field is ignored.
@@ -78,14 +87,24 @@ describe('reviewItems and reviewedValues', () => {
     insurer: 'X Insurance',
     start_date: '2026-01-01',
     confidence: { policy_number: 0.97, insurer: 0.89, start_date: 0.9 },
-    coverage: { motor_cover: { value: 'comprehensive' as const, printed: 'Vollkasko', confidence: 0.85 }, health_plan: { value: 'Gold', confidence: 0.95 } },
+    coverage: {
+      motor_cover: { value: 'comprehensive' as const, printed: 'Vollkasko', confidence: 0.85 },
+      health_plan: { value: 'Gold', confidence: 0.95 },
+    },
   };
   it('lists every value with its confidence, coverage details by their value and printed wording; below 0.9 needs review, 0.9 does not', () => {
     expect(reviewItems(fields)).toEqual([
       { key: 'policy_number', label: 'Policy number', value: 'AB123', confidence: 0.97, needsReview: false },
       { key: 'insurer', label: 'Insurer', value: 'X Insurance', confidence: 0.89, needsReview: true },
       { key: 'start_date', label: 'Start date', value: '2026-01-01', confidence: 0.9, needsReview: false },
-      { key: 'coverage.motor_cover', label: 'Cover level', value: 'comprehensive', printed: 'Vollkasko', confidence: 0.85, needsReview: true },
+      {
+        key: 'coverage.motor_cover',
+        label: 'Cover level',
+        value: 'comprehensive',
+        printed: 'Vollkasko',
+        confidence: 0.85,
+        needsReview: true,
+      },
       { key: 'coverage.health_plan', label: 'Plan', value: 'Gold', confidence: 0.95, needsReview: false },
     ]);
   });
@@ -93,7 +112,12 @@ describe('reviewItems and reviewedValues', () => {
     const items = reviewItems(fields);
     expect(() => reviewedValues(items, {})).toThrow('Check Insurer, Cover level first');
     expect(() => reviewedValues(items, { insurer: { value: 'X', confirmed: true } })).toThrow('Check Cover level first');
-    expect(reviewedValues(items, { insurer: { value: ' Y Insurance ', confirmed: true }, 'coverage.motor_cover': { value: '', confirmed: true } })).toEqual({
+    expect(
+      reviewedValues(items, {
+        insurer: { value: ' Y Insurance ', confirmed: true },
+        'coverage.motor_cover': { value: '', confirmed: true },
+      }),
+    ).toEqual({
       policy_number: 'AB123',
       insurer: 'Y Insurance',
       start_date: '2026-01-01',

@@ -16,7 +16,16 @@ beforeAll(async () => {
   http = new SyncHttp();
   // Live keys see real rows only: the child holds an operator's registry extract, so unknown UK
   // motor numbers are charged unverified answers.
-  conn = await startConnectorChild({ operatorRegistry: true, keys: { big: { mode: 'live', credits: 20_000 }, small: { mode: 'live', credits: 1_000 }, small2: { mode: 'live', credits: 1_000 }, closed: { mode: 'live', credits: 1_000 }, closed2: { mode: 'live', credits: 1_000 } } });
+  conn = await startConnectorChild({
+    operatorRegistry: true,
+    keys: {
+      big: { mode: 'live', credits: 20_000 },
+      small: { mode: 'live', credits: 1_000 },
+      small2: { mode: 'live', credits: 1_000 },
+      closed: { mode: 'live', credits: 1_000 },
+      closed2: { mode: 'live', credits: 1_000 },
+    },
+  });
 }, 60_000);
 afterAll(async () => {
   await conn?.stop();
@@ -37,7 +46,8 @@ function sparseSheet(key: string, n: number): Harness {
   const s = h.ss.active;
   s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Insurance type']]);
   const data: string[][] = [];
-  for (let i = 0; i < n; i++) data.push([`UKO-9${String(i).padStart(3, '0').slice(-3)}-${String(i).padStart(4, '0')}`, 'UK', 'motor'], ['', '', '']);
+  for (let i = 0; i < n; i++)
+    data.push([`UKO-9${String(i).padStart(3, '0').slice(-3)}-${String(i).padStart(4, '0')}`, 'UK', 'motor'], ['', '', '']);
   s.getRange(2, 1, data.length, 3).setValues(data);
   return h;
 }
@@ -105,7 +115,11 @@ describe('a cache save that fails', () => {
     p = pollToEnd(h, p);
     expect(posts() - posts0).toBe(6);
     const s = h.ss.active;
-    expect(policyRows(N).map((r) => s.get(r, 4)).filter((v) => v !== 'unverified')).toEqual([]);
+    expect(
+      policyRows(N)
+        .map((r) => s.get(r, 4))
+        .filter((v) => v !== 'unverified'),
+    ).toEqual([]);
     expect(b0 - (await balance(conn.keys.small!))).toBe(N);
     expect(p.summary.creditsSpent).toBe(N);
 
@@ -144,7 +158,7 @@ describe('a run whose sidebar was closed before its results came in', () => {
     return added;
   }
 
-  it('the next run takes its batches over, by each policy\'s hash, wherever the rows are now: every row written, each policy paid once', async () => {
+  it("the next run takes its batches over, by each policy's hash, wherever the rows are now: every row written, each policy paid once", async () => {
     const N = 250;
     const h = sparseSheet(conn.keys.closed!, N);
     const b0 = await balance(conn.keys.closed!);
@@ -156,13 +170,19 @@ describe('a run whose sidebar was closed before its results came in', () => {
     const added = shiftAndAdd(h, N);
     let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping);
     expect(p.runId).not.toBe(first.runId);
-    expect(p.message).toMatch(/250 rows were already sent by an earlier run that did not finish \(the sidebar was closed\): their results are collected now, without paying again\./);
+    expect(p.message).toMatch(
+      /250 rows were already sent by an earlier run that did not finish \(the sidebar was closed\): their results are collected now, without paying again\./,
+    );
     // Only the new policy is sent.
     expect(posts()).toBe(4);
     p = pollToEnd(h, p);
     const s = h.ss.active;
     expect([...policyRows(N).map((r) => r + 1), added].map((r) => s.get(r, 4)).filter((v) => v !== 'unverified')).toEqual([]);
-    expect(policyRows(N).map((r) => s.get(r, 4)).filter((v) => v !== '')).toEqual([]);
+    expect(
+      policyRows(N)
+        .map((r) => s.get(r, 4))
+        .filter((v) => v !== ''),
+    ).toEqual([]);
     expect(b0 - (await balance(conn.keys.closed!))).toBe(N + 1);
     // The earlier run, polled again (its sidebar reopened), writes nothing more.
     const before = JSON.stringify(s.getRange(1, 1, added, 8).getValues());
@@ -179,7 +199,11 @@ describe('a run whose sidebar was closed before its results came in', () => {
     expect(h.userCache.refusals).toBe(1);
     const p = pollToEnd(h, h.fns.startRowsRun(h.fns.detectRowMapping().mapping));
     expect(p).toMatchObject({ total: N, errors: 0 });
-    expect(policyRows(N).map((r) => h.ss.active.get(r, 4)).filter((v) => v !== 'unverified')).toEqual([]);
+    expect(
+      policyRows(N)
+        .map((r) => h.ss.active.get(r, 4))
+        .filter((v) => v !== 'unverified'),
+    ).toEqual([]);
     expect(b0 - (await balance(conn.keys.closed2!))).toBe(N);
   }, 30_000);
 });

@@ -33,9 +33,15 @@ const balance = async (key: string) => ((await get('/api/v1/account', key)) as {
 
 /** Known demo policies (verified), unknown numbers (unverified) and French health (no registry: inconclusive). */
 function rows(n: number): string[][] {
-  const known = [['UKM-1000-0001', 'UK', 'motor'], ['UKM-1000-0002', 'UK', 'motor'], ['KFZ-5096-000001', 'DE', 'motor'], ['AUTO-2109-000001', 'FR', 'motor']];
+  const known = [
+    ['UKM-1000-0001', 'UK', 'motor'],
+    ['UKM-1000-0002', 'UK', 'motor'],
+    ['KFZ-5096-000001', 'DE', 'motor'],
+    ['AUTO-2109-000001', 'FR', 'motor'],
+  ];
   const out = known.map((k) => [...k]);
-  for (let i = 0; out.length < n; i++) out.push(i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']);
+  for (let i = 0; out.length < n; i++)
+    out.push(i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']);
   return out;
 }
 
@@ -104,7 +110,9 @@ describe('delta re-checks', () => {
     expect(verify(h, { maxAgeDays: 2 }).p).toMatchObject({ total: 250, skipped: 0 });
     expect(verify(h, { maxAgeDays: 5 }).p).toMatchObject({ total: 0, skipped: 250 });
     expect(verify(h, { mode: 'all' }).p).toMatchObject({ total: 250, skipped: 0 });
-    expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { recheck: { mode: 'some' } })).toThrow(/Re-check must be one of changed, all/);
+    expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { recheck: { mode: 'some' } })).toThrow(
+      /Re-check must be one of changed, all/,
+    );
     expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { recheck: { maxAgeDays: -1 } })).toThrow(/from 0 to 3650/);
   });
 
@@ -125,7 +133,12 @@ describe('results summary, colours and notes', () => {
     const col = (c: number) => Array.from({ length: 30 }, (_, i) => String(s.get(i + 2, c)));
     const status = col(4);
     const count = (x: string) => status.filter((v) => v === x).length;
-    expect(p.summary.counts).toEqual({ verified: count('verified'), unverified: count('unverified'), inconclusive: count('inconclusive'), error: 0 });
+    expect(p.summary.counts).toEqual({
+      verified: count('verified'),
+      unverified: count('unverified'),
+      inconclusive: count('inconclusive'),
+      error: 0,
+    });
     expect(p.summary.counts.verified).toBeGreaterThan(0);
     expect(p.summary.counts.unverified).toBeGreaterThan(0);
     expect(p.summary.counts.inconclusive).toBeGreaterThan(0);
@@ -135,18 +148,29 @@ describe('results summary, colours and notes', () => {
     expect(p.summary.needsLookTotal).toBe(look.length);
     expect(p.summary.needsLook[0]).toMatchObject({ policy: s.get(look[0]!, 1), status: s.get(look[0]!, 4) });
     expect(s.note(1, 4)).toBe(p.summary.headerNote);
-    expect(s.note(1, 4)).toMatch(new RegExp(`${count('verified')} verified, ${count('unverified')} unverified, ${count('inconclusive')} inconclusive, 0 errors\\n30 checked, 0 unchanged and skipped\\nCredits spent ${p.summary.creditsSpent}, left ${p.summary.creditsLeft}`));
+    expect(s.note(1, 4)).toMatch(
+      new RegExp(
+        `${count('verified')} verified, ${count('unverified')} unverified, ${count('inconclusive')} inconclusive, 0 errors\\n30 checked, 0 unchanged and skipped\\nCredits spent ${p.summary.creditsSpent}, left ${p.summary.creditsLeft}`,
+      ),
+    );
 
     h.fns.jumpToRow('Sheet1', look[1]);
     expect(h.ss.activeRange).toMatchObject({ row: look[1], col: 1, nr: 1 });
     expect(() => h.fns.jumpToRow('Nope', 3)).toThrow('The sheet "Nope" is gone.');
   });
 
-  it('status colours: four rules added once, the user\'s rules kept, re-runs add none', () => {
+  it("status colours: four rules added once, the user's rules kept, re-runs add none", () => {
     const h = sheet(conn.keys.sandbox!, rows(12));
     const s = h.ss.active;
     // The user's own rule on another column, made as a person would in Format > Conditional formatting.
-    s.conditionalFormatRules.push(new FakeConditionalFormatRule(h.world.guard, { type: 'TEXT_EQUAL_TO', values: ['UK'] }, { background: '#00f', fontColor: null, bold: null }, [s.getRange(2, 2, 20, 1)]));
+    s.conditionalFormatRules.push(
+      new FakeConditionalFormatRule(
+        h.world.guard,
+        { type: 'TEXT_EQUAL_TO', values: ['UK'] },
+        { background: '#00f', fontColor: null, bold: null },
+        [s.getRange(2, 2, 20, 1)],
+      ),
+    );
     verify(h);
     const texts = () => s.conditionalFormatRules.map((r) => r.criteria.values[0]);
     expect(texts()).toEqual(['UK', 'verified', 'unverified', 'inconclusive', 'Error:']);
@@ -158,7 +182,7 @@ describe('results summary, colours and notes', () => {
     // Painting cells is not how it's done: no background was set on any cell (the stand-in has no setBackground at all).
   });
 
-  it('notes on unverified and inconclusive rows say why from checks[], in the user\'s language; a verified row\'s note is cleared', () => {
+  it("notes on unverified and inconclusive rows say why from checks[], in the user's language; a verified row's note is cleared", () => {
     const data = rows(10);
     const h = sheet(conn.keys.sandbox!, data);
     const s = h.ss.active;
@@ -203,9 +227,13 @@ describe('insurer register links', () => {
 
   const fca = (frn: string) => `https://register.fca.org.uk/s/search?q=${frn}&type=Companies`;
 
-  it('a real UK insurer\'s cell links to its FCA register page, one rich text call per block; an insurer without a page and a row without one stay plain text; a re-run drops a link that no longer applies', async () => {
+  it("a real UK insurer's cell links to its FCA register page, one rich text call per block; an insurer without a page and a row without one stay plain text; a re-run drops a link that no longer applies", async () => {
     const direct = (await (
-      await fetch(`${reg.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${reg.keys.live}`, 'content-type': 'application/json' }, body: JSON.stringify(OPERATOR_UK_MOTOR) })
+      await fetch(`${reg.url}/api/v1/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${reg.keys.live}`, 'content-type': 'application/json' },
+        body: JSON.stringify(OPERATOR_UK_MOTOR),
+      })
     ).json()) as { insurer: { name: string; register_url: string | null } };
     expect(direct.insurer).toMatchObject({ name: 'U K Insurance Limited', register_url: fca('202810') });
 
@@ -222,7 +250,11 @@ describe('insurer register links', () => {
     const rich0 = h.ss.richTextWrites;
     expect(verify(h).p).toMatchObject({ total: 4, done: 4, errors: 0 });
     expect(s.row(1)[5]).toBe('Covercheck insurer');
-    const insurers = () => s.getRange(2, 6, 4, 1).getRichTextValues().map(([v]) => [v!.getText(), v!.getLinkUrl()]);
+    const insurers = () =>
+      s
+        .getRange(2, 6, 4, 1)
+        .getRichTextValues()
+        .map(([v]) => [v!.getText(), v!.getLinkUrl()]);
     expect(insurers()).toEqual([
       [direct.insurer.name, direct.insurer.register_url],
       ['AXA FRANCE I.A.R.D.', null],
@@ -245,7 +277,7 @@ describe('insurer register links', () => {
   });
 });
 
-describe('run history of the add-on\'s dataset refreshes', () => {
+describe("run history of the add-on's dataset refreshes", () => {
   const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
   it('keeps the last 30 runs per schedule in document properties, under 9 KB a value, with failures and who ran them; every editor sees them; removal forgets them', () => {
     const h = loadAddon(http, { connector: conn.url });
@@ -258,7 +290,13 @@ describe('run history of the add-on\'s dataset refreshes', () => {
     h.advance(3600_000);
     h.world.offline = false;
     v = h.fns.listSchedules().schedules[0];
-    expect(v.runs.map((r: { ok: boolean; by: string }) => [r.ok, r.by])).toEqual([[false, 'trigger'], [true, 'trigger'], [true, 'trigger'], [true, 'trigger'], [true, 'manual']]);
+    expect(v.runs.map((r: { ok: boolean; by: string }) => [r.ok, r.by])).toEqual([
+      [false, 'trigger'],
+      [true, 'trigger'],
+      [true, 'trigger'],
+      [true, 'trigger'],
+      [true, 'manual'],
+    ]);
     expect(v.runs[0].error).toMatch(/^Connector unreachable/);
     expect(v.runs[1]).toMatchObject({ rows: 12, error: null });
     expect(Date.parse(v.runs[0].at) - Date.parse(v.runs[1].at)).toBe(3600_000);
@@ -278,9 +316,10 @@ describe('run history of the add-on\'s dataset refreshes', () => {
   });
 });
 
-describe('output modes of the add-on\'s dataset imports and refreshes', () => {
+describe("output modes of the add-on's dataset imports and refreshes", () => {
   const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
-  const series = async (n: number) => ((await get(`/api/v1/datasets/${SLUG}/series?limit=${n}`)) as { points: { date: string; value: number }[] }).points;
+  const series = async (n: number) =>
+    ((await get(`/api/v1/datasets/${SLUG}/series?limit=${n}`)) as { points: { date: string; value: number }[] }).points;
 
   function imported(mode: string, limit: number) {
     const h = loadAddon(http, { connector: conn.url });
@@ -292,19 +331,28 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     return { h, sheet, id: r.schedule.id as string };
   }
   /** A:B as shown: Sheets typed the dates and values written as text (getValues has Dates and numbers). */
-  const ab = (sheet: { getRange: (...a: number[]) => { getDisplayValues(): string[][] } }, n: number) => sheet.getRange(2, 1, n, 2).getDisplayValues();
+  const ab = (sheet: { getRange: (...a: number[]) => { getDisplayValues(): string[][] } }, n: number) =>
+    sheet.getRange(2, 1, n, 2).getDisplayValues();
   const shown = (pts: { date: string; value: number }[]) => pts.map((p) => [p.date, String(p.value)]);
 
-  it('overwrite: A:B replaced (old rows beyond the new points blanked), the user\'s column kept', async () => {
+  it("overwrite: A:B replaced (old rows beyond the new points blanked), the user's column kept", async () => {
     const { h, sheet, id } = imported('overwrite', 24);
     expect(h.fns.listSchedules().schedules[0]).toMatchObject({ mode: 'overwrite' });
     const pts = await series(24);
     // Rows an earlier, longer import left.
-    sheet.getRange(26, 1, 3, 2).setValues([['1999-01-01', 1], ['1999-02-01', 2], ['1999-03-01', 3]]);
+    sheet.getRange(26, 1, 3, 2).setValues([
+      ['1999-01-01', 1],
+      ['1999-02-01', 2],
+      ['1999-03-01', 3],
+    ]);
     sheet.set(2, 2, 999);
     h.fns.refreshScheduleNow(id);
     expect(ab(sheet, 24)).toEqual(shown(pts));
-    expect(ab(sheet, 27).slice(24)).toEqual([['', ''], ['', ''], ['', '']]);
+    expect(ab(sheet, 27).slice(24)).toEqual([
+      ['', ''],
+      ['', ''],
+      ['', ''],
+    ]);
     expect(sheet.get(2, 3)).toBe('note 2');
     expect(sheet.get(25, 3)).toBe('note 25');
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 24 });
@@ -314,7 +362,11 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     const { h, sheet, id } = imported('append', 12);
     const pts = await series(12);
     // The sheet as an import three points ago left it; a stale value stays as it is in append mode.
-    sheet.getRange(11, 1, 3, 2).setValues([['', ''], ['', ''], ['', '']]);
+    sheet.getRange(11, 1, 3, 2).setValues([
+      ['', ''],
+      ['', ''],
+      ['', ''],
+    ]);
     sheet.set(2, 2, 999);
     h.fns.refreshScheduleNow(id);
     expect(ab(sheet, 12)).toEqual([[pts[0]!.date, '999'], ...shown(pts.slice(1))]);
@@ -326,16 +378,21 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
     expect(sheet.get(12, 3)).toBe('note 12');
   });
 
-  it('merge on the date: changed values updated in place, missing dates added, the user\'s column beside each row unchanged', async () => {
+  it("merge on the date: changed values updated in place, missing dates added, the user's column beside each row unchanged", async () => {
     const { h, sheet, id } = imported('merge', 12);
     const pts = await series(12);
     sheet.set(5, 2, 999);
-    sheet.getRange(12, 1, 2, 2).setValues([['', ''], ['', '']]);
+    sheet.getRange(12, 1, 2, 2).setValues([
+      ['', ''],
+      ['', ''],
+    ]);
     h.fns.refreshScheduleNow(id);
     expect(ab(sheet, 12)).toEqual(shown(pts));
     expect(sheet.get(5, 3)).toBe('note 5');
     expect(h.fns.listSchedules().schedules[0].runs[0]).toMatchObject({ ok: true, rows: 3 });
-    expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'upsert' })).toThrow('Output mode must be one of overwrite, append, merge.');
+    expect(() => h.fns.importDataset({ slug: SLUG, sheetName: 'X', schedule: 'daily', mode: 'upsert' })).toThrow(
+      'Output mode must be one of overwrite, append, merge.',
+    );
   });
 
   it('east of UTC (a Berlin spreadsheet, the script in UTC): append and merge find the dates already in column A, as Sheets typed them', async () => {
@@ -357,7 +414,7 @@ describe('output modes of the add-on\'s dataset imports and refreshes', () => {
   });
 });
 
-describe('failure alerts and auto-pause of the add-on\'s refreshes', () => {
+describe("failure alerts and auto-pause of the add-on's refreshes", () => {
   it('three failed hourly refreshes in a row pause the schedule with the reason; the trigger then leaves it alone; Resume refreshes it and clears the count', () => {
     const h = loadAddon(http, { connector: conn.url });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
@@ -369,7 +426,9 @@ describe('failure alerts and auto-pause of the add-on\'s refreshes', () => {
     h.advance(3600_000);
     v = h.fns.listSchedules().schedules[0];
     expect(v.failures).toBe(3);
-    expect(v.paused).toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable at https:\/\/covercheck\.example\.com/);
+    expect(v.paused).toMatch(
+      /^Paused after 3 failed refreshes in a row\. The last: Connector unreachable at https:\/\/covercheck\.example\.com/,
+    );
     // Paused: further hours run no refresh (the history stays at 4 runs: the import and three failures).
     h.world.offline = false;
     h.advance(5 * 3600_000);

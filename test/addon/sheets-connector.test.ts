@@ -8,7 +8,16 @@
  * metadataMirror; bindings.test.ts tests the binding itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, metadataMirror, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import {
+  buildAddon,
+  CONNECTOR,
+  loadAddon,
+  metadataMirror,
+  startConnectorChild,
+  SyncHttp,
+  type ChildConnector,
+  type Harness,
+} from './harness.js';
 
 let google: ChildConnector;
 let plain: ChildConnector;
@@ -19,7 +28,11 @@ beforeAll(async () => {
   http = new SyncHttp();
   [google, plain] = await Promise.all([
     // Schedules pause after one failed run here, so the pause and Resume are seen without waiting out retries.
-    startConnectorChild({ google: true, env: { COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' }, keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } } }),
+    startConnectorChild({
+      google: true,
+      env: { COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' },
+      keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } },
+    }),
     startConnectorChild({ keys: { sandbox: { mode: 'test' } } }),
   ]);
 }, 60_000);
@@ -30,13 +43,18 @@ afterAll(async () => {
 });
 
 const putSheet = async (id: string, title: string, grid: string[][]) => {
-  const r = await fetch(`${google.google!.control}/sheet?id=${id}&title=${encodeURIComponent(title)}`, { method: 'PUT', body: JSON.stringify(grid) });
+  const r = await fetch(`${google.google!.control}/sheet?id=${id}&title=${encodeURIComponent(title)}`, {
+    method: 'PUT',
+    body: JSON.stringify(grid),
+  });
   expect(r.status).toBe(204);
 };
 /** The add-on in a spreadsheet that Google (the child's Sheets stand-in) also holds. */
-const addon = (spreadsheetId: string) => loadAddon(http, { connector: google.url, spreadsheetId, onMetadata: metadataMirror(http, google) });
+const addon = (spreadsheetId: string) =>
+  loadAddon(http, { connector: google.url, spreadsheetId, onMetadata: metadataMirror(http, google) });
 const calls = (h: Harness) => h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname.replace(/sbd_\w+/, 'sbd_*')} ${l.status}`);
-const getGrid = async (id: string, title: string): Promise<string[][]> => (await fetch(`${google.google!.control}/grid?id=${id}&title=${encodeURIComponent(title)}`)).json() as Promise<string[][]>;
+const getGrid = async (id: string, title: string): Promise<string[][]> =>
+  (await fetch(`${google.google!.control}/grid?id=${id}&title=${encodeURIComponent(title)}`)).json() as Promise<string[][]>;
 async function gridUntil(id: string, title: string, done: (g: string[][]) => boolean, ms = 15_000): Promise<string[][]> {
   const until = Date.now() + ms;
   for (;;) {
@@ -46,7 +64,9 @@ async function gridUntil(id: string, title: string, done: (g: string[][]) => boo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-async function direct(policy: string): Promise<{ status: string; confidence_score: number; insurer: { name: string } | null; flags: string[] }> {
+async function direct(
+  policy: string,
+): Promise<{ status: string; confidence_score: number; insurer: { name: string } | null; flags: string[] }> {
   const r = await fetch(`${google.url}/api/v1/verify`, {
     method: 'POST',
     headers: { authorization: `Bearer ${google.keys.sandbox}`, 'content-type': 'application/json' },
@@ -85,7 +105,13 @@ describe('rows sidebar: write results back when done', () => {
 
     const m = h.fns.detectRowMapping().mapping;
     const p0 = h.fns.startRowsRun(m, { writeBack: true });
-    expect(p0).toMatchObject({ total: 150, done: 0, finished: false, resultColumns: [4, 5, 6, 7, 8, 9], writeBack: { written: 0, missing: [], failed: null } });
+    expect(p0).toMatchObject({
+      total: 150,
+      done: 0,
+      finished: false,
+      resultColumns: [4, 5, 6, 7, 8, 9],
+      writeBack: { written: 0, missing: [], failed: null },
+    });
     // The add-on connects the spreadsheet to the key first (nothing was bound), then submits.
     expect(calls(h)).toEqual([
       'GET /api/v1/sheets/service-account 200',
@@ -103,7 +129,12 @@ describe('rows sidebar: write results back when done', () => {
     expect(byNumber.has(gone)).toBe(false);
     const known = await direct('UKM-1000-0001');
     expect(known.status).toBe('verified');
-    expect(byNumber.get('UKM-1000-0001')!.slice(3, 7)).toEqual(['verified', String(known.confidence_score), known.insurer!.name, known.flags.join(', ')]);
+    expect(byNumber.get('UKM-1000-0001')!.slice(3, 7)).toEqual([
+      'verified',
+      String(known.confidence_score),
+      known.insurer!.name,
+      known.flags.join(', '),
+    ]);
     expect(byNumber.get('UKM-1000-0001')![7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d/);
     expect(byNumber.get('UKM-1000-0002')![3]).toBe((await direct('UKM-1000-0002')).status);
     expect(byNumber.get('UKM-1000-0002')![3]).toBe('unverified');
@@ -114,30 +145,58 @@ describe('rows sidebar: write results back when done', () => {
     // The sidebar, polled afterwards, reports the write-back and writes nothing itself.
     let p = p0;
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
-    expect(p).toMatchObject({ total: 150, done: 150, errors: 0, finished: true, writeBack: { written: 149, missing: ['UKM-9999-0137'], failed: null } });
-    expect(p.message).toBe('The connector wrote 149 results into the sheet. Not found in the sheet any more, nothing written for: UKM-9999-0137.');
-    expect(s.row(1)).toEqual(['Policy number', 'Country', 'Type', 'Covercheck status', 'Covercheck confidence', 'Covercheck insurer', 'Covercheck flags', 'Covercheck checked at', 'Covercheck input hash']);
+    expect(p).toMatchObject({
+      total: 150,
+      done: 150,
+      errors: 0,
+      finished: true,
+      writeBack: { written: 149, missing: ['UKM-9999-0137'], failed: null },
+    });
+    expect(p.message).toBe(
+      'The connector wrote 149 results into the sheet. Not found in the sheet any more, nothing written for: UKM-9999-0137.',
+    );
+    expect(s.row(1)).toEqual([
+      'Policy number',
+      'Country',
+      'Type',
+      'Covercheck status',
+      'Covercheck confidence',
+      'Covercheck insurer',
+      'Covercheck flags',
+      'Covercheck checked at',
+      'Covercheck input hash',
+    ]);
     expect(s.get(2, 4)).toBe('');
     expect(s.get(151, 4)).toBe('');
     // Only the add-on's bookkeeping: each checked row's input hash, so a re-run skips it (delta re-check).
     expect(String(s.get(2, 9))).toMatch(/^h1:/);
   }, 40_000);
 
-  it('the insurer names are the connector\'s: the sidebar adds register links only to cells that still hold the name, and rewrites no value', async () => {
+  it("the insurer names are the connector's: the sidebar adds register links only to cells that still hold the name, and rewrites no value", async () => {
     const SID = 'writeback-links-sheet01';
     const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     const s = h.ss.active;
     s.name = 'Claims';
     // Unknown numbers with a provider: the insurer is the provider's register row, a real one with a page even for a sandbox key.
-    const data = [['UKM-9999-7001', 'UK', 'motor', 'Hiscox'], ['UKM-9999-7002', 'UK', 'motor', 'Hiscox'], ['UKM-9999-7003', 'UK', 'motor', ''], ['UKM-9999-7004', 'UK', 'motor', 'Hiscox']];
+    const data = [
+      ['UKM-9999-7001', 'UK', 'motor', 'Hiscox'],
+      ['UKM-9999-7002', 'UK', 'motor', 'Hiscox'],
+      ['UKM-9999-7003', 'UK', 'motor', ''],
+      ['UKM-9999-7004', 'UK', 'motor', 'Hiscox'],
+    ];
     s.getRange(1, 1, 1, 4).setValues([['Policy number', 'Country', 'Type', 'Provider']]);
     s.getRange(2, 1, data.length, 4).setValues(data);
     await putSheet(SID, 'Claims', [['Policy number', 'Country', 'Type', 'Provider'], ...data]);
     let p = h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true });
     expect(p.resultColumns).toEqual([5, 6, 7, 8, 9, 10]);
     const grid = await gridUntil(SID, 'Claims', (g) => g.slice(1).every((r) => (r[4] ?? '') !== ''));
-    expect(grid.slice(1).map((r) => r[6])).toEqual(['Hiscox Insurance Company Limited', 'Hiscox Insurance Company Limited', '', 'Hiscox Insurance Company Limited']);
+    expect(grid.slice(1).map((r) => r[6])).toEqual([
+      'Hiscox Insurance Company Limited',
+      'Hiscox Insurance Company Limited',
+      '',
+      'Hiscox Insurance Company Limited',
+    ]);
     // The two stand-ins are one spreadsheet seen from two sides, but don't share cells: what the
     // connector wrote is copied across, and someone has since typed over row 3's insurer.
     grid.slice(1).forEach((r, i) => s.getRange(i + 2, 5, 1, 5).setValues([r.slice(4, 9)]));
@@ -147,7 +206,12 @@ describe('rows sidebar: write results back when done', () => {
     for (let i = 0; i < 30 && !p.finished; i++) p = h.fns.pollRowsRun(p.runId);
     expect(p).toMatchObject({ done: 4, finished: true, writeBack: { written: 4, failed: null } });
     const link = 'https://register.fca.org.uk/s/search?q=113849&type=Companies';
-    expect(s.getRange(2, 7, 4, 1).getRichTextValues().map(([v]) => [v!.getText(), v!.getLinkUrl()])).toEqual([
+    expect(
+      s
+        .getRange(2, 7, 4, 1)
+        .getRichTextValues()
+        .map(([v]) => [v!.getText(), v!.getLinkUrl()]),
+    ).toEqual([
       ['Hiscox Insurance Company Limited', link],
       ['Hiscox (typed by hand)', null],
       ['', null],
@@ -181,12 +245,25 @@ describe('rows sidebar: write results back when done', () => {
   it('a connector without a service account answers 503: the option is off, with the reason', () => {
     const h = loadAddon(http, { connector: plain.url });
     h.fns.saveSettings({ url: CONNECTOR, key: plain.keys.sandbox });
-    expect(h.fns.getSheetsInfo()).toEqual({ available: false, email: null, message: expect.stringMatching(/^The connector has no Google service account/) });
-    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`)).toEqual(['GET /api/v1/sheets/service-account 503']);
-    expect(h.fns.getBindingStatus()).toEqual({ available: false, bound: false, bindingId: null, message: 'The connector has no Google service account, so it writes into no spreadsheet: there is nothing to connect.' });
+    expect(h.fns.getSheetsInfo()).toEqual({
+      available: false,
+      email: null,
+      message: expect.stringMatching(/^The connector has no Google service account/),
+    });
+    expect(h.stats.log.map((l) => `${l.method} ${new URL(l.url).pathname} ${l.status}`)).toEqual([
+      'GET /api/v1/sheets/service-account 503',
+    ]);
+    expect(h.fns.getBindingStatus()).toEqual({
+      available: false,
+      bound: false,
+      bindingId: null,
+      message: 'The connector has no Google service account, so it writes into no spreadsheet: there is nothing to connect.',
+    });
     // Write-back asked for anyway (the sidebar disables it): refused before anything is sent.
     rowsSheet(h);
-    expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true })).toThrow(/^The connector has no Google service account, so it writes into no spreadsheet/);
+    expect(() => h.fns.startRowsRun(h.fns.detectRowMapping().mapping, { writeBack: true })).toThrow(
+      /^The connector has no Google service account, so it writes into no spreadsheet/,
+    );
     expect(h.stats.log.filter((l) => l.method === 'POST')).toEqual([]);
     h.fns.saveSettings({ url: CONNECTOR, key: 'pk_test_notarealkey' });
     expect(() => h.fns.getSheetsInfo()).toThrow(/^API key refused \(401\)/);
@@ -194,18 +271,42 @@ describe('rows sidebar: write results back when done', () => {
 });
 
 describe('datasets sidebar: connector schedules', () => {
-  it('import with a connector refresh in merge mode: the schedule keeps the mode, and the connector merges on the date, the user\'s column kept', async () => {
+  it("import with a connector refresh in merge mode: the schedule keeps the mode, and the connector merges on the date, the user's column kept", async () => {
     const SID = 'schedules-merge-sheet-1';
     const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
-    const series = (await fetch(`${google.url}/api/v1/datasets/uk-gdp-abmi/series?limit=4`).then((x) => x.json())) as { points: { date: string; value: number }[] };
-    const [p0, p1, p2, p3] = series.points as [{ date: string; value: number }, { date: string; value: number }, { date: string; value: number }, { date: string; value: number }];
+    const series = (await fetch(`${google.url}/api/v1/datasets/uk-gdp-abmi/series?limit=4`).then((x) => x.json())) as {
+      points: { date: string; value: number }[];
+    };
+    const [p0, p1, p2, p3] = series.points as [
+      { date: string; value: number },
+      { date: string; value: number },
+      { date: string; value: number },
+      { date: string; value: number },
+    ];
     // Google's copy of the sheet: a stale value on one of the series' dates, a date of the user's own, notes in C.
-    await putSheet(SID, 'GDP', [['date', 'value', 'Note'], [p2.date, '0', 'check this'], ['1999-01-01', '7', 'mine']]);
-    const r = h.fns.importDataset({ slug: 'uk-gdp-abmi', sheetName: 'GDP', limit: 4, schedule: 'daily', refreshBy: 'connector', mode: 'merge' });
+    await putSheet(SID, 'GDP', [
+      ['date', 'value', 'Note'],
+      [p2.date, '0', 'check this'],
+      ['1999-01-01', '7', 'mine'],
+    ]);
+    const r = h.fns.importDataset({
+      slug: 'uk-gdp-abmi',
+      sheetName: 'GDP',
+      limit: 4,
+      schedule: 'daily',
+      refreshBy: 'connector',
+      mode: 'merge',
+    });
     expect(r.connectorSchedule).toMatchObject({ mode: 'merge', paused: null });
     const grid = await gridUntil(SID, 'GDP', (g) => g.length >= 6);
-    expect(grid.slice(1).map((row) => [row[0], row[2] ?? ''])).toEqual([[p2.date, 'check this'], ['1999-01-01', 'mine'], [p0.date, ''], [p1.date, ''], [p3.date, '']]);
+    expect(grid.slice(1).map((row) => [row[0], row[2] ?? ''])).toEqual([
+      [p2.date, 'check this'],
+      ['1999-01-01', 'mine'],
+      [p0.date, ''],
+      [p1.date, ''],
+      [p3.date, ''],
+    ]);
     expect(Number(grid[1]![1])).toBe(p2.value);
     expect(grid[2]![1]).toBe('7');
     expect(h.fns.listConnectorSchedules()[0]).toMatchObject({ id: r.connectorSchedule.id, mode: 'merge' });
@@ -217,13 +318,41 @@ describe('datasets sidebar: connector schedules', () => {
     const h = addon(SID);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     // The sheet as Google holds it (the add-on makes it in the spreadsheet; here the two are separate stand-ins).
-    await putSheet(SID, 'Motor RPI', [['stale', 'data'], ['1999-01-01', '7']]);
-    const r = h.fns.importDataset({ slug: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', limit: 24, chart: true, schedule: 'daily', refreshBy: 'connector' });
-    expect(r).toMatchObject({ sheetName: 'Motor RPI', rows: 24, chart: true, schedule: null, connectorSchedule: { id: expect.stringMatching(/^sch_/), dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24 } });
+    await putSheet(SID, 'Motor RPI', [
+      ['stale', 'data'],
+      ['1999-01-01', '7'],
+    ]);
+    const r = h.fns.importDataset({
+      slug: 'uk-rpi-vehicles-tax-insurance-yoy',
+      sheetName: 'Motor RPI',
+      limit: 24,
+      chart: true,
+      schedule: 'daily',
+      refreshBy: 'connector',
+    });
+    expect(r).toMatchObject({
+      sheetName: 'Motor RPI',
+      rows: 24,
+      chart: true,
+      schedule: null,
+      connectorSchedule: {
+        id: expect.stringMatching(/^sch_/),
+        dataset: 'uk-rpi-vehicles-tax-insurance-yoy',
+        sheetName: 'Motor RPI',
+        cadence: 'daily',
+        limit: 24,
+      },
+    });
     expect(h.world.triggers).toHaveLength(0);
-    expect(calls(h).filter((c) => c.startsWith('POST'))).toEqual(['POST /api/v1/sheets/bindings 201', 'POST /api/v1/sheets/bindings/sbd_*/verify 200', 'POST /api/v1/sheets/schedules 201']);
+    expect(calls(h).filter((c) => c.startsWith('POST'))).toEqual([
+      'POST /api/v1/sheets/bindings 201',
+      'POST /api/v1/sheets/bindings/sbd_*/verify 200',
+      'POST /api/v1/sheets/schedules 201',
+    ]);
 
-    const series = (await fetch(`${google.url}/api/v1/datasets/uk-rpi-vehicles-tax-insurance-yoy/series?limit=24`).then((x) => x.json())) as { points: { date: string; value: number }[] };
+    const series = (await fetch(`${google.url}/api/v1/datasets/uk-rpi-vehicles-tax-insurance-yoy/series?limit=24`).then((x) =>
+      x.json(),
+    )) as { points: { date: string; value: number }[] };
     const grid = await gridUntil(SID, 'Motor RPI', (g) => g[1]?.[0] !== '1999-01-01' && g.length >= 25);
     expect(grid[0]).toEqual(['date', expect.stringMatching(/^UK RPI: vehicles tax and insurance/)]);
     expect(grid.slice(1, 25).map((row) => [row[0], Number(row[1])])).toEqual(series.points.map((p) => [p.date, p.value]));
@@ -234,7 +363,20 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list).toEqual([{ id: r.connectorSchedule.id, dataset: 'uk-rpi-vehicles-tax-insurance-yoy', sheetName: 'Motor RPI', cadence: 'daily', limit: 24, mode: 'overwrite', paused: null, nextRunAt: expect.any(String), lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null }, runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }] }]);
+    expect(list).toEqual([
+      {
+        id: r.connectorSchedule.id,
+        dataset: 'uk-rpi-vehicles-tax-insurance-yoy',
+        sheetName: 'Motor RPI',
+        cadence: 'daily',
+        limit: 24,
+        mode: 'overwrite',
+        paused: null,
+        nextRunAt: expect.any(String),
+        lastRun: { status: 'ok', at: expect.any(String), rows: 24, error: null },
+        runs: [{ at: expect.any(String), ok: true, running: false, rows: 24, durationMs: expect.any(Number), error: null }],
+      },
+    ]);
     expect(list[0].runs[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(list[0].nextRunAt) - Date.now()).toBeGreaterThan(23 * 3600_000);
 
@@ -245,7 +387,9 @@ describe('datasets sidebar: connector schedules', () => {
     const other = addon('another-spreadsheet-01');
     other.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
     await putSheet('another-spreadsheet-01', 'X', []);
-    expect(other.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'X', cadence: 'weekly' })).toMatchObject({ id: expect.stringMatching(/^sch_/) });
+    expect(other.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'X', cadence: 'weekly' })).toMatchObject({
+      id: expect.stringMatching(/^sch_/),
+    });
     for (let i = 0; i < 50; i++) {
       list = h.fns.listConnectorSchedules();
       if (list.find((s: any) => s.id === bad.id)?.lastRun?.status === 'failed') break;
@@ -254,9 +398,18 @@ describe('datasets sidebar: connector schedules', () => {
     expect(list.map((s: any) => s.id)).toEqual(expect.arrayContaining([r.connectorSchedule.id, bad.id]));
     expect(list).toHaveLength(2);
     // Says only what is missing, never which sheets the spreadsheet has.
-    expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({ status: 'failed', rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
+    expect(list.find((s: any) => s.id === bad.id).lastRun).toMatchObject({
+      status: 'failed',
+      rows: null,
+      error: 'the spreadsheet has no sheet named "GDP"',
+    });
     // Its history, as the sidebar shows it (the connector's own record of runs).
-    expect(list.find((s: any) => s.id === bad.id).runs[0]).toMatchObject({ ok: false, running: false, rows: null, error: 'the spreadsheet has no sheet named "GDP"' });
+    expect(list.find((s: any) => s.id === bad.id).runs[0]).toMatchObject({
+      ok: false,
+      running: false,
+      rows: null,
+      error: 'the spreadsheet has no sheet named "GDP"',
+    });
 
     expect(h.fns.removeConnectorSchedule(bad.id).map((s: any) => s.id)).toEqual([r.connectorSchedule.id]);
     expect(h.fns.removeConnectorSchedule(r.connectorSchedule.id)).toEqual([]);
@@ -275,8 +428,14 @@ describe('datasets sidebar: connector schedules', () => {
       await new Promise((res) => setTimeout(res, 50));
       list = h.fns.listConnectorSchedules();
     }
-    expect(list[0]).toMatchObject({ id: s.id, paused: 'Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"' });
-    await putSheet(SID, 'GDP', [['', '', 'Note'], ['', '', 'kept']]);
+    expect(list[0]).toMatchObject({
+      id: s.id,
+      paused: 'Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"',
+    });
+    await putSheet(SID, 'GDP', [
+      ['', '', 'Note'],
+      ['', '', 'kept'],
+    ]);
     list = h.fns.resumeConnectorSchedule(s.id);
     expect(list[0]).toMatchObject({ id: s.id, paused: null });
     for (let i = 0; i < 100 && list[0]?.lastRun?.status !== 'ok'; i++) {
@@ -293,9 +452,15 @@ describe('datasets sidebar: connector schedules', () => {
     const h = addon('schedules-sheet-00002');
     await putSheet('schedules-sheet-00002', 'GDP', []);
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.verifyOnly });
-    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily' })).toThrow(/^This API key may not do that \(403\)/);
-    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'monthly' })).toThrow(/^Refresh must be one of hourly, daily, weekly\./);
+    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily' })).toThrow(
+      /^This API key may not do that \(403\)/,
+    );
+    expect(() => h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'monthly' })).toThrow(
+      /^Refresh must be one of hourly, daily, weekly\./,
+    );
     h.fns.saveSettings({ url: CONNECTOR, key: google.keys.sandbox });
-    expect(() => h.fns.createConnectorSchedule({ slug: 'no-such-dataset', sheetName: 'GDP', cadence: 'daily' })).toThrow(/No dataset "no-such-dataset"/);
+    expect(() => h.fns.createConnectorSchedule({ slug: 'no-such-dataset', sheetName: 'GDP', cadence: 'daily' })).toThrow(
+      /No dataset "no-such-dataset"/,
+    );
   });
 });

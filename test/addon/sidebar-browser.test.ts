@@ -21,7 +21,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, metadataMirror, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness, type HarnessOptions } from './harness.js';
+import {
+  buildAddon,
+  CONNECTOR,
+  loadAddon,
+  metadataMirror,
+  ROOT,
+  startConnectorChild,
+  SyncHttp,
+  type ChildConnector,
+  type Harness,
+  type HarnessOptions,
+} from './harness.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
@@ -44,14 +55,30 @@ beforeAll(async () => {
       extraction: true,
       slowRegistry: true,
       // Connector schedules pause after one failed run, so the paused one is shown without waiting out retries.
-      env: { COVERCHECK_WORKERS: '1', COVERCHECK_BATCH_CONCURRENCY: '10', COVERCHECK_REGISTRY_TIMEOUT_MS: '300', COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' },
+      env: {
+        COVERCHECK_WORKERS: '1',
+        COVERCHECK_BATCH_CONCURRENCY: '10',
+        COVERCHECK_REGISTRY_TIMEOUT_MS: '300',
+        COVERCHECK_SCHEDULE_PAUSE_AFTER: '1',
+      },
       keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 500 }, writer: { mode: 'live', credits: 1000 } },
     }),
-    startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3', COVERCHECK_JOB_LEASE_MS: '600000' }, keys: { live: { mode: 'live', credits: 1000 } } }),
+    startConnectorChild({
+      env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3', COVERCHECK_JOB_LEASE_MS: '600000' },
+      keys: { live: { mode: 'live', credits: 1000 } },
+    }),
   ]);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 90_000);
@@ -89,8 +116,12 @@ async function openHtml(h: Harness, html: string, size = { width: 320, height: 7
   await exposeGasRun(page, h);
   await page.exposeFunction('__hostClose', () => void (closed = true));
   const drive = h.world.drive;
-  await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) => drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined));
-  await page.exposeFunction('__pickerGrant', (token: string, appId: string | null, id: string) => drive.grantPick(drive.tokens.get(token)!.user, id, appId));
+  await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) =>
+    drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined),
+  );
+  await page.exposeFunction('__pickerGrant', (token: string, appId: string | null, id: string) =>
+    drive.grantPick(drive.tokens.get(token)!.user, id, appId),
+  );
   await page.setContent(html.replace('<script>', `<script>${BRIDGE}</script><script>`));
   return Object.assign(page, { closed: () => closed });
 }
@@ -129,7 +160,10 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     const policies = ['UKM-1000-0001', ...Array.from({ length: 149 }, (_, i) => `UKM-9999-${String(i).padStart(4, '0')}`)];
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Pays', 'Type']]);
     s.getRange(2, 1, 150, 3).setValues(policies.map((p) => [p, 'UK', 'motor']));
-    const put = await control(conn, `/sheet?id=${SID}&title=Sheet1`, { method: 'PUT', body: JSON.stringify([['Policy number', 'Pays', 'Type'], ...policies.map((p) => [p, 'UK', 'motor'])]) });
+    const put = await control(conn, `/sheet?id=${SID}&title=Sheet1`, {
+      method: 'PUT',
+      body: JSON.stringify([['Policy number', 'Pays', 'Type'], ...policies.map((p) => [p, 'UK', 'motor'])]),
+    });
     expect(put.status).toBe(204);
 
     const page = await open(h, 'sidebar', 'rows');
@@ -138,7 +172,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(await page.inputValue('#map-insurance_type')).toBe('3');
     expect(await page.inputValue('#map-provider')).toBe('');
     await expect.poll(() => page.isDisabled('#rows-writeback')).toBe(false);
-    expect(await page.textContent('#rows-share')).toBe(`Share this spreadsheet with ${conn.google!.serviceEmail} as an editor so the connector can write into it.`);
+    expect(await page.textContent('#rows-share')).toBe(
+      `Share this spreadsheet with ${conn.google!.serviceEmail} as an editor so the connector can write into it.`,
+    );
     // Font and primary button as the add-on CSS conventions have them.
     expect(await page.evaluate('getComputedStyle(document.body).fontFamily')).toMatch(/^Arial/);
     expect(await page.evaluate('getComputedStyle(document.getElementById("rows-run")).backgroundImage')).toContain('rgb(25, 103, 210)');
@@ -148,7 +184,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.textContent('#rows-binding')).toBe(connected(conn.keys.writer!));
     expect(await page.isVisible('#rows-connect')).toBe(false);
     await page.click('#rows-run');
-    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 40_000 }).toMatch(/^150 of 150 rows\nThe connector wrote 150 results into the sheet\.$/);
+    await expect
+      .poll(() => page.textContent('#rows-msg'), { timeout: 40_000 })
+      .toMatch(/^150 of 150 rows\nThe connector wrote 150 results into the sheet\.$/);
     expect(await page.isDisabled('#rows-run')).toBe(false);
     const widths = (await page.evaluate('window.__widths')) as string[];
     const pcts = widths.map((w) => Number.parseFloat(w));
@@ -159,7 +197,11 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
 
     const grid = await gridUntil(SID, 'Sheet1', (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
     expect(grid[1]!.slice(0, 4)).toEqual(['UKM-1000-0001', 'UK', 'motor', 'verified']);
-    const d = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${conn.keys.writer}`, 'content-type': 'application/json' }, body: JSON.stringify({ policy_number: 'UKM-9999-0148', country: 'UK', insurance_type: 'motor' }) });
+    const d = await fetch(`${conn.url}/api/v1/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${conn.keys.writer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy_number: 'UKM-9999-0148', country: 'UK', insurance_type: 'motor' }),
+    });
     expect(((await d.json()) as { status: string }).status).toBe('inconclusive');
     expect(grid[150]!.slice(0, 4)).toEqual(['UKM-9999-0148', 'UK', 'motor', 'inconclusive']);
     expect(s.get(2, 4)).toBe('');
@@ -171,7 +213,11 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it('PDF through Google Picker: the sidebar opens the dialog, the pick grants drive.file, the dialog closes, the sidebar follows the extraction', async () => {
     const PDF = '1AbCdEfGhIjKlMnOp002';
     const h = addon({
-      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf') }, '1AbCdEfGhIjKlMnOpOTH': { path: path.join(ROOT, 'test/fixtures/policies/003.pdf'), name: 'other.pdf' }, '1AbCdEfGhIjKlMnOpTXT': { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' } },
+      drive: {
+        [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/003.pdf') },
+        '1AbCdEfGhIjKlMnOpOTH': { path: path.join(ROOT, 'test/fixtures/policies/003.pdf'), name: 'other.pdf' },
+        '1AbCdEfGhIjKlMnOpTXT': { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' },
+      },
       scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' },
       cloudProjectNumber: '123456789012',
     });
@@ -182,7 +228,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     // A link to a file never picked: drive.file gives no access to it.
     await sidebar.fill('#pdf-file', '1AbCdEfGhIjKlMnOpOTH');
     await sidebar.click('#pdf-run');
-    await expect.poll(() => sidebar.textContent('#pdf-msg')).toMatch(/^Covercheck can open only the files you choose with "Choose from Drive"/);
+    await expect
+      .poll(() => sidebar.textContent('#pdf-msg'))
+      .toMatch(/^Covercheck can open only the files you choose with "Choose from Drive"/);
     expect(await sidebar.getAttribute('#pdf-msg', 'class')).toBe('msg error');
 
     await sidebar.click('#pdf-pick');
@@ -216,7 +264,10 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   }, 60_000);
 
   it('Picker dialog closed with its title-bar x (no code runs in it): the sidebar stops waiting within seconds, once the heartbeats stop', async () => {
-    const h = addon({ scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' }, cloudProjectNumber: '123456789012' });
+    const h = addon({
+      scriptProperties: { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' },
+      cloudProjectNumber: '123456789012',
+    });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
     const sidebar = await open(h, 'sidebar', 'pdf');
     await sidebar.click('#pdf-pick');
@@ -249,21 +300,34 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.click('#ds-search');
     await expect.poll(() => page.textContent('#ds-msg')).toMatch(/^\d+ found$/);
     await page.selectOption('#ds-pick', 'uk-rpi-vehicles-tax-insurance-yoy');
-    await expect.poll(() => page.textContent('#ds-preview')).toMatch(/^Office for National Statistics, % change over 12 months\n(\d{4}-\d\d-\d\d  -?[\d.]+\n){9}\d{4}-\d\d-\d\d  -?[\d.]+$/);
+    await expect
+      .poll(() => page.textContent('#ds-preview'))
+      .toMatch(/^Office for National Statistics, % change over 12 months\n(\d{4}-\d\d-\d\d  -?[\d.]+\n){9}\d{4}-\d\d-\d\d  -?[\d.]+$/);
     await page.fill('#ds-sheet', 'Motor RPI');
     await page.fill('#ds-limit', '24');
     await page.selectOption('#ds-schedule', 'daily');
     await page.selectOption('#ds-by', 'connector');
     await expect.poll(() => page.textContent('#ds-binding')).toBe(connected(conn.keys.sandbox!));
     await page.click('#ds-import');
-    await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
-    await expect.poll(() => page.textContent('#ds-cschedules li')).toMatch(/^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))RemoveHistory: \d+ runs?.*$/);
+    await expect
+      .poll(() => page.textContent('#ds-msg'))
+      .toBe('24 rows written to "Motor RPI" with a chart, refreshed daily by the connector');
+    await expect
+      .poll(() => page.textContent('#ds-cschedules li'))
+      .toMatch(
+        /^Motor RPI ← uk-rpi-vehicles-tax-insurance-yoydaily, next \d{4}-\d\d-\d\d \d\d:\d\d UTC, (not run yet|last run (running|ok))RemoveHistory: \d+ runs?.*$/,
+      );
     const sheet = () => h.ss.sheets.find((x) => x.name === 'Motor RPI')!;
     expect(sheet().charts).toHaveLength(1);
     expect(h.world.triggers).toHaveLength(0);
     const grid = await gridUntil(SID, 'Motor RPI', (g) => g.length >= 25);
     expect(grid[0]).toEqual(['date', expect.stringMatching(/^UK RPI: vehicles tax and insurance/)]);
-    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(sheet().getRange(2, 1, 24, 1).getDisplayValues().map((r) => r[0]));
+    expect(grid.slice(1, 25).map((r) => r[0])).toEqual(
+      sheet()
+        .getRange(2, 1, 24, 1)
+        .getDisplayValues()
+        .map((r) => r[0]),
+    );
 
     await page.fill('#ds-sheet', 'Motor RPI (trigger)');
     await page.selectOption('#ds-schedule', 'weekly');
@@ -271,7 +335,11 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await page.uncheck('#ds-chart');
     await page.click('#ds-import');
     await expect.poll(() => page.textContent('#ds-msg')).toBe('24 rows written to "Motor RPI (trigger)", refreshed weekly');
-    await expect.poll(() => page.textContent('#ds-schedules li')).toMatch(/^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemoveHistory: 1 run\d{4}-.*24 rows.*$/);
+    await expect
+      .poll(() => page.textContent('#ds-schedules li'))
+      .toMatch(
+        /^Motor RPI \(trigger\) ← uk-rpi-vehicles-tax-insurance-yoyweekly, yours, refreshed \d{4}-\d\d-\d\d \d\d:\d\d UTCRefresh nowRemoveHistory: 1 run\d{4}-.*24 rows.*$/,
+      );
     expect(h.world.triggers.map((t) => t.everyMs)).toEqual([3600_000]);
     await expect.poll(() => page.textContent('#ds-cschedules')).toMatch(/last run ok.*RemoveHistory: 1 run\d{4}-.*24 rows.*$/);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-datasets.png'), fullPage: true });
@@ -298,7 +366,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
       await page.click('#ds-schedules button:has-text("Refresh now")');
       await expect.poll(() => page.textContent('#ds-schedules details summary')).toBe(`History: ${n} runs, ${n - 2} failed`);
     }
-    await expect.poll(() => page.textContent('#ds-schedules .paused')).toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable/);
+    await expect
+      .poll(() => page.textContent('#ds-schedules .paused'))
+      .toMatch(/^Paused after 3 failed refreshes in a row\. The last: Connector unreachable/);
     expect(await page.textContent('#ds-badge')).toBe('1 failing');
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-paused.png') });
     h.world.offline = false;
@@ -324,7 +394,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     const s = h.fns.createConnectorSchedule({ slug: 'uk-gdp-abmi', sheetName: 'GDP', cadence: 'daily', limit: 3 });
     for (let i = 0; i < 100 && !h.fns.listConnectorSchedules()[0]?.paused; i++) await new Promise((r) => setTimeout(r, 50));
     const page = await open(h, 'sidebar', 'datasets');
-    await expect.poll(() => page.textContent('#ds-cschedules li .paused')).toBe('Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"');
+    await expect
+      .poll(() => page.textContent('#ds-cschedules li .paused'))
+      .toBe('Paused after 1 failed runs in a row. The last: the spreadsheet has no sheet named "GDP"');
     expect(await page.textContent('#ds-cschedules li')).not.toContain('next ');
     await page.setViewportSize({ width: 300, height: 1400 });
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-connector-paused.png') });
@@ -349,10 +421,14 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.textContent('#msg')).toBe('Saved.');
     expect(await page.inputValue('#key')).toBe('');
     await page.click('#test');
-    await expect.poll(() => page.textContent('#msg')).toMatch(/^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/);
+    await expect
+      .poll(() => page.textContent('#msg'))
+      .toMatch(/^Connected as "live" \(live, plan \w+, scopes verify, extract, datasets\): \d+ of \d+ credits left/);
     await page.click('#grant');
     await expect.poll(() => page.textContent('#grantinfo')).toMatch(/^Granted: key …\w{4} of "live" on \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/);
-    await expect.poll(() => page.textContent('#binding')).toBe('Not connected: the connector may not write into this spreadsheet with this key.');
+    await expect
+      .poll(() => page.textContent('#binding'))
+      .toBe('Not connected: the connector may not write into this spreadsheet with this key.');
     expect(await page.isVisible('#disconnect')).toBe(false);
     await page.click('#connect');
     await expect.poll(() => page.textContent('#binding')).toBe(connected(conn.keys.live!));
@@ -360,7 +436,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(h.ss.metadata.map((m) => [m.key, m.visibility])).toEqual([['covercheck.binding', 'DOCUMENT']]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'settings.png'), fullPage: true });
     await page.click('#disconnect');
-    await expect.poll(() => page.textContent('#binding')).toBe('Not connected: the connector may not write into this spreadsheet with this key.');
+    await expect
+      .poll(() => page.textContent('#binding'))
+      .toBe('Not connected: the connector may not write into this spreadsheet with this key.');
     expect(h.ss.metadata).toEqual([]);
     await page.fill('#key', 'pk_live_notarealkey');
     await page.click('#save');
@@ -389,19 +467,23 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: limited.keys.live });
     const s = h.ss.active;
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
-    s.getRange(2, 1, 150, 3).setValues(Array.from({ length: 150 }, (_, i) => [i === 0 ? 'UKM-1000-0001' : `UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    s.getRange(2, 1, 150, 3).setValues(
+      Array.from({ length: 150 }, (_, i) => [i === 0 ? 'UKM-1000-0001' : `UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']),
+    );
     const page = await open(h, 'sidebar', 'rows');
     await expect.poll(() => page.textContent('#rows-share')).toMatch(/^The connector has no Google service account/);
     expect(await page.isDisabled('#rows-writeback')).toBe(true);
     await expect.poll(() => page.inputValue('#map-policy_number')).toBe('1');
     // 1 request used (service account, 503); the two batch POSTs make 3: the window is full for what follows.
     await page.click('#rows-run');
-    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 30_000 }).toMatch(/^150 of 150 rows\n(Rate limited: waited \d+ s and retried\. ?)+$/);
+    await expect
+      .poll(() => page.textContent('#rows-msg'), { timeout: 30_000 })
+      .toMatch(/^150 of 150 rows\n(Rate limited: waited \d+ s and retried\. ?)+$/);
     const msg = (await page.textContent('#rows-msg'))!;
     const told = [...msg.matchAll(/waited (\d+) s/g)].map((m) => Number(m[1]) * 1000);
     expect(told.length).toBeGreaterThanOrEqual(1);
     expect(waits).toEqual(told);
-    for (const w of waits) expect(w).toBeGreaterThanOrEqual(1000), expect(w).toBeLessThanOrEqual(60_000);
+    for (const w of waits) (expect(w).toBeGreaterThanOrEqual(1000), expect(w).toBeLessThanOrEqual(60_000));
     const statuses = h.stats.log.map((l) => `${l.method} ${l.status}`);
     expect(statuses.slice(0, 2)).toEqual(['GET 503', 'POST 202']);
     expect(statuses).toContain('GET 429');
@@ -417,7 +499,13 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     const s = h.ss.active;
     s.getRange(1, 1, 1, 3).setValues([['Policy number', 'Country', 'Type']]);
-    const data = Array.from({ length: 30 }, (_, i) => (i === 0 ? ['UKM-1000-0001', 'UK', 'motor'] : i % 5 === 4 ? [`MUT-${100000 + i}`, 'FR', 'health'] : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
+    const data = Array.from({ length: 30 }, (_, i) =>
+      i === 0
+        ? ['UKM-1000-0001', 'UK', 'motor']
+        : i % 5 === 4
+          ? [`MUT-${100000 + i}`, 'FR', 'health']
+          : [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor'],
+    );
     s.getRange(2, 1, 30, 3).setValues(data);
     const page = await open(h, 'sidebar', 'rows');
     await expect.poll(() => page.inputValue('#map-policy_number')).toBe('1');
@@ -427,8 +515,17 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     await expect.poll(() => page.isVisible('#rows-summary'), { timeout: 30_000 }).toBe(true);
     const status = Array.from({ length: 30 }, (_, i) => String(s.get(i + 2, 4)));
     const n = (x: string) => status.filter((v) => v === x).length;
-    const counts = await page.$$eval('#rows-counts tr', (trs) => trs.map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()));
-    expect(counts).toEqual([`verified ${n('verified')}`, `unverified ${n('unverified')}`, `inconclusive ${n('inconclusive')}`, 'errors 0', 'checked now 30', 'unchanged, skipped 0']);
+    const counts = await page.$$eval('#rows-counts tr', (trs) =>
+      trs.map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()),
+    );
+    expect(counts).toEqual([
+      `verified ${n('verified')}`,
+      `unverified ${n('unverified')}`,
+      `inconclusive ${n('inconclusive')}`,
+      'errors 0',
+      'checked now 30',
+      'unchanged, skipped 0',
+    ]);
     expect(await page.textContent('#rows-credits')).toMatch(/^Credits spent: 0, left: \d+$/);
     const look = 30 - n('verified');
     expect(await page.textContent('#rows-look-title')).toBe(`${look} rows need a look`);
@@ -446,9 +543,15 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     s.set(9, 1, 'KFZ-5096-000001');
     const posts = h.stats.log.filter((l) => l.method === 'POST').length;
     await page.click('#rows-run');
-    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 30_000 }).toBe('2 of 2 rows\n28 rows unchanged since the last check: skipped, no credits spent.');
+    await expect
+      .poll(() => page.textContent('#rows-msg'), { timeout: 30_000 })
+      .toBe('2 of 2 rows\n28 rows unchanged since the last check: skipped, no credits spent.');
     await expect.poll(() => page.isVisible('#rows-summary')).toBe(true);
-    expect(await page.$$eval('#rows-counts tr', (trs) => trs.slice(4).map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()))).toEqual(['checked now 2', 'unchanged, skipped 28']);
+    expect(
+      await page.$$eval('#rows-counts tr', (trs) =>
+        trs.slice(4).map((tr) => (tr as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim()),
+      ),
+    ).toEqual(['checked now 2', 'unchanged, skipped 28']);
     expect(h.stats.log.filter((l) => l.method === 'POST').length - posts).toBe(1);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-delta.png'), fullPage: true });
     await page.close();
@@ -467,7 +570,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
 
     await page.click('#rows-run');
     await expect.poll(() => page.textContent('#rows-msg')).toBe('Nothing sent: select the rows to verify, then choose Verify.');
-    expect(await page.evaluate('window.__asked')).toEqual(['Verify all 6 rows of "Sheet1"?\n\nYou selected 1 row. Rows checked cost credits (rows unchanged since their last check are skipped). To verify only some rows, cancel and select them first.']);
+    expect(await page.evaluate('window.__asked')).toEqual([
+      'Verify all 6 rows of "Sheet1"?\n\nYou selected 1 row. Rows checked cost credits (rows unchanged since their last check are skipped). To verify only some rows, cancel and select them first.',
+    ]);
     expect(posts()).toBe(0);
     expect(s.get(1, 4)).toBe('');
     expect(await page.isDisabled('#rows-run')).toBe(false);
@@ -483,7 +588,9 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     s.getRange(2, 1).activate();
     await page.evaluate('window.__answer = true');
     await page.click('#rows-run');
-    await expect.poll(() => page.textContent('#rows-msg'), { timeout: 20_000 }).toBe('3 of 3 rows\n3 rows unchanged since the last check: skipped, no credits spent.');
+    await expect
+      .poll(() => page.textContent('#rows-msg'), { timeout: 20_000 })
+      .toBe('3 of 3 rows\n3 rows unchanged since the last check: skipped, no credits spent.');
     expect(await page.evaluate('window.__asked.length')).toBe(2);
     await page.close();
 
@@ -508,18 +615,27 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it("the sidebar in the user's language: every text of the language pack's sidebar section in DE and FR, <html lang>, the confirmation and messages too", async () => {
     const h = addon();
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
-    h.ss.active.getRange(1, 1, 3, 3).setValues([['Policy number', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor']]);
+    h.ss.active.getRange(1, 1, 3, 3).setValues([
+      ['Policy number', 'Country', 'Type'],
+      ['UKM-9999-0001', 'UK', 'motor'],
+      ['UKM-9999-0002', 'UK', 'motor'],
+    ]);
     for (const lang of ['de', 'fr'] as const) {
       h.world.user(h.user).locale = lang;
       const texts = LANGUAGE_PACKS[lang].addon.sidebar as Record<string, string>;
       for (const view of ['rows', 'pdf', 'datasets'] as const) {
         const page = await open(h, 'sidebar', view);
         expect(await page.evaluate('document.documentElement.lang')).toBe(lang);
-        const marked = (await page.$$eval('[data-t]', (els) => els.map((e) => [e.getAttribute('data-t'), e.textContent]))) as [string, string][];
+        const marked = (await page.$$eval('[data-t]', (els) => els.map((e) => [e.getAttribute('data-t'), e.textContent]))) as [
+          string,
+          string,
+        ][];
         expect(marked.length).toBeGreaterThan(10);
         // Less the write-back help, which the connector's answer replaces (its texts are English).
         for (const [key, text] of marked.filter(([k]) => k !== 'writeBackHelp')) expect(text, key).toBe(texts[key]);
-        const labels = (await page.$$eval('[data-t-label]', (els) => els.map((e) => [e.getAttribute('data-t-label'), e.getAttribute('aria-label')]))) as [string, string][];
+        const labels = (await page.$$eval('[data-t-label]', (els) =>
+          els.map((e) => [e.getAttribute('data-t-label'), e.getAttribute('aria-label')]),
+        )) as [string, string][];
         for (const [key, text] of labels) expect(text, key).toBe(texts[key]);
         expect(await page.getAttribute('#ds-q', 'placeholder')).toBe(texts.dsSearchPlaceholder);
         if (view === 'rows' && lang === 'de') {
@@ -527,13 +643,17 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
           await page.evaluate('window.__asked = []; window.confirm = (m) => (window.__asked.push(m), false);');
           await page.click('#rows-run');
           await expect.poll(() => page.textContent('#rows-msg')).toBe(texts.nothingSent);
-          expect(await page.evaluate('window.__asked[0]')).toMatch(/^Alle 2 Zeilen von „Sheet1“ prüfen\?\n\nSie haben keine Datenzeilen ausgewählt\./);
+          expect(await page.evaluate('window.__asked[0]')).toMatch(
+            /^Alle 2 Zeilen von „Sheet1“ prüfen\?\n\nSie haben keine Datenzeilen ausgewählt\./,
+          );
           await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-rows-de.png') });
         }
         if (view === 'datasets') {
           await page.fill('#ds-q', 'insurance');
           await page.press('#ds-q', 'Enter');
-          await expect.poll(() => page.textContent('#ds-msg')).toMatch(new RegExp(`^[1-9]\\d* ${lang === 'de' ? 'gefunden' : 'trouvé\\(s\\)'}$`));
+          await expect
+            .poll(() => page.textContent('#ds-msg'))
+            .toMatch(new RegExp(`^[1-9]\\d* ${lang === 'de' ? 'gefunden' : 'trouvé\\(s\\)'}$`));
         }
         await page.close();
       }
@@ -563,7 +683,10 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
   it('accessibility: every visible text has contrast >= 4.5:1, and tabbing reaches every control with a visible focus ring (sidebar views and settings)', async () => {
     const h = addon({ spreadsheetId: 'browser-a11y-sheet1' });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
-    h.ss.active.getRange(1, 1, 2, 3).setValues([['Policy number', 'Country', 'Type'], ['UKM-1000-0001', 'UK', 'motor']]);
+    h.ss.active.getRange(1, 1, 2, 3).setValues([
+      ['Policy number', 'Country', 'Type'],
+      ['UKM-1000-0001', 'UK', 'motor'],
+    ]);
     const low: string[] = [];
     const noRing: string[] = [];
     const missed: string[] = [];
@@ -579,7 +702,11 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
       const tab = await tabThrough(page);
       expect(tab.reached.length).toBeGreaterThan(3);
       // A ring: an outline at least 2 px wide whose colour stands 3:1 against what surrounds the control.
-      noRing.push(...tab.reached.filter((f) => f.style === 'none' || f.width < 2 || f.ring < 3).map((f) => `${view}: ${f.el} (${f.style} ${f.width}px, ${f.ring.toFixed(2)}:1)`));
+      noRing.push(
+        ...tab.reached
+          .filter((f) => f.style === 'none' || f.width < 2 || f.ring < 3)
+          .map((f) => `${view}: ${f.el} (${f.style} ${f.width}px, ${f.ring.toFixed(2)}:1)`),
+      );
       missed.push(...tab.missed.map((m) => `${view}: ${m}`));
       if (view === 'pdf') {
         await page.focus('#pdf-review-discard');

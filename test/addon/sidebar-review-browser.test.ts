@@ -24,7 +24,18 @@ beforeAll(async () => {
   buildAddon();
   http = new SyncHttp();
   conn = await startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 } } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 90_000);
 afterAll(async () => {
@@ -47,25 +58,41 @@ const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '1
 
 describe.skipIf(!have && !process.env.CI)('PDF review in Chromium', () => {
   it('shows every value with its confidence, marks those below 90%, writes nothing until each is ticked or corrected', async () => {
-    const h = loadAddon(http, { connector: conn.url, drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/006.pdf') } }, scriptProperties: PICKER, cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER });
+    const h = loadAddon(http, {
+      connector: conn.url,
+      drive: { [PDF]: { path: path.join(ROOT, 'test/fixtures/policies/006.pdf') } },
+      scriptProperties: PICKER,
+      cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER,
+    });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
     h.ss.active.getRange(1, 1, 1, 3).setValues([['Policy number', 'Insurer', 'Start date']]);
     h.world.drive.grantPick(h.user, PDF, PICKER.CLOUD_PROJECT_NUMBER);
     const page = await openSidebar(h);
     await page.fill('#pdf-file', PDF);
     await page.click('#pdf-run');
-    await expect.poll(() => page.textContent('#pdf-msg'), { timeout: 60_000 }).toMatch(/^\d+ of \d+ values need a check before they go into the sheet\.$/);
+    await expect
+      .poll(() => page.textContent('#pdf-msg'), { timeout: 60_000 })
+      .toMatch(/^\d+ of \d+ values need a check before they go into the sheet\.$/);
     expect(await page.isVisible('#pdf-review')).toBe(true);
 
-    const rows = await page.$$eval('#pdf-review-items tr[data-key]', (trs) => trs.map((tr) => ({ key: tr.getAttribute('data-key'), low: tr.className === 'low', conf: Number.parseInt(tr.children[2]!.textContent!, 10), input: !!tr.querySelector('input[type=text]') })));
+    const rows = await page.$$eval('#pdf-review-items tr[data-key]', (trs) =>
+      trs.map((tr) => ({
+        key: tr.getAttribute('data-key'),
+        low: tr.className === 'low',
+        conf: Number.parseInt(tr.children[2]!.textContent!, 10),
+        input: !!tr.querySelector('input[type=text]'),
+      })),
+    );
     // 006, a French travel schedule: its two dates are read below 0.9 (a close rival date), the rest at or above.
     expect(rows.map((r) => r.key).slice(0, 5)).toEqual(['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date']);
     expect(rows.filter((r) => r.low).map((r) => r.key)).toEqual(expect.arrayContaining(['start_date', 'end_date']));
-    for (const r of rows) expect(r.low, `${r.key} at ${r.conf}%`).toBe(r.conf < 90), expect(r.input).toBe(r.low);
+    for (const r of rows) (expect(r.low, `${r.key} at ${r.conf}%`).toBe(r.conf < 90), expect(r.input).toBe(r.low));
     const low = rows.filter((r) => r.low);
     expect(low.length).toBeGreaterThanOrEqual(2);
     // Low rows are highlighted and badged.
-    expect(await page.evaluate('getComputedStyle(document.querySelector("#pdf-review-items tr.low td")).backgroundColor')).toBe('rgb(254, 247, 224)');
+    expect(await page.evaluate('getComputedStyle(document.querySelector("#pdf-review-items tr.low td")).backgroundColor')).toBe(
+      'rgb(254, 247, 224)',
+    );
     expect(await page.locator('#pdf-review-items tr.low .badge').count()).toBe(low.length);
     expect(await page.isDisabled('#pdf-review-write')).toBe(true);
     await page.screenshot({ path: path.join(ARTIFACTS, 'sidebar-pdf-review.png'), fullPage: true });
@@ -80,7 +107,9 @@ describe.skipIf(!have && !process.env.CI)('PDF review in Chromium', () => {
     await page.check(`#pdf-review-items tr[data-key="${others.at(-1)!.key}"] input[type=checkbox]`);
     expect(await page.isDisabled('#pdf-review-write')).toBe(false);
     await page.click('#pdf-review-write');
-    await expect.poll(() => page.textContent('#pdf-msg')).toMatch(new RegExp(`^Row 2: ${rows.length} fields found\\. ${low.length} checked by you\\.$`));
+    await expect
+      .poll(() => page.textContent('#pdf-msg'))
+      .toMatch(new RegExp(`^Row 2: ${rows.length} fields found\\. ${low.length} checked by you\\.$`));
     expect(h.ss.active.row(2)[0]).toBe('608478190');
     expect(h.ss.active.row(2)[2]).toBe('2025-11-02');
     // Written: the table stays as a record, without inputs.

@@ -30,11 +30,20 @@ function addon(opts: { rttMs?: number } = {}): Harness {
 }
 /** A Covercheck trigger of `user`'s in another spreadsheet (the add-on made it there). */
 function elsewhere(h: Harness, docId: string, user = h.user) {
-  h.world.triggers.push({ uid: `t-${docId}`, user, handler: 'refreshScheduledImports', docId, everyMs: 3600_000, nextAt: Number.MAX_SAFE_INTEGER, failures: [], runs: 0 });
+  h.world.triggers.push({
+    uid: `t-${docId}`,
+    user,
+    handler: 'refreshScheduledImports',
+    docId,
+    everyMs: 3600_000,
+    nextAt: Number.MAX_SAFE_INTEGER,
+    failures: [],
+    runs: 0,
+  });
 }
 
-describe('the add-on\'s trigger, found with getUserTriggers(spreadsheet)', () => {
-  it('with its record lost, the trigger of this spreadsheet is adopted, never another spreadsheet\'s; removing the last schedule deletes this one only', () => {
+describe("the add-on's trigger, found with getUserTriggers(spreadsheet)", () => {
+  it("with its record lost, the trigger of this spreadsheet is adopted, never another spreadsheet's; removing the last schedule deletes this one only", () => {
     const h = addon();
     elsewhere(h, 'another-spreadsheet');
     h.fns.importDataset({ slug: SLUG, sheetName: 'RPI', limit: 6, schedule: 'daily' });
@@ -62,7 +71,7 @@ describe('the add-on\'s trigger, found with getUserTriggers(spreadsheet)', () =>
 });
 
 describe('daily trigger runtime (Quotas: triggers total runtime 90 min / day consumer, 6 h Workspace)', () => {
-  it('a day\'s hourly refreshes stop at the add-on\'s share of the day and say so; they resume the next day', () => {
+  it("a day's hourly refreshes stop at the add-on's share of the day and say so; they resume the next day", () => {
     // Each UrlFetch round trip takes 150 s on the simulated clock: one refresh (2 calls) is 5 minutes of trigger time.
     const h = addon({ rttMs: 150_000 });
     h.fns.importDataset({ slug: SLUG, sheetName: 'RPI', limit: 6, schedule: 'hourly' });
@@ -80,7 +89,7 @@ describe('daily trigger runtime (Quotas: triggers total runtime 90 min / day con
 });
 
 describe('authorization after an update (ScriptApp.getAuthorizationInfo)', () => {
-  it('an update the owner has not authorized pauses the owner\'s schedules with the reason at the next hour, without a failed run; authorizing again resumes them', () => {
+  it("an update the owner has not authorized pauses the owner's schedules with the reason at the next hour, without a failed run; authorizing again resumes them", () => {
     const h = addon();
     h.fns.importDataset({ slug: SLUG, sheetName: 'RPI', limit: 6, schedule: 'hourly' });
     const scopes = h.world.manifest.oauthScopes!;
@@ -89,7 +98,9 @@ describe('authorization after an update (ScriptApp.getAuthorizationInfo)', () =>
     h.world.user(h.user).grantedScopes = scopes.filter((s) => s !== `${AUTH}script.external_request`);
     h.advance(3600_000);
     let v = h.as('bob@example.com').fns.listSchedules().schedules[0];
-    expect(v.paused).toBe('Paused: Covercheck needs permission again from whoever set up this refresh, after an update of the add-on. They can open Extensions > Covercheck in this spreadsheet and accept; the refreshes then resume by themselves.');
+    expect(v.paused).toBe(
+      'Paused: Covercheck needs permission again from whoever set up this refresh, after an update of the add-on. They can open Extensions > Covercheck in this spreadsheet and accept; the refreshes then resume by themselves.',
+    );
     expect(v).toMatchObject({ failures: 0, lastError: null });
     expect(v.runs.map((r: { by: string }) => r.by)).toEqual(['manual']);
     // Later hours neither fail nor refresh.

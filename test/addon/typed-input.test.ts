@@ -30,14 +30,20 @@ describe('countries and insurance types in the words staff type', () => {
   it('=VERIFYPOLICY: Deutschland and Kfz are DE motor; an unknown word is a cell error naming what is accepted, sent nowhere', () => {
     const h = granted();
     expect(h.fns.VERIFYPOLICY('KFZ-5096-000001', 'Deutschland', 'Kfz')).toBe('verified');
-    expect(h.fns.VERIFYPOLICY([['KFZ-5096-000001'], ['UKM-1000-0001']], [['Allemagne'], ['Royaume-Uni']], [['Kfz-Haftpflicht'], ['car']])).toEqual([['verified'], ['verified']]);
+    expect(
+      h.fns.VERIFYPOLICY([['KFZ-5096-000001'], ['UKM-1000-0001']], [['Allemagne'], ['Royaume-Uni']], [['Kfz-Haftpflicht'], ['car']]),
+    ).toEqual([['verified'], ['verified']]);
     const calls = h.stats.requests;
-    expect(() => h.fns.VERIFYPOLICY('KFZ-5096-000001', 'Spanien', 'Kfz')).toThrow('Unsupported country: Spanien. Supported: UK, DE, FR (also names such as United Kingdom, Deutschland, France).');
-    expect(() => h.fns.VERIFYPOLICY('KFZ-5096-000001', 'DE', 'Hausrat')).toThrow(/^Unsupported insurance type: Hausrat\. Supported: motor, travel, health \(also words such as/);
+    expect(() => h.fns.VERIFYPOLICY('KFZ-5096-000001', 'Spanien', 'Kfz')).toThrow(
+      'Unsupported country: Spanien. Supported: UK, DE, FR (also names such as United Kingdom, Deutschland, France).',
+    );
+    expect(() => h.fns.VERIFYPOLICY('KFZ-5096-000001', 'DE', 'Hausrat')).toThrow(
+      /^Unsupported insurance type: Hausrat\. Supported: motor, travel, health \(also words such as/,
+    );
     expect(h.stats.requests).toBe(calls);
   });
 
-  it('rows sidebar: German and French words in the cells are verified as their codes; an unknown one is the row\'s error', () => {
+  it("rows sidebar: German and French words in the cells are verified as their codes; an unknown one is the row's error", () => {
     const h = loadAddon(http, { connector: conn.url });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     const s = h.ss.active;
@@ -62,7 +68,10 @@ describe('policy numbers Sheets has typed (a number loses leading zeros and digi
   function typed(h: Harness, cells: string[]): unknown[] {
     const s = h.ss.active;
     s.getRange(1, 1, cells.length, 1).setValues(cells.map((c) => [c]));
-    return s.getRange(1, 1, cells.length, 1).getValues().map((r) => r[0]);
+    return s
+      .getRange(1, 1, cells.length, 1)
+      .getValues()
+      .map((r) => r[0]);
   }
 
   it('=VERIFYPOLICY: a number that cannot be the printed policy number, or a date, is a cell error asking for plain text, sent nowhere; a number Sheets holds exactly is verified', () => {
@@ -70,9 +79,13 @@ describe('policy numbers Sheets has typed (a number loses leading zeros and digi
     const [long, date, exact] = typed(h, ['1234567890123456789', '2024-01-15', '608478190']);
     expect([typeof long, date instanceof Date, exact]).toEqual(['number', true, 608478190]);
     const calls = h.stats.requests;
-    expect(() => h.fns.VERIFYPOLICY(long, 'UK', 'motor')).toThrow(/^Sheets holds this policy number as a number \(1234567890123456800\), which is not the number as printed: /);
+    expect(() => h.fns.VERIFYPOLICY(long, 'UK', 'motor')).toThrow(
+      /^Sheets holds this policy number as a number \(1234567890123456800\), which is not the number as printed: /,
+    );
     expect(() => h.fns.VERIFYPOLICY(long, 'UK', 'motor')).toThrow(PLAIN);
-    expect(() => h.fns.VERIFYPOLICY(date, 'UK', 'motor')).toThrow(/^Sheets turned this policy number into a date: format the policy number column as plain text/);
+    expect(() => h.fns.VERIFYPOLICY(date, 'UK', 'motor')).toThrow(
+      /^Sheets turned this policy number into a date: format the policy number column as plain text/,
+    );
     expect(() => h.fns.VERIFYPOLICY(0.5, 'UK', 'motor')).toThrow(PLAIN);
     const out = h.fns.VERIFYPOLICY([[long], [date], ['UKM-1000-0001']], [['UK'], ['UK'], ['UK']], [['motor'], ['motor'], ['motor']]);
     expect(out[0][0]).toMatch(/^Error: Sheets holds this policy number as a number/);
@@ -85,7 +98,7 @@ describe('policy numbers Sheets has typed (a number loses leading zeros and digi
     expect(h.fns.VERIFYPOLICY(exact, 'UK', 'motor')).toMatch(/^(verified|unverified|inconclusive)$/);
   });
 
-  it('rows sidebar: policy numbers are read as displayed; a number past 15 digits or a date is the row\'s error asking for plain text, never sent; a plain-text column works', () => {
+  it("rows sidebar: policy numbers are read as displayed; a number past 15 digits or a date is the row's error asking for plain text, never sent; a plain-text column works", () => {
     const h = loadAddon(http, { connector: conn.url });
     h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.sandbox });
     const s = h.ss.active;
@@ -103,9 +116,13 @@ describe('policy numbers Sheets has typed (a number loses leading zeros and digi
     };
     const posts0 = h.stats.log.filter((l) => l.method === 'POST').length;
     expect(run()).toMatchObject({ total: 4, errors: 2, finished: true });
-    expect(s.get(2, 4)).toMatch(/^Error: Sheets holds this policy number as a number \(1\.23457E\+18\), which is not the number as printed: /);
+    expect(s.get(2, 4)).toMatch(
+      /^Error: Sheets holds this policy number as a number \(1\.23457E\+18\), which is not the number as printed: /,
+    );
     expect(s.get(2, 4)).toMatch(PLAIN);
-    expect(s.get(3, 4)).toMatch(/^Error: Sheets turned this policy number into a date \(2024-01-15\): format the policy number column as plain text/);
+    expect(s.get(3, 4)).toMatch(
+      /^Error: Sheets turned this policy number into a date \(2024-01-15\): format the policy number column as plain text/,
+    );
     expect(s.get(4, 4)).toBe('verified');
     expect(s.get(5, 4)).toMatch(/^(verified|unverified|inconclusive)$/);
     expect(h.stats.log.filter((l) => l.method === 'POST').length - posts0).toBe(1);

@@ -19,7 +19,11 @@ beforeAll(async () => {
   [conn, slow] = await Promise.all([
     startConnectorChild({ keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 100 } } }),
     // Every unknown UK policy waits 3 s for its registry (which never answers): batches that outlast a custom function's budget.
-    startConnectorChild({ slowRegistry: true, env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' }, keys: { live: { mode: 'live', credits: 100 } } }),
+    startConnectorChild({
+      slowRegistry: true,
+      env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' },
+      keys: { live: { mode: 'live', credits: 100 } },
+    }),
   ]);
 }, 60_000);
 
@@ -29,11 +33,19 @@ afterAll(async () => {
 });
 
 async function direct(key: string, body: unknown): Promise<any> {
-  const res = await fetch(`${conn.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${conn.url}/api/v1/verify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return res.json();
 }
 const balance = async (key: string) =>
-  ((await fetch(`${conn.url}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { credits: { balance: number } }).credits.balance;
+  (
+    (await fetch(`${conn.url}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as {
+      credits: { balance: number };
+    }
+  ).credits.balance;
 
 function grant(h: Harness, key: string): void {
   h.fns.saveSettings({ url: CONNECTOR, key });
@@ -70,7 +82,9 @@ describe('results belong to the key that asked', () => {
     expect(h.fns.VERIFYPOLICY(cells, countries, 'motor', '', 'full')).toEqual(liveOut);
     expect(h.stats.requests).toBe(m);
 
-    const stored = JSON.stringify([...h.docCache.entries]) + JSON.stringify(Object.entries(h.docProps.data).filter(([k]) => k !== 'covercheck.grant.key'));
+    const stored =
+      JSON.stringify([...h.docCache.entries]) +
+      JSON.stringify(Object.entries(h.docProps.data).filter(([k]) => k !== 'covercheck.grant.key'));
     for (const k of [conn.keys.sandbox!, conn.keys.live!]) expect(stored).not.toContain(k.slice(8));
 
     h.fns.revokeGrant();
@@ -84,7 +98,8 @@ describe('results belong to the key that asked', () => {
 });
 
 describe('pending cells brought up to date by one action', () => {
-  const PENDING = /^Still verifying \(already submitted, no second charge\): in a minute, choose Extensions > Covercheck > Update pending results\.$/;
+  const PENDING =
+    /^Still verifying \(already submitted, no second charge\): in a minute, choose Extensions > Covercheck > Update pending results\.$/;
 
   it('"Still verifying" names the menu item; cells stay pending by themselves; "Update pending results" recalculates only the pending formulas, without a second charge', async () => {
     // Round trips of 11 s (simulated): after the submit there is no time for a long poll.
@@ -92,14 +107,30 @@ describe('pending cells brought up to date by one action', () => {
     h.fns.saveSettings({ url: CONNECTOR, key: slow.keys.live });
     h.fns.grantKeyToSpreadsheet(true);
     h.open();
-    expect(h.ui.menus.at(-1)!.items.filter((i) => i !== '---').map((i) => (i as { label: string }).label)).toContain('Update pending results');
+    expect(
+      h.ui.menus
+        .at(-1)!
+        .items.filter((i) => i !== '---')
+        .map((i) => (i as { label: string }).label),
+    ).toContain('Update pending results');
     const s = h.ss.active;
-    s.getRange(1, 1, 5, 3).setValues([['Policy', 'Country', 'Type'], ['UKM-9999-0001', 'UK', 'motor'], ['UKM-9999-0002', 'UK', 'motor'], ['UKM-9999-0003', 'UK', 'motor'], ['UKM-9999-0004', 'UK', 'motor']]);
+    s.getRange(1, 1, 5, 3).setValues([
+      ['Policy', 'Country', 'Type'],
+      ['UKM-9999-0001', 'UK', 'motor'],
+      ['UKM-9999-0002', 'UK', 'motor'],
+      ['UKM-9999-0003', 'UK', 'motor'],
+      ['UKM-9999-0004', 'UK', 'motor'],
+    ]);
     // Two range formulas (a single cell is answered in its one call), and one whose answer is final (an error, no call).
     s.getRange('D2').setFormula('=VERIFYPOLICY(A2:A3,B2:B3,C2:C3)');
     s.getRange('E4').setFormula('=VERIFYPOLICY(A4:A5,"UK","motor")');
     s.getRange('F4').setFormula('=VERIFYPOLICY(A4,"ES","motor")');
-    expect([s.get(2, 4), s.get(3, 4), s.get(4, 5), s.get(4, 6)]).toEqual([expect.stringMatching(PENDING), expect.stringMatching(PENDING), expect.stringMatching(PENDING), '#ERROR!']);
+    expect([s.get(2, 4), s.get(3, 4), s.get(4, 5), s.get(4, 6)]).toEqual([
+      expect.stringMatching(PENDING),
+      expect.stringMatching(PENDING),
+      expect.stringMatching(PENDING),
+      '#ERROR!',
+    ]);
     const runs = h.ss.formulas.runs;
 
     // Nothing recalculates them: the batches complete, minutes pass, the spreadsheet is reopened.
@@ -123,7 +154,9 @@ describe('pending cells brought up to date by one action', () => {
     expect(h.fns.updatePendingResults()).toMatchObject({ formulas: 0, message: 'No =VERIFYPOLICY cell is waiting for a result.' });
     expect(h.ss.toasts.at(-1)).toBe('No =VERIFYPOLICY cell is waiting for a result.');
     // The sidebar offers the same action.
-    expect(fs.readFileSync(path.join(DIST, 'sidebar.html'), 'utf8')).toMatch(/<button id="pending-run"[^>]*>Update pending results<\/button>[\s\S]*run\('updatePendingResults'\)/);
+    expect(fs.readFileSync(path.join(DIST, 'sidebar.html'), 'utf8')).toMatch(
+      /<button id="pending-run"[^>]*>Update pending results<\/button>[\s\S]*run\('updatePendingResults'\)/,
+    );
   }, 60_000);
 });
 
@@ -156,7 +189,8 @@ describe('=VERIFYPOLICY filled down one cell per row spends little of the daily 
     s.getRange(2, 1, ROWS, 3).setValues(Array.from({ length: ROWS }, (_, i) => [`UKM-9999-${String(i).padStart(4, '0')}`, 'UK', 'motor']));
     return s;
   }
-  const formulas = (from: number, n: number) => Array.from({ length: n }, (_, i) => [`=VERIFYPOLICY(A${from + i},B${from + i},C${from + i})`]);
+  const formulas = (from: number, n: number) =>
+    Array.from({ length: n }, (_, i) => [`=VERIFYPOLICY(A${from + i},B${from + i},C${from + i})`]);
 
   it('per cell: first run <= 1 UrlFetch and <= 2 property operations; recalculation 0 UrlFetch and <= 1 property read', () => {
     const h = loadAddon(http, { connector: conn.url });
@@ -176,7 +210,10 @@ describe('=VERIFYPOLICY filled down one cell per row spends little of the daily 
     const sum = (xs: typeof first, k: 'fetch' | 'props') => xs.reduce((n, x) => n + x[k], 0);
     const worst = (xs: typeof first, k: 'fetch' | 'props') => xs.reduce((w, x) => (x[k] > w[k] ? x : w));
     // Each per execution, not only on average: the worst cell's counts, with the cell named.
-    expect({ fetchPerCell: sum(first, 'fetch') / ROWS, worstFetch: worst(first, 'fetch') }).toMatchObject({ fetchPerCell: 1, worstFetch: { fetch: 1 } });
+    expect({ fetchPerCell: sum(first, 'fetch') / ROWS, worstFetch: worst(first, 'fetch') }).toMatchObject({
+      fetchPerCell: 1,
+      worstFetch: { fetch: 1 },
+    });
     expect(sum(first, 'props') / ROWS).toBeLessThanOrEqual(2);
     expect(worst(first, 'props')).toMatchObject({ props: expect.any(Number) });
     expect(worst(first, 'props').props, `worst cell ${worst(first, 'props').cell}`).toBeLessThanOrEqual(2);

@@ -52,22 +52,46 @@ const RULES: LayerRule[] = [
   { name: 'store/ imports no domain, edge or root module', from: re('connector/src/store/'), forbidden: re(DOMAIN, EDGE, ROOT_FILES) },
   // The two backends are alternatives chosen at start (store/index.ts); one borrowing from the
   // other ties PostgreSQL's code to SQLite's files.
-  { name: 'store/postgres/ and store/sqlite/ import nothing from each other', from: re('connector/src/store/postgres/'), forbidden: re('connector/src/store/sqlite/') },
-  { name: 'store/sqlite/ and store/postgres/ import nothing from each other', from: re('connector/src/store/sqlite/'), forbidden: re('connector/src/store/postgres/') },
+  {
+    name: 'store/postgres/ and store/sqlite/ import nothing from each other',
+    from: re('connector/src/store/postgres/'),
+    forbidden: re('connector/src/store/sqlite/'),
+  },
+  {
+    name: 'store/sqlite/ and store/postgres/ import nothing from each other',
+    from: re('connector/src/store/sqlite/'),
+    forbidden: re('connector/src/store/postgres/'),
+  },
   // Domain code is called by routes, job workers, the CLI and tests alike: it throws AppError or
   // returns plain values, and never sees a request, a response or the whole context.
-  { name: 'domain modules import no http/, routes/, portal/, offload/, cli/, express or root file', from: re(DOMAIN), forbidden: re(EDGE, ROOT_FILES, 'npm:express$') },
+  {
+    name: 'domain modules import no http/, routes/, portal/, offload/, cli/, express or root file',
+    from: re(DOMAIN),
+    forbidden: re(EDGE, ROOT_FILES, 'npm:express$'),
+  },
   // Foundations sit under everything; one that imported a domain or the edge would put that above
   // every module that uses the foundation.
   { name: 'foundation modules import no domain, edge or root module', from: re(FOUNDATION), forbidden: re(DOMAIN, EDGE, ROOT_FILES) },
   // Middleware is assembled by app.ts and is handed what it reads (the key table, a clock); taking
   // the context or a route would make circles through app.ts.
-  { name: 'http/ imports no routes/, portal/, cli/ or root file', from: re('connector/src/http/'), forbidden: re('connector/src/(?:routes|portal|cli)/', ROOT_FILES) },
+  {
+    name: 'http/ imports no routes/, portal/, cli/ or root file',
+    from: re('connector/src/http/'),
+    forbidden: re('connector/src/(?:routes|portal|cli)/', ROOT_FILES),
+  },
   // The portal receives PortalDeps (portal/app.ts), not the AppContext: it is built by app.ts, and
   // importing the context back was the context -> portal -> context circle.
-  { name: 'portal/ imports no routes/ or root file', from: re('connector/src/portal/'), forbidden: re('connector/src/routes/', ROOT_FILES) },
+  {
+    name: 'portal/ imports no routes/ or root file',
+    from: re('connector/src/portal/'),
+    forbidden: re('connector/src/routes/', ROOT_FILES),
+  },
   // Routes are mounted by app.ts, which start.ts builds; a route importing either is a circle.
-  { name: 'routes/ import no portal/ and no app.ts, start.ts or main.ts', from: re('connector/src/routes/'), forbidden: re('connector/src/portal/', String.raw`connector/src/(?:app|start|main)\.ts`) },
+  {
+    name: 'routes/ import no portal/ and no app.ts, start.ts or main.ts',
+    from: re('connector/src/routes/'),
+    forbidden: re('connector/src/portal/', String.raw`connector/src/(?:app|start|main)\.ts`),
+  },
   // Finding fields is a function of text lines: the evals, the ranker's training and the tests call it
   // with no thread or process, and no field rule may depend on where or how long a document runs.
   { name: 'extract/fields/ imports nothing from extract/running/', from: re(EXTRACT_FIELDS), forbidden: re(EXTRACT_RUNNING) },
@@ -79,12 +103,24 @@ const RULES: LayerRule[] = [
   { name: 'extract/reading/ imports nothing from extract/fields/', from: re(EXTRACT_READING), forbidden: re(EXTRACT_FIELDS) },
   // The other way, only the Line (reading/lines.ts) crosses: field code that opened a PDF or ran OCR
   // could no longer be scored on cached lines exactly as an upload is read.
-  { name: 'extract/fields/ imports from extract/reading/ only lines.ts', from: re(EXTRACT_FIELDS), forbidden: re(String.raw`${EXTRACT_READING}(?!lines\.ts$)`) },
+  {
+    name: 'extract/fields/ imports from extract/reading/ only lines.ts',
+    from: re(EXTRACT_FIELDS),
+    forbidden: re(String.raw`${EXTRACT_READING}(?!lines\.ts$)`),
+  },
   // Every room throws ExtractError and checks the document's budget: the two files sit under all
   // three, and one importing a room would put that room under itself.
-  { name: 'extract/errors.ts and extract/limits.ts import none of running/, reading/, fields/', from: re(String.raw`connector/src/extract/(?:errors|limits)\.ts$`), forbidden: re(EXTRACT_RUNNING, EXTRACT_READING, EXTRACT_FIELDS) },
+  {
+    name: 'extract/errors.ts and extract/limits.ts import none of running/, reading/, fields/',
+    from: re(String.raw`connector/src/extract/(?:errors|limits)\.ts$`),
+    forbidden: re(EXTRACT_RUNNING, EXTRACT_READING, EXTRACT_FIELDS),
+  },
   // pipeline.ts is what a pool thread runs, and what tests and scripts call with no pool at all.
-  { name: 'extract/pipeline.ts imports nothing from extract/running/', from: re(String.raw`connector/src/extract/pipeline\.ts$`), forbidden: re(EXTRACT_RUNNING) },
+  {
+    name: 'extract/pipeline.ts imports nothing from extract/running/',
+    from: re(String.raw`connector/src/extract/pipeline\.ts$`),
+    forbidden: re(EXTRACT_RUNNING),
+  },
 ];
 
 interface Allowed {
@@ -133,7 +169,15 @@ describe('the import graph', () => {
     const folders = folderGraph(graph, isAllowed);
     const found = circles(folders);
     // The imports behind each circle, so the message says what to move.
-    const behind = found.map((c) => [...graph].flatMap(([f, ts]) => ts.filter((t) => !isAllowed(f, t) && graph.has(t) && folderOf(t) !== folderOf(f) && c.includes(folderOf(f)) && c.includes(folderOf(t))).map((t) => `${f} -> ${t}`)));
+    const behind = found.map((c) =>
+      [...graph].flatMap(([f, ts]) =>
+        ts
+          .filter(
+            (t) => !isAllowed(f, t) && graph.has(t) && folderOf(t) !== folderOf(f) && c.includes(folderOf(f)) && c.includes(folderOf(t)),
+          )
+          .map((t) => `${f} -> ${t}`),
+      ),
+    );
     expect(behind).toEqual([]);
   });
 
@@ -157,9 +201,33 @@ describe('the import graph', () => {
 
 describe('the checks themselves', () => {
   it('find a circle of two files and one of three, and none in a chain', () => {
-    expect(circles(new Map([['a', ['b']], ['b', ['a']], ['c', ['a']]]))).toEqual([['a', 'b']]);
-    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual([['a', 'b', 'c']]);
-    expect(circles(new Map([['a', ['b']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b']]);
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      circles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('find a domain module importing express, and a store file importing a route', () => {
@@ -173,9 +241,12 @@ describe('the checks themselves', () => {
     expect(found).not.toContain('connector/src/jobs/x.ts -> connector/src/store/types.ts');
   });
 
-  it("find field code importing the running code or a reading module other than lines.ts", () => {
+  it('find field code importing the running code or a reading module other than lines.ts', () => {
     const toy: Graph = new Map([
-      ['connector/src/extract/fields/x.ts', ['connector/src/extract/running/thread-pool.ts', 'connector/src/extract/reading/ocr.ts', 'connector/src/extract/reading/lines.ts']],
+      [
+        'connector/src/extract/fields/x.ts',
+        ['connector/src/extract/running/thread-pool.ts', 'connector/src/extract/reading/ocr.ts', 'connector/src/extract/reading/lines.ts'],
+      ],
       ['connector/src/extract/reading/y.ts', ['connector/src/extract/fields/text.ts']],
     ]);
     const found = RULES.flatMap((r) => violations(toy, r));

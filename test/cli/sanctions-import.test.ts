@@ -10,7 +10,8 @@ import { tempDbPath } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const db = tempDbPath('sanctions-cli');
-const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'connector/src/cli/sanctions-import.ts', ...args], { cwd: process.cwd() });
+const cli = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'connector/src/cli/sanctions-import.ts', ...args], { cwd: process.cwd() });
 const OFSI_CSV = 'test/fixtures/sanctions/ofsi-conlist.csv';
 const EU_XML = 'test/fixtures/sanctions/eu-fsf.xml';
 
@@ -56,7 +57,14 @@ describe('npm run sanctions:import', () => {
 
   it('loads a second list beside the first, and loading a list again replaces it', async () => {
     const eu = JSON.parse((await cli('--format', 'eu', EU_XML, '--db', db)).stdout);
-    expect(eu).toMatchObject({ kind: 'EU financial sanctions list XML', list: 'eu-fsf', entities: 3, names: 6, skipped: { person: 1 }, stored: 6 });
+    expect(eu).toMatchObject({
+      kind: 'EU financial sanctions list XML',
+      list: 'eu-fsf',
+      entities: 3,
+      names: 6,
+      skipped: { person: 1 },
+      stored: 6,
+    });
     await cli('--format', 'ofsi', OFSI_CSV, '--db', db);
     const rows = await storedRows();
     expect(countByList(rows)).toEqual({ 'eu-fsf': 6, 'uk-ofsi': 6 });
@@ -66,15 +74,23 @@ describe('npm run sanctions:import', () => {
   it('a file that is not the format exits 2 naming the file kind, and leaves the store as it was', async () => {
     await expect(cli('--format', 'eu', OFSI_CSV, '--db', db)).rejects.toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('EU financial sanctions list CSV: no header line with the columns "Entity_LogicalId", "NameAlias_WholeName"'),
+      stderr: expect.stringContaining(
+        'EU financial sanctions list CSV: no header line with the columns "Entity_LogicalId", "NameAlias_WholeName"',
+      ),
     });
     expect(countByList(await storedRows())).toEqual({ 'eu-fsf': 6, 'uk-ofsi': 6 });
   });
 
   it('bad arguments exit 2 with the usage; --help prints it and exits 0', async () => {
     await expect(cli(OFSI_CSV, '--db', db)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--format is required') });
-    await expect(cli('--format', 'ofac', OFSI_CSV, '--db', db)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown --format "ofac"') });
-    await expect(cli('--format', 'ofsi', 'no/such/file.csv', '--db', db)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('cannot import no/such/file.csv') });
+    await expect(cli('--format', 'ofac', OFSI_CSV, '--db', db)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('unknown --format "ofac"'),
+    });
+    await expect(cli('--format', 'ofsi', 'no/such/file.csv', '--db', db)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('cannot import no/such/file.csv'),
+    });
     expect((await cli('--help')).stdout).toContain('npm run sanctions:import -- --format ofsi|uksl|eu FILE');
   });
 });

@@ -50,7 +50,10 @@ describe('npm start', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'verified', credits_charged: 0 });
     await new Promise((r) => setTimeout(r, 200));
-    const jsonLines = logs.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const jsonLines = logs
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     const line = jsonLines.find((l) => l.url === '/api/v1/verify');
     expect(line).toMatchObject({ method: 'POST', status: 200, key_id: expect.stringMatching(/^key_/), msg: 'request completed' });
     expect(logs).not.toContain(key);
@@ -59,7 +62,11 @@ describe('npm start', () => {
     // Extraction from the build: a scan goes to the extraction process (its own bundle entry) and back.
     const form = new FormData();
     form.append('file', new Blob([fs.readFileSync('test/fixtures/policies/001.pdf')], { type: 'application/pdf' }), '001.pdf');
-    const upload = await fetch(`${url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const upload = await fetch(`${url}/api/v1/documents/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expect(upload.status).toBe(202);
     const { job_id } = (await upload.json()) as { job_id: string };
     let job: { status: string; result?: { policy_number?: string } } = { status: 'pending' };

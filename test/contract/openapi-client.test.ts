@@ -83,7 +83,12 @@ describe('a client generated from the OpenAPI document (openapi-typescript)', ()
         lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
         skipLibCheck: true,
       });
-      const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.basename(d.file.fileName) + ':' + (d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1) + ' ' : ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map(
+          (d) =>
+            `${d.file ? path.basename(d.file.fileName) + ':' + (d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1) + ' ' : ''}${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+        );
       // An unused @ts-expect-error is itself an error: a refused request the types let through fails here.
       expect(problems).toEqual([]);
     } finally {
@@ -94,7 +99,9 @@ describe('a client generated from the OpenAPI document (openapi-typescript)', ()
   it('request bodies the server refuses unknown fields in are documented with additionalProperties: false', () => {
     type S = { additionalProperties?: unknown; anyOf?: S[]; properties?: Record<string, S> };
     const schemas = (doc.components?.schemas ?? {}) as Record<string, S>;
-    const bodies: [string, S][] = ['VerifyRequest', 'AsyncVerifyRequest', 'BatchRequest', 'ScheduleRequest', 'SheetBindingRequest'].map((n) => [n, schemas[n]!]);
+    const bodies: [string, S][] = ['VerifyRequest', 'AsyncVerifyRequest', 'BatchRequest', 'ScheduleRequest', 'SheetBindingRequest'].map(
+      (n) => [n, schemas[n]!],
+    );
     // sheet_target is inlined where it is used.
     bodies.push(['BatchRequest.sheet_target', schemas.BatchRequest!.properties!.sheet_target!]);
     for (const [name, s] of bodies) {

@@ -27,7 +27,9 @@ describe('readCsvSeries', () => {
   });
   it('applies row filters', () => {
     const csv = 'date,series,value\n2024-01-01,Euro,0.9\n2024-01-01,United Kingdom,0.8\n';
-    expect(readCsvSeries(csv, { date_column: 'date', value_column: 'value', filter: { series: ['United Kingdom'] } })).toEqual([{ date: '2024-01-01', value: 0.8 }]);
+    expect(readCsvSeries(csv, { date_column: 'date', value_column: 'value', filter: { series: ['United Kingdom'] } })).toEqual([
+      { date: '2024-01-01', value: 0.8 },
+    ]);
   });
   it('names the missing column and the bad line', () => {
     expect(() => readCsvSeries('day,v\n2024-01-01,1\n', { date_column: 'date', value_column: 'v' })).toThrow(/missing column date/);
@@ -39,7 +41,15 @@ describe('readCsvSeries', () => {
 
 describe('readJsonSeries', () => {
   it('reads an array under a dotted path with custom keys', () => {
-    const doc = JSON.stringify({ data: { obs: [{ d: '2024-01', v: 1 }, { d: '2024-02', v: '2.5' }, { d: '2024-03', v: null }] } });
+    const doc = JSON.stringify({
+      data: {
+        obs: [
+          { d: '2024-01', v: 1 },
+          { d: '2024-02', v: '2.5' },
+          { d: '2024-03', v: null },
+        ],
+      },
+    });
     expect(readJsonSeries(doc, { path: 'data.obs', date_column: 'd', value_column: 'v' })).toEqual([
       { date: '2024-01-01', value: 1 },
       { date: '2024-02-01', value: 2.5 },
@@ -72,7 +82,9 @@ describe('searchTerms and toFtsQuery', () => {
   it('keeps words only and quotes every one as a required FTS5 prefix term', () => {
     expect(searchTerms('Brent oil')).toEqual(['brent', 'oil']);
     expect(toFtsQuery(searchTerms('Brent oil')!)).toBe('"brent"* AND "oil"*');
-    expect(toFtsQuery(searchTerms('title:"x" OR NEAR(a b) -c*')!)).toBe('"title"* AND "x"* AND "or"* AND "near"* AND "a"* AND "b"* AND "c"*');
+    expect(toFtsQuery(searchTerms('title:"x" OR NEAR(a b) -c*')!)).toBe(
+      '"title"* AND "x"* AND "or"* AND "near"* AND "a"* AND "b"* AND "c"*',
+    );
     expect(searchTerms('!!! ***')).toBeNull();
   });
 });

@@ -46,14 +46,29 @@ describe('dataset refresh', () => {
     expect(isDue(d, now())).toBe(true);
     expect(await refreshDataset(store, d, { now })).toEqual({ slug: 'csv-one', ok: true, points: 2 });
     const after = (await store.get('csv-one'))!;
-    expect(after).toMatchObject({ point_count: 2, first_date: '2026-11-20', last_date: '2026-11-21', last_refreshed_at: now().toISOString(), last_refresh_error: null });
+    expect(after).toMatchObject({
+      point_count: 2,
+      first_date: '2026-11-20',
+      last_date: '2026-11-21',
+      last_refreshed_at: now().toISOString(),
+      last_refresh_error: null,
+    });
     expect(isDue(after, now())).toBe(false);
   });
 
   it('JSON adapter with a path', async () => {
     const store = srv.store.datasets;
     await store.upsert(meta('json-one', 'json', { path: 'observations', date_column: 'period', value_column: 'obs' }), now().toISOString());
-    answer = { status: 200, type: 'application/json', body: JSON.stringify({ observations: [{ period: '2026-09', obs: 1.1 }, { period: '2026-10', obs: 1.2 }] }) };
+    answer = {
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({
+        observations: [
+          { period: '2026-09', obs: 1.1 },
+          { period: '2026-10', obs: 1.2 },
+        ],
+      }),
+    };
     expect(await refreshDataset(store, (await store.get('json-one'))!, { now })).toMatchObject({ ok: true, points: 2 });
     expect(await store.series('json-one', 10, 'latest')).toEqual([
       { date: '2026-09-01', value: 1.1 },
@@ -69,10 +84,22 @@ describe('dataset refresh', () => {
     expect(await refreshDataset(store, d, { now })).toMatchObject({ ok: false, error: expect.stringContaining('HTTP 500') });
     answer = { status: 200, type: 'text/csv', body: 'Date,Price\nnot-a-date,1\n' };
     expect(await refreshDataset(store, d, { now })).toMatchObject({ ok: false, error: expect.stringContaining('malformed') });
-    await store.upsert({ ...meta('csv-one', 'csv', { date_column: 'Date', value_column: 'Price' }), refresh: { url: 'http://127.0.0.1:1/x', format: 'csv' } }, now().toISOString());
-    expect(await refreshDataset(store, (await store.get('csv-one'))!, { now })).toMatchObject({ ok: false, error: expect.stringContaining('could not be fetched') });
+    await store.upsert(
+      {
+        ...meta('csv-one', 'csv', { date_column: 'Date', value_column: 'Price' }),
+        refresh: { url: 'http://127.0.0.1:1/x', format: 'csv' },
+      },
+      now().toISOString(),
+    );
+    expect(await refreshDataset(store, (await store.get('csv-one'))!, { now })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('could not be fetched'),
+    });
     expect(await store.series('csv-one', 10, 'latest')).toEqual(before);
-    expect((await store.get('csv-one'))!).toMatchObject({ last_refresh_error: expect.stringContaining('could not be fetched'), point_count: 2 });
+    expect((await store.get('csv-one'))!).toMatchObject({
+      last_refresh_error: expect.stringContaining('could not be fetched'),
+      point_count: 2,
+    });
   });
 
   it('the refresher refreshes only due datasets, once per run, and retries a failure after an hour', async () => {

@@ -20,14 +20,15 @@ describe('docs/configuration.md', () => {
     expect([...names].sort()).toEqual(Object.keys(EnvSchema.shape).sort());
   });
 
-  it('gives the schema\'s default where it writes one as a value', () => {
+  it("gives the schema's default where it writes one as a value", () => {
     const defaults = EnvSchema.parse({}) as Record<string, unknown>;
     const wrong: string[] = [];
     for (const { names, defaultCell } of documented()) {
       const literal = /^`([^`]*)`$/.exec(defaultCell.trim());
       if (names.length !== 1 || !literal) continue;
       const name = names[0]!;
-      if (defaults[name] !== undefined && String(defaults[name]) !== literal[1]) wrong.push(`${name}: doc ${literal[1]}, code ${String(defaults[name])}`);
+      if (defaults[name] !== undefined && String(defaults[name]) !== literal[1])
+        wrong.push(`${name}: doc ${literal[1]}, code ${String(defaults[name])}`);
     }
     expect(wrong).toEqual([]);
   });

@@ -8,7 +8,14 @@ import GithubSlugger from 'github-slugger';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PAGES = ['README.md', 'addon/README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  'addon/README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Markdown without fenced code blocks and inline code, where a bracket is not a link. */
 function prose(markdown: string): string {
@@ -102,7 +109,8 @@ describe('documentation links', () => {
         broken.push(`${link}: no such file`);
         continue;
       }
-      if (anchor && target.endsWith('.md') && !anchors(fs.readFileSync(target, 'utf8')).has(anchor)) broken.push(`${link}: no heading with that anchor`);
+      if (anchor && target.endsWith('.md') && !anchors(fs.readFileSync(target, 'utf8')).has(anchor))
+        broken.push(`${link}: no heading with that anchor`);
     }
     expect(broken).toEqual([]);
   });
@@ -115,7 +123,8 @@ describe('documentation links', () => {
 
   it('finds the back-ticked paths it checks, and would flag a moved file', () => {
     expect(codePaths(fs.readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8')).length).toBeGreaterThanOrEqual(20);
-    const sample = '`extract/running/thread-pool.ts`, `reading/lines.ts`, `shared/errors.ts`, `ranker.ts`, `extract/pool.ts`, `patterns.ts`';
+    const sample =
+      '`extract/running/thread-pool.ts`, `reading/lines.ts`, `shared/errors.ts`, `ranker.ts`, `extract/pool.ts`, `patterns.ts`';
     const skipped = '`https://example.com/a.ts`, `GET /api/v1/openapi.json`, `<section>.ts`, `test/http/*.test.ts`, `dist/addon/Code.js`';
     expect(codePaths(`${sample} ${skipped}\n\`\`\`\n\`in/a/fence.ts\`\n\`\`\`\n`).filter((span) => !resolves(span, paths))).toEqual([
       'extract/pool.ts',
@@ -124,7 +133,9 @@ describe('documentation links', () => {
   });
 
   it('finds the links it checks (a parser that saw none would pass everything)', () => {
-    expect(links(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter((l) => l.startsWith('docs/')).length).toBeGreaterThanOrEqual(10);
+    expect(links(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter((l) => l.startsWith('docs/')).length).toBeGreaterThanOrEqual(
+      10,
+    );
     expect(anchors('# A page\n## Known limits\n```\n# not a heading\n```\n')).toEqual(new Set(['a-page', 'known-limits']));
   });
 

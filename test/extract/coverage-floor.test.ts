@@ -42,18 +42,27 @@ async function measure(name: CorpusName): Promise<CoverageRow[]> {
 
 describe.each(['own', 'shared'] as const)('coverage details on the %s corpus (text PDFs)', (name) => {
   const present = loadCorpus(name).some((d) => !d.scanned);
-  it.skipIf(!present)('stay above the floor: stated details read right, none invented, readings at >= 0.9 right', async () => {
-    const floor = FLOORS[name];
-    const rows = await measure(name);
-    const misses = rows.filter((r) => !r.ok).map((r) => `${r.doc.id} ${r.field}: ${r.outcome}, want ${r.want ?? '(none)'} got ${r.got ?? '(none)'}`);
-    expect(new Set(rows.map((r) => r.doc.id)).size).toBeGreaterThanOrEqual(floor.minDocs);
-    const stated = rows.filter((r) => r.want !== undefined);
-    // The stated count guards the truth itself: a truth file that lost its coverage would pass every ratio.
-    expect(stated.length).toBeGreaterThanOrEqual(floor.stated);
-    expect(stated.filter((r) => r.ok).length / stated.length, misses.join('\n')).toBeGreaterThanOrEqual(floor.right);
-    expect(rows.filter((r) => r.outcome === 'invented'), misses.join('\n')).toEqual([]);
-    const high = rows.filter((r) => (r.confidence ?? 0) >= 0.9);
-    expect(high.length).toBeGreaterThan(0);
-    expect(high.filter((r) => r.ok).length / high.length, misses.join('\n')).toBeGreaterThanOrEqual(floor.high);
-  }, 120_000);
+  it.skipIf(!present)(
+    'stay above the floor: stated details read right, none invented, readings at >= 0.9 right',
+    async () => {
+      const floor = FLOORS[name];
+      const rows = await measure(name);
+      const misses = rows
+        .filter((r) => !r.ok)
+        .map((r) => `${r.doc.id} ${r.field}: ${r.outcome}, want ${r.want ?? '(none)'} got ${r.got ?? '(none)'}`);
+      expect(new Set(rows.map((r) => r.doc.id)).size).toBeGreaterThanOrEqual(floor.minDocs);
+      const stated = rows.filter((r) => r.want !== undefined);
+      // The stated count guards the truth itself: a truth file that lost its coverage would pass every ratio.
+      expect(stated.length).toBeGreaterThanOrEqual(floor.stated);
+      expect(stated.filter((r) => r.ok).length / stated.length, misses.join('\n')).toBeGreaterThanOrEqual(floor.right);
+      expect(
+        rows.filter((r) => r.outcome === 'invented'),
+        misses.join('\n'),
+      ).toEqual([]);
+      const high = rows.filter((r) => (r.confidence ?? 0) >= 0.9);
+      expect(high.length).toBeGreaterThan(0);
+      expect(high.filter((r) => r.ok).length / high.length, misses.join('\n')).toBeGreaterThanOrEqual(floor.high);
+    },
+    120_000,
+  );
 });

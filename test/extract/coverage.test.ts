@@ -14,18 +14,22 @@ beforeAll(async () => {
   matcher = await shippedMatcher();
 });
 
-describe('coverage from the corpus generator\'s PDFs (scripts/make-corpus.ts)', () => {
+describe("coverage from the corpus generator's PDFs (scripts/make-corpus.ts)", () => {
   // One text PDF per type and language, across the four layouts (letters state coverage in a sentence).
-  it.each(['002', '003', '004', '006', '007', '008', '010', '014', '018'])('%s: every coverage detail of its ground truth, and nothing else', async (id) => {
-    const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
-    const truth = corpusTruth(id) as unknown as { coverage: Record<string, string> };
-    expect(Object.keys(truth.coverage).length).toBeGreaterThan(0);
-    const score = scoreCoverage(truth.coverage, r.fields.coverage);
-    for (const [detail, s] of Object.entries(score)) expect(s.outcome, `${id} ${detail}: ${JSON.stringify(r.fields.coverage)}`).toMatch(/^(right|absent)$/);
-    expect(ZExtractedFieldsSchema.parse(r.fields)).toEqual(r.fields);
-    // The top-level confidence still lists exactly the top-level fields.
-    expect(Object.keys(r.fields.confidence).every((k) => k in r.fields && k !== 'coverage')).toBe(true);
-  });
+  it.each(['002', '003', '004', '006', '007', '008', '010', '014', '018'])(
+    '%s: every coverage detail of its ground truth, and nothing else',
+    async (id) => {
+      const r = await extractFields(corpusPdf(id), { ocr: noOcr, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS });
+      const truth = corpusTruth(id) as unknown as { coverage: Record<string, string> };
+      expect(Object.keys(truth.coverage).length).toBeGreaterThan(0);
+      const score = scoreCoverage(truth.coverage, r.fields.coverage);
+      for (const [detail, s] of Object.entries(score))
+        expect(s.outcome, `${id} ${detail}: ${JSON.stringify(r.fields.coverage)}`).toMatch(/^(right|absent)$/);
+      expect(ZExtractedFieldsSchema.parse(r.fields)).toEqual(r.fields);
+      // The top-level confidence still lists exactly the top-level fields.
+      expect(Object.keys(r.fields.confidence).every((k) => k in r.fields && k !== 'coverage')).toBe(true);
+    },
+  );
 });
 
 describe('findCoverage: motor cover level', () => {
@@ -44,18 +48,32 @@ describe('findCoverage: motor cover level', () => {
   });
 
   it('a German cover table: the highest level listed is the cover (Haftpflicht and Teilkasko rows -> Teilkasko)', () => {
-    const c = findCoverage({ lines: lines('Sparte   Umfang   Beitrag', 'Kfz-Haftpflicht   100 Mio. EUR   283,24 €', 'Teilkasko   Selbstbeteiligung 300 EUR   261,76 €'), type: 'motor' });
+    const c = findCoverage({
+      lines: lines(
+        'Sparte   Umfang   Beitrag',
+        'Kfz-Haftpflicht   100 Mio. EUR   283,24 €',
+        'Teilkasko   Selbstbeteiligung 300 EUR   261,76 €',
+      ),
+      type: 'motor',
+    });
     expect(c?.motor_cover).toMatchObject({ value: 'third_party_fire_theft', printed: 'Teilkasko' });
   });
 
   it('a level marked as not held does not count ("Vollkasko   nicht versichert")', () => {
-    const c = findCoverage({ lines: lines('Kfz-Haftpflicht   100 Mio. EUR', 'Vollkasko   nicht versichert', 'Teilkasko   nicht versichert'), type: 'motor' });
+    const c = findCoverage({
+      lines: lines('Kfz-Haftpflicht   100 Mio. EUR', 'Vollkasko   nicht versichert', 'Teilkasko   nicht versichert'),
+      type: 'motor',
+    });
     expect(c?.motor_cover?.value).toBe('third_party');
   });
 
-  it('wording about other cars the holder may drive is not the policy\'s cover', () => {
+  it("wording about other cars the holder may drive is not the policy's cover", () => {
     const c = findCoverage({
-      lines: lines('The Policyholder may also drive, with the consent of the owner, any private', 'motor car not belonging to them and not hired to them under a hire purchase or', 'leasing agreement, for third party cover only.'),
+      lines: lines(
+        'The Policyholder may also drive, with the consent of the owner, any private',
+        'motor car not belonging to them and not hired to them under a hire purchase or',
+        'leasing agreement, for third party cover only.',
+      ),
       type: 'motor',
     });
     expect(c).toBeUndefined();
@@ -74,9 +92,17 @@ describe('findCoverage: motor cover level', () => {
 
 describe('findCoverage: travel', () => {
   it.each([
-    [['Type of policy: Annual multi-trip', 'Territorial limits: Worldwide excluding USA, Canada and the Caribbean'], 'annual_multi_trip', 'worldwide_excluding_usa'],
+    [
+      ['Type of policy: Annual multi-trip', 'Territorial limits: Worldwide excluding USA, Canada and the Caribbean'],
+      'annual_multi_trip',
+      'worldwide_excluding_usa',
+    ],
     [['Vertragsart: Einzelreise', 'Geltungsbereich: Europa'], 'single_trip', 'europe'],
-    [['Geltungsbereich / Area   weltweit ohne USA und Kanada / worldwide excl. USA', 'Tarif: Jahresreiseversicherung'], 'annual_multi_trip', 'worldwide_excluding_usa'],
+    [
+      ['Geltungsbereich / Area   weltweit ohne USA und Kanada / worldwide excl. USA', 'Tarif: Jahresreiseversicherung'],
+      'annual_multi_trip',
+      'worldwide_excluding_usa',
+    ],
     [['Formule : Annuelle multi-voyages', 'Zone : Monde entier'], 'annual_multi_trip', 'worldwide'],
     [['Area of travel   UK only', 'Policy type   Single Trip'], 'single_trip', 'domestic'],
   ])('%j', (text, trip, region) => {
@@ -86,8 +112,11 @@ describe('findCoverage: travel', () => {
     expect(c?.region?.confidence).toBe(0.95);
   });
 
-  it('the home country counts only as a label\'s value, never from an address', () => {
-    const c = findCoverage({ lines: lines('Reiseversicherung', 'Hauptstraße 12, 80331 München, Deutschland', 'Einzelreise'), type: 'travel' });
+  it("the home country counts only as a label's value, never from an address", () => {
+    const c = findCoverage({
+      lines: lines('Reiseversicherung', 'Hauptstraße 12, 80331 München, Deutschland', 'Einzelreise'),
+      type: 'travel',
+    });
     expect(c?.region).toBeUndefined();
   });
 
@@ -111,12 +140,23 @@ describe('findCoverage: health plan', () => {
   });
 
   it('a tariff column: every distinct tariff, in order', () => {
-    const c = findCoverage({ lines: lines('Person   geb.   Tarif   Beitrag', 'Anna Klein   01.09.1967   Z 90   379,12 €', 'Anna Klein   01.09.1967   PVN   31,92 €', 'Tom Klein   05.04.2022   Z 90   382,00 €', 'Monatlicher Gesamtbeitrag   1.460,94 €'), type: 'health' });
+    const c = findCoverage({
+      lines: lines(
+        'Person   geb.   Tarif   Beitrag',
+        'Anna Klein   01.09.1967   Z 90   379,12 €',
+        'Anna Klein   01.09.1967   PVN   31,92 €',
+        'Tom Klein   05.04.2022   Z 90   382,00 €',
+        'Monatlicher Gesamtbeitrag   1.460,94 €',
+      ),
+      type: 'health',
+    });
     expect(c?.health_plan).toEqual({ value: 'Z 90, PVN', confidence: 0.8 });
   });
 
   it('OCR specks between a label and its value are not a column; a label whose value was lost takes nothing from the next row', () => {
-    expect(findCoverage({ lines: lines('Your plan   ;   Mid-Range Plan', 'Total premium   £866.55'), type: 'health' })?.health_plan).toEqual({ value: 'Mid-Range Plan', confidence: 0.88 });
+    expect(
+      findCoverage({ lines: lines('Your plan   ;   Mid-Range Plan', 'Total premium   £866.55'), type: 'health' })?.health_plan,
+    ).toEqual({ value: 'Mid-Range Plan', confidence: 0.88 });
     expect(findCoverage({ lines: lines('Your plan', 'Total premium   £866.55'), type: 'health' })).toBeUndefined();
   });
 
@@ -124,8 +164,15 @@ describe('findCoverage: health plan', () => {
     expect(findCoverage({ lines: lines('Versicherte Personen, Tarife und Monatsbeiträge'), type: 'health' })).toBeUndefined();
   });
 
-  describe('a plan printed without a label, as a certificate\'s title or the line under it', () => {
-    const head = (plan: string, ...more: string[]) => lines('Membership certificate', plan, 'Mrs Jane Doe   Membership number   13452408-69', '12 High Street   Start date   01/01/2026', ...more);
+  describe("a plan printed without a label, as a certificate's title or the line under it", () => {
+    const head = (plan: string, ...more: string[]) =>
+      lines(
+        'Membership certificate',
+        plan,
+        'Mrs Jane Doe   Membership number   13452408-69',
+        '12 High Street   Start date   01/01/2026',
+        ...more,
+      );
 
     it.each([
       ['Bupa By You — Comprehensive'],
@@ -139,7 +186,9 @@ describe('findCoverage: health plan', () => {
     });
 
     it('a labelled plan wins over a title line', () => {
-      expect(findCoverage({ lines: head('Personal Health — Core', 'Your plan: Treatment and Care'), type: 'health' })?.health_plan).toEqual({ value: 'Treatment and Care', confidence: 0.92 });
+      expect(findCoverage({ lines: head('Personal Health — Core', 'Your plan: Treatment and Care'), type: 'health' })?.health_plan).toEqual(
+        { value: 'Treatment and Care', confidence: 0.92 },
+      );
     });
 
     it('OCR lowers it as it lowers the other readings', () => {
@@ -147,8 +196,8 @@ describe('findCoverage: health plan', () => {
     });
 
     it.each([
-      ['a company\'s name', 'Premier Insurance Company Limited'],
-      ['a company\'s name without a legal form', 'Premier Insurance'],
+      ["a company's name", 'Premier Insurance Company Limited'],
+      ["a company's name without a legal form", 'Premier Insurance'],
       ['a sentence', 'Thank you for choosing our premier service.'],
       ['a line without a plan word', 'Private medical insurance'],
       ['a line shared with another cell', 'Premier Health   Membership number'],

@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findDates, monthNumber } from '../../connector/src/extract/fields/dates.js';
-import { countryByVote, documentCandidates, extractFieldsFromLines, guessLanguage, inferType, type InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import {
+  countryByVote,
+  documentCandidates,
+  extractFieldsFromLines,
+  guessLanguage,
+  inferType,
+  type InsurerMatcher,
+} from '../../connector/src/extract/fields/document-fields.js';
 import { findPlates } from '../../connector/src/extract/fields/plates.js';
 import { SHIPPED_MODEL } from '../../connector/src/extract/fields/ranker.js';
 import { readPolicyNumber } from '../../connector/src/extract/fields/policy-number.js';
@@ -73,10 +80,22 @@ describe('labels per language', () => {
   });
 
   it('reads start and end from separate labels, a period, and prose', () => {
-    expect(extract('Versicherungsbeginn: 01.03.2026', 'Ablauf: 28.02.2027').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
-    expect(extract('Période de validité : du 1er mars 2026 au 28 février 2027').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
-    expect(extract("Date d'effet : 01/03/2026", "Date d'échéance : 28/02/2027").fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
-    expect(extract('Your cover runs from 1 March 2026 to 28 February 2027.').fields).toMatchObject({ start_date: '2026-03-01', end_date: '2027-02-28' });
+    expect(extract('Versicherungsbeginn: 01.03.2026', 'Ablauf: 28.02.2027').fields).toMatchObject({
+      start_date: '2026-03-01',
+      end_date: '2027-02-28',
+    });
+    expect(extract('Période de validité : du 1er mars 2026 au 28 février 2027').fields).toMatchObject({
+      start_date: '2026-03-01',
+      end_date: '2027-02-28',
+    });
+    expect(extract("Date d'effet : 01/03/2026", "Date d'échéance : 28/02/2027").fields).toMatchObject({
+      start_date: '2026-03-01',
+      end_date: '2027-02-28',
+    });
+    expect(extract('Your cover runs from 1 March 2026 to 28 February 2027.').fields).toMatchObject({
+      start_date: '2026-03-01',
+      end_date: '2027-02-28',
+    });
   });
 
   it('does not take an issue date or a birth date for the period', () => {
@@ -86,7 +105,9 @@ describe('labels per language', () => {
   });
 
   it('maps the insurer to the register name, by label and by letterhead', () => {
-    expect(extract('Motor', 'Versicherer: HUK-COBURG-Allgemeine Versicherung AG').fields.insurer).toBe('HUK-COBURG-Allgemeine Versicherung AG');
+    expect(extract('Motor', 'Versicherer: HUK-COBURG-Allgemeine Versicherung AG').fields.insurer).toBe(
+      'HUK-COBURG-Allgemeine Versicherung AG',
+    );
     // An OCR'd page: "I.A.R.D." read as "LA.R.D." is repaired (a text layer is read as printed).
     const scanned = lines('AXA FRANCE LA.R.D.', "Attestation d'assurance automobile").map((l) => ({ ...l, ocr: true }));
     expect(extractFieldsFromLines({ lines: scanned }, matcher).fields.insurer).toBe('AXA FRANCE I.A.R.D.');
@@ -122,8 +143,15 @@ describe('policy numbers', () => {
   it('repairs look-alikes in the digit region and keeps the prefix', () => {
     expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { ocr: true })?.value).toBe('KH-4711-238905');
     // A text layer is read as printed: no look-alike repair, whatever the format table says.
-    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { labelled: true })).toMatchObject({ value: 'KH-47I1-2389O5', repaired: false });
-    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({ value: 'UKM 9544 9522 19', repaired: false, plausible: true });
+    expect(readPolicyNumber('KH-47I1-2389O5', 'DE', 'motor', { labelled: true })).toMatchObject({
+      value: 'KH-47I1-2389O5',
+      repaired: false,
+    });
+    expect(readPolicyNumber('UKM 9544 9522 19 Insurer', 'UK', 'motor')).toEqual({
+      value: 'UKM 9544 9522 19',
+      repaired: false,
+      plausible: true,
+    });
   });
 
   it('refuses numbers that fail the format table', () => {
@@ -199,7 +227,11 @@ describe('rules learned from documents by other authors', () => {
   it('keeps a capital article that is part of the name, drops a lower-case one of the sentence', () => {
     const f = extract('CARTE DE TIERS PAYANT   La Mutuelle Générale', 'N° adhérent   73752988', 'Organisme   La Mutuelle Générale');
     expect(f.fields.insurer).toBe('La Mutuelle Générale');
-    const g = extract('Versicherungsbestätigung', 'Der Vertrag besteht bei der Allianz Versicherungs-AG.', 'Versicherungsnummer: AS-123456789');
+    const g = extract(
+      'Versicherungsbestätigung',
+      'Der Vertrag besteht bei der Allianz Versicherungs-AG.',
+      'Versicherungsnummer: AS-123456789',
+    );
     expect(g.fields.insurer).toBe('Allianz Versicherungs-AG');
   });
 
@@ -211,11 +243,17 @@ describe('rules learned from documents by other authors', () => {
       'Allanz Versicherungs-AG - Vorsitzender des Aufsichtsrats: S. Lorenz - Sitz der Gesellschaft: München',
     );
     expect(f.fields.insurer).toBe('Allianz Versicherungs-AG');
-    const names = documentCandidates({ lines: ocrLines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG - Sitz der Gesellschaft: München') }, matcher).candidates.insurer.map((c) => c.value);
+    const names = documentCandidates(
+      { lines: ocrLines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG - Sitz der Gesellschaft: München') },
+      matcher,
+    ).candidates.insurer.map((c) => c.value);
     expect(names).toContain('Allianz Versicherungs-AG');
     expect(names).not.toContain('Allanz Versicherungs-AG');
     // Two names the register knows equally well stay apart, and a text layer is never rewritten.
-    const typed = documentCandidates({ lines: lines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG') }, matcher).candidates.insurer.map((c) => c.value);
+    const typed = documentCandidates(
+      { lines: lines('Allianz Versicherungs-AG', 'Allanz Versicherungs-AG') },
+      matcher,
+    ).candidates.insurer.map((c) => c.value);
     expect(typed).toContain('Allanz Versicherungs-AG');
   });
 
@@ -238,7 +276,9 @@ describe('rules learned from documents by other authors', () => {
       "Pour l'assureur, le Service Assistance",
     );
     expect(f.fields.insurer).toBe('Europ Assistance');
-    const service = documentCandidates({ lines: lines("Pour l'assureur, le Service Assistance") }, matcher).candidates.insurer.find((c) => c.value === 'Service Assistance');
+    const service = documentCandidates({ lines: lines("Pour l'assureur, le Service Assistance") }, matcher).candidates.insurer.find(
+      (c) => c.value === 'Service Assistance',
+    );
     expect(service?.features.department).toBe(1);
     expect(SHIPPED_MODEL.fields.insurer.weights.department).toBeLessThan(-1);
   });
@@ -252,14 +292,23 @@ describe('rules learned from documents by other authors', () => {
       'ADAC Versicherung AG',
     );
     expect(f.fields.insurer).toBe('ADAC Versicherung AG');
-    const brand = documentCandidates({ lines: ocrLines('ADAC - Hansastraße 19', 'ADAC Versicherung AG') }, matcher).candidates.insurer.find((c) => c.value === 'ADAC');
+    const brand = documentCandidates({ lines: ocrLines('ADAC - Hansastraße 19', 'ADAC Versicherung AG') }, matcher).candidates.insurer.find(
+      (c) => c.value === 'ADAC',
+    );
     expect(brand?.features.brand_of_legal).toBe(1);
     expect(SHIPPED_MODEL.fields.insurer.weights.brand_of_legal).toBeLessThan(-0.5);
   });
 
   it.each([
-    ["MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage", 'n° 230949515 pour la période du 04/03/2026', 'au 22/03/2026 inclus.'],
-    ["MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage n° 230949515", 'pour la période du 04/03/2026 au 22/03/2026 inclus.'],
+    [
+      "MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage",
+      'n° 230949515 pour la période du 04/03/2026',
+      'au 22/03/2026 inclus.',
+    ],
+    [
+      "MAAF atteste que M. Hugo Moreau est titulaire du contrat d'assurance voyage n° 230949515",
+      'pour la période du 04/03/2026 au 22/03/2026 inclus.',
+    ],
   ])('a policy label broken across lines, or with words inside it ("contrat d\'assurance voyage n°"): %s', (...text) => {
     const f = extract(...text);
     expect(f.fields.policy_number).toBe('230949515');
@@ -279,8 +328,24 @@ describe('rules learned from documents by other authors', () => {
   });
 
   it.each([
-    [['Kestrel Demo', 'Your car insurance renewal', 'Policy number   KDM12345678', 'Kestrel Demo is a trading name of Kestrel Demo General Insurance Limited. Registered office: 2 Mill Road, Norwich.'], 'Kestrel Demo General Insurance Limited'],
-    [['MAAF', "AVIS D'ÉCHÉANCE", 'N° de contrat   AU 1234 1234567', 'MAAF est une marque de MAAF ASSURANCES SA, entreprise régie par le Code des assurances.'], 'MAAF ASSURANCES SA'],
+    [
+      [
+        'Kestrel Demo',
+        'Your car insurance renewal',
+        'Policy number   KDM12345678',
+        'Kestrel Demo is a trading name of Kestrel Demo General Insurance Limited. Registered office: 2 Mill Road, Norwich.',
+      ],
+      'Kestrel Demo General Insurance Limited',
+    ],
+    [
+      [
+        'MAAF',
+        "AVIS D'ÉCHÉANCE",
+        'N° de contrat   AU 1234 1234567',
+        'MAAF est une marque de MAAF ASSURANCES SA, entreprise régie par le Code des assurances.',
+      ],
+      'MAAF ASSURANCES SA',
+    ],
   ])('a brand that is a trading name (une marque) of a company: the company carries the risk (%#)', (text, insurer) => {
     expect(extract(...text).fields.insurer).toBe(insurer);
   });

@@ -56,7 +56,9 @@ describe('the documents of issue 17 are refused by the limit they cross, before 
     const ocr = recordingOcr();
     const err = await refusal(pdf, {}, ocr);
     expect(err.code).toBe('over_limit');
-    expect(err.publicMessage).toBe('Page 1 is 5,000 x 5,000 pt (25 million pt²); the limit is 10 million pt² per page (A0 is 2,384 x 3,370 pt).');
+    expect(err.publicMessage).toBe(
+      'Page 1 is 5,000 x 5,000 pt (25 million pt²); the limit is 10 million pt² per page (A0 is 2,384 x 3,370 pt).',
+    );
     expect(ocr.pages).toEqual([]);
   });
 
@@ -72,7 +74,9 @@ describe('the documents of issue 17 are refused by the limit they cross, before 
     const ocr = recordingOcr();
     const err = await refusal(hugeImage(), {}, ocr);
     expect(err.code).toBe('over_limit');
-    expect(err.publicMessage).toBe('An image in the PDF is 40,000 x 40,000 pixels (1,600 million pixels); the limit is 40 million pixels per image.');
+    expect(err.publicMessage).toBe(
+      'An image in the PDF is 40,000 x 40,000 pixels (1,600 million pixels); the limit is 40 million pixels per image.',
+    );
     expect(ocr.pages).toEqual([]);
   });
 
@@ -85,7 +89,12 @@ describe('the documents of issue 17 are refused by the limit they cross, before 
 
   it('a page the canvas cannot be made for ("Create skia surface failed"): corrupt_pdf naming the page', async () => {
     // With the area and pixel limits opened up, a 14,400 pt page reaches the canvas at 150 dpi: 30,000 px a side.
-    const err = await refusal(hugeBlankPages(1, 14_400), { maxPageAreaPt2: 1e12, maxTotalAreaPt2: 1e12, maxPagePixels: 1e12, maxTotalPixels: 1e12 });
+    const err = await refusal(hugeBlankPages(1, 14_400), {
+      maxPageAreaPt2: 1e12,
+      maxTotalAreaPt2: 1e12,
+      maxPagePixels: 1e12,
+      maxTotalPixels: 1e12,
+    });
     expect(err.code).toBe('corrupt_pdf');
     expect(err.message).toMatch(/skia surface/i);
     expect(err.publicMessage).toBe('Page 1 of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.');
@@ -142,17 +151,29 @@ describe('decoded stream limits (stream-scan.ts)', () => {
     const good = zerosDeflated(8 * 1024 * 1024);
     // The tail replaced by an invalid block: everything before it still inflates.
     const broken = Buffer.concat([good.subarray(0, good.length - 40), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
-    const pdf = pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>', streamObject('/Filter /FlateDecode', broken)]);
+    const pdf = pdfFromObjects([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [] /Count 0 >>',
+      streamObject('/Filter /FlateDecode', broken),
+    ]);
     const scan = await scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS });
     expect(scan.streamBytes).toBeGreaterThan(7 * 1024 * 1024);
-    await expect(scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS, maxStreamBytes: 4 * 1024 * 1024 })).rejects.toMatchObject({ code: 'over_limit' });
+    await expect(scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS, maxStreamBytes: 4 * 1024 * 1024 })).rejects.toMatchObject({
+      code: 'over_limit',
+    });
   });
 
   it('adds up the images of a document against the total', async () => {
-    const image = (n: number) => streamObject(`/Type /XObject /Subtype /Image /Width 4000 /Height 3000 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Name /I${n}`, zerosDeflated(12e6));
+    const image = (n: number) =>
+      streamObject(
+        `/Type /XObject /Subtype /Image /Width 4000 /Height 3000 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Name /I${n}`,
+        zerosDeflated(12e6),
+      );
     const pdf = pdfFromObjects(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [] /Count 0 >>', image(1), image(2), image(3)]);
     expect(await scanStreams(pdf, EXTRACT_LIMIT_DEFAULTS)).toMatchObject({ images: 3, imagePixels: 36e6, largestImagePixels: 12e6 });
-    await expect(scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS, maxTotalImagePixels: 30e6 })).rejects.toThrow("The PDF's images add up to more than 30 million pixels, the limit per document.");
+    await expect(scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS, maxTotalImagePixels: 30e6 })).rejects.toThrow(
+      "The PDF's images add up to more than 30 million pixels, the limit per document.",
+    );
   });
 
   it('an image whose size the scan cannot read (an indirect /Width) is left out by pdf.js undecoded: no text, not gigabytes', async () => {
@@ -161,7 +182,10 @@ describe('decoded stream limits (stream-scan.ts)', () => {
       '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
       '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>',
       streamObject('', Buffer.from('q 595 0 0 842 0 0 cm /Im0 Do Q', 'latin1')),
-      streamObject('/Type /XObject /Subtype /Image /Width 6 0 R /Height 6 0 R /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode', zerosDeflated(40_000 * 40_000)),
+      streamObject(
+        '/Type /XObject /Subtype /Image /Width 6 0 R /Height 6 0 R /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode',
+        zerosDeflated(40_000 * 40_000),
+      ),
       '40000',
     ]);
     expect((await scanStreams(pdf, EXTRACT_LIMIT_DEFAULTS)).images).toBe(0);

@@ -81,15 +81,19 @@ describe.skipIf(corpus.length === 0)('extraction on documents by another author'
 
   // The scans go through the real OCR (~45 s of CPU for 12 documents): the figure the issue targets. Two
   // workers, two documents at a time: the run gives this file both cores.
-  it.skipIf(scans.length === 0)(`keeps at least ${FLOOR_SCAN * 100}% of fields right on the scans, and ${FLOOR_HIGH_CONFIDENCE * 100}% of those at confidence >= 0.9`, async () => {
-    const ocr = await createOcr({ workers: 2, languages: OCR_LANGUAGES });
-    try {
-      const s = await score(scans, ocr, 2);
-      expect(scans.length).toBeGreaterThanOrEqual(10);
-      expect(s.right / s.total, s.misses.join('\n')).toBeGreaterThanOrEqual(FLOOR_SCAN);
-      expect(s.highRight / Math.max(1, s.high), s.misses.join('\n')).toBeGreaterThanOrEqual(FLOOR_HIGH_CONFIDENCE);
-    } finally {
-      await ocr.terminate();
-    }
-  }, 300_000);
+  it.skipIf(scans.length === 0)(
+    `keeps at least ${FLOOR_SCAN * 100}% of fields right on the scans, and ${FLOOR_HIGH_CONFIDENCE * 100}% of those at confidence >= 0.9`,
+    async () => {
+      const ocr = await createOcr({ workers: 2, languages: OCR_LANGUAGES });
+      try {
+        const s = await score(scans, ocr, 2);
+        expect(scans.length).toBeGreaterThanOrEqual(10);
+        expect(s.right / s.total, s.misses.join('\n')).toBeGreaterThanOrEqual(FLOOR_SCAN);
+        expect(s.highRight / Math.max(1, s.high), s.misses.join('\n')).toBeGreaterThanOrEqual(FLOOR_HIGH_CONFIDENCE);
+      } finally {
+        await ocr.terminate();
+      }
+    },
+    300_000,
+  );
 });

@@ -4,7 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { createOcr, type Ocr } from '../../connector/src/extract/reading/ocr.js';
-import { findSheet, homography, project, rectCorners, straightenSheet, warpQuad, type Point, type Quad } from '../../connector/src/extract/reading/perspective.js';
+import {
+  findSheet,
+  homography,
+  project,
+  rectCorners,
+  straightenSheet,
+  warpQuad,
+  type Point,
+  type Quad,
+} from '../../connector/src/extract/reading/perspective.js';
 import { extractFields } from '../../connector/src/extract/pipeline.js';
 import type { GreyImage } from '../../connector/src/extract/reading/scan-image.js';
 import { shippedMatcher } from './helpers.js';
@@ -132,7 +141,9 @@ describe('findSheet and straightenSheet', () => {
     const original = page();
     const back = warpQuad(photo, quad, original.width, original.height);
     let diff = 0;
-    for (let y = 60; y < 500; y += 7) for (let x = 60; x < 340; x += 5) diff += Math.abs((back.data[y * 400 + x]! < 80 ? 1 : 0) - (original.data[y * 400 + x]! < 128 ? 1 : 0));
+    for (let y = 60; y < 500; y += 7)
+      for (let x = 60; x < 340; x += 5)
+        diff += Math.abs((back.data[y * 400 + x]! < 80 ? 1 : 0) - (original.data[y * 400 + x]! < 128 ? 1 : 0));
     expect(diff / ((440 / 7) * (280 / 5))).toBeLessThan(0.08);
   });
 
@@ -174,7 +185,11 @@ describe('a phone photo of the corpus read through the pipeline', () => {
   it('reads the policy number and dates of own 026', async () => {
     const dir = fileURLToPath(new URL('../fixtures/policies/', import.meta.url));
     const truth = JSON.parse(readFileSync(`${dir}026.json`, 'utf8')) as Record<string, string>;
-    const r = await extractFields(new Uint8Array(readFileSync(`${dir}026.pdf`)), { ocr, matcher: await shippedMatcher() }, { limits: EXTRACT_LIMIT_DEFAULTS });
+    const r = await extractFields(
+      new Uint8Array(readFileSync(`${dir}026.pdf`)),
+      { ocr, matcher: await shippedMatcher() },
+      { limits: EXTRACT_LIMIT_DEFAULTS },
+    );
     expect(r.ocrPages).toBe(1);
     expect(r.fields.policy_number).toBe(truth.policy_number);
     expect(r.fields.start_date).toBe(truth.start_date);

@@ -77,7 +77,10 @@ describe('extractFields errors', () => {
   });
 
   it('refuses a PNG renamed .pdf as corrupt_pdf', async () => {
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b3c1e50000000049454e44ae426082', 'hex');
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b3c1e50000000049454e44ae426082',
+      'hex',
+    );
     await expectCode(png, 'corrupt_pdf');
   });
 

@@ -3,9 +3,18 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import { ExtractError } from '../../connector/src/extract/errors.js';
-import { createThreadPool, ExtractionQueueFullError, type ExtractionPool, type ExtractionPoolOptions } from '../../connector/src/extract/running/thread-pool.js';
+import {
+  createThreadPool,
+  ExtractionQueueFullError,
+  type ExtractionPool,
+  type ExtractionPoolOptions,
+} from '../../connector/src/extract/running/thread-pool.js';
 import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/running/priority.js';
-import { createProcessExtractionPool, ExtractionProcessError, type ProcessPoolOptions } from '../../connector/src/extract/running/process-pool.js';
+import {
+  createProcessExtractionPool,
+  ExtractionProcessError,
+  type ProcessPoolOptions,
+} from '../../connector/src/extract/running/process-pool.js';
 import { built } from '../helpers/build.js';
 import { alive } from '../helpers/services.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
@@ -133,17 +142,20 @@ describe('process pool lifecycle', { timeout: 90_000 }, () => {
     expect(argv.some((a) => a.endsWith('connector/src/extract/running/process-host.ts'))).toBe(true);
   });
 
-  it.runIf(process.platform === 'linux')('starts the extraction process with its own node flags and malloc setting, not the connector\'s', async () => {
-    const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
-    pool = p;
-    await p.run(corpusPdf('002'));
-    const pid = p.pid()!;
-    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=2', '--v8-pool-size=1']));
-    const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-    expect(env).toContain('MALLOC_MMAP_THRESHOLD_=131072');
-    expect(process.env.MALLOC_MMAP_THRESHOLD_).toBeUndefined();
-  });
+  it.runIf(process.platform === 'linux')(
+    "starts the extraction process with its own node flags and malloc setting, not the connector's",
+    async () => {
+      const p = processPool({ rows: await registerRows(), threads: 1, maxQueue: 4, limits: EXTRACT_LIMIT_DEFAULTS });
+      pool = p;
+      await p.run(corpusPdf('002'));
+      const pid = p.pid()!;
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=2', '--v8-pool-size=1']));
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      expect(env).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+      expect(process.env.MALLOC_MMAP_THRESHOLD_).toBeUndefined();
+    },
+  );
 
   // What happens to the tasks of a process that dies, and who is blamed: process-limits.test.ts.
 

@@ -17,7 +17,12 @@ import { ExtractError } from '../../connector/src/extract/errors.js';
 import type { ExtractLimits } from '../../connector/src/extract/limits.js';
 import { createThreadPool, type ExtractionPool } from '../../connector/src/extract/running/thread-pool.js';
 import { EXTRACTION_NICE, SCHED_IDLE } from '../../connector/src/extract/running/priority.js';
-import { createProcessExtractionPool, ExtractionProcessError, residentMb, type ProcessExtractionPool } from '../../connector/src/extract/running/process-pool.js';
+import {
+  createProcessExtractionPool,
+  ExtractionProcessError,
+  residentMb,
+  type ProcessExtractionPool,
+} from '../../connector/src/extract/running/process-pool.js';
 import { built } from '../helpers/build.js';
 import { corpusPdf, corpusTruth, registerRows } from './helpers.js';
 import { flateBomb, hugeBlankPages, longTextShow } from './hostile.js';
@@ -31,14 +36,38 @@ afterEach(async () => {
   pool = null;
 });
 
-async function processPool(limits: Partial<ExtractLimits>, extra: { threads?: number; graceMs?: number; hostFile?: string; readResidentMb?: (pid: number) => Promise<number | 'gone'>; readStallMs?: number } = {}): Promise<ProcessExtractionPool> {
-  const p = createProcessExtractionPool({ rows: await registerRows(), threads: extra.threads ?? 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, hostFile: extractHost, priority: 'normal', ...extra });
+async function processPool(
+  limits: Partial<ExtractLimits>,
+  extra: {
+    threads?: number;
+    graceMs?: number;
+    hostFile?: string;
+    readResidentMb?: (pid: number) => Promise<number | 'gone'>;
+    readStallMs?: number;
+  } = {},
+): Promise<ProcessExtractionPool> {
+  const p = createProcessExtractionPool({
+    rows: await registerRows(),
+    threads: extra.threads ?? 1,
+    maxQueue: 4,
+    limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits },
+    hostFile: extractHost,
+    priority: 'normal',
+    ...extra,
+  });
   pool = p;
   return p;
 }
 
 async function threadPool(limits: Partial<ExtractLimits>): Promise<ExtractionPool> {
-  pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits }, priority: 'normal' });
+  pool = createThreadPool({
+    rows: await registerRows(),
+    workerFile: worker,
+    threads: 1,
+    maxQueue: 4,
+    limits: { ...EXTRACT_LIMIT_DEFAULTS, ...limits },
+    priority: 'normal',
+  });
   return pool;
 }
 
@@ -128,20 +157,23 @@ describe('time limits', { timeout: 120_000 }, () => {
     expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 2 s, the limit per document.');
   });
 
-  it.runIf(process.platform === 'linux')('a process that does not answer after the wall time and the grace is killed; the document fails over_limit, the next one is read', async () => {
-    // The backstop counts from the hand-over, a new thread's start-up included: room for that on a loaded machine.
-    const p = await processPool({ wallMs: 8_000 }, { graceMs: 500 });
-    await p.run(corpusPdf('002'));
-    const first = p.pid()!;
-    const task = p.run(corpusPdf('002'));
-    // Frozen, the process answers nothing: only the pool's own backstop can end the task.
-    process.kill(first, 'SIGSTOP');
-    const err = await failure(task);
-    expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 8 s, the limit per document.');
-    const r = await p.run(corpusPdf('004'));
-    expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
-    expect(p.pid()).not.toBe(first);
-  });
+  it.runIf(process.platform === 'linux')(
+    'a process that does not answer after the wall time and the grace is killed; the document fails over_limit, the next one is read',
+    async () => {
+      // The backstop counts from the hand-over, a new thread's start-up included: room for that on a loaded machine.
+      const p = await processPool({ wallMs: 8_000 }, { graceMs: 500 });
+      await p.run(corpusPdf('002'));
+      const first = p.pid()!;
+      const task = p.run(corpusPdf('002'));
+      // Frozen, the process answers nothing: only the pool's own backstop can end the task.
+      process.kill(first, 'SIGSTOP');
+      const err = await failure(task);
+      expect((err as ExtractError).publicMessage).toBe('Reading the PDF took longer than 8 s, the limit per document.');
+      const r = await p.run(corpusPdf('004'));
+      expect(r.fields.policy_number).toBe(corpusTruth('004').policy_number);
+      expect(p.pid()).not.toBe(first);
+    },
+  );
 });
 
 describe('heap limit per thread', { timeout: 120_000 }, () => {
@@ -191,7 +223,9 @@ describe.runIf(process.platform === 'linux')('memory ceiling', { timeout: 180_00
     expect(hog.status).toBe('rejected');
     expect(((hog as PromiseRejectedResult).reason as ExtractError).code).toBe('over_limit');
     expect(scan.status).toBe('fulfilled');
-    expect((scan as PromiseFulfilledResult<{ fields: { policy_number?: string } }>).value.fields.policy_number).toBe(corpusTruth('001').policy_number);
+    expect((scan as PromiseFulfilledResult<{ fields: { policy_number?: string } }>).value.fields.policy_number).toBe(
+      corpusTruth('001').policy_number,
+    );
   });
 });
 
@@ -199,14 +233,17 @@ describe.runIf(process.platform === 'linux')('memory that cannot be read', { tim
   it('fails closed: the process is ended, its document fails with ExtractionProcessError (not a document error); with readings back, the next is read', async () => {
     let readable = false;
     const reads: number[] = [];
-    const p = await processPool({}, {
-      readResidentMb: async (pid: number) => {
-        reads.push(pid);
-        if (readable) return 100;
-        // What a read gives while the connector's descriptors are exhausted.
-        throw Object.assign(new Error(`EMFILE: too many open files, open '/proc/${pid}/status'`), { code: 'EMFILE' });
+    const p = await processPool(
+      {},
+      {
+        readResidentMb: async (pid: number) => {
+          reads.push(pid);
+          if (readable) return 100;
+          // What a read gives while the connector's descriptors are exhausted.
+          throw Object.assign(new Error(`EMFILE: too many open files, open '/proc/${pid}/status'`), { code: 'EMFILE' });
+        },
       },
-    });
+    );
     const err = await failure(p.run(corpusPdf('001')));
     expect(err).toBeInstanceOf(ExtractionProcessError);
     expect(err).not.toBeInstanceOf(ExtractError);

@@ -80,7 +80,13 @@ function fakeOcr(byMark: Record<number, Partial<OcrResult>>): Ocr & { calls: { w
       const image = fromPgm(pgm);
       const mark = image.data[0]!;
       calls.push({ width: image.width, mark });
-      return { lines: [{ text: `read ${mark}`, cells: [{ x: 0, text: `read ${mark}` }] }], confidence: 0, words: 40, sideways: 0, ...byMark[mark] };
+      return {
+        lines: [{ text: `read ${mark}`, cells: [{ x: 0, text: `read ${mark}` }] }],
+        confidence: 0,
+        words: 40,
+        sideways: 0,
+        ...byMark[mark],
+      };
     },
     terminate: () => Promise.resolve(),
   };
@@ -168,7 +174,13 @@ async function uprightScan(): Promise<GreyImage> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([420, 260]);
   const font = await doc.embedFont(StandardFonts.Helvetica);
-  const lines = ['Certificate of Motor Insurance', `Policy number: ${TRUTH.policy_number}`, 'Start date: 01/03/2026', 'Expiry date: 28/02/2027', 'Registration: AB21 CDE'];
+  const lines = [
+    'Certificate of Motor Insurance',
+    `Policy number: ${TRUTH.policy_number}`,
+    'Start date: 01/03/2026',
+    'Expiry date: 28/02/2027',
+    'Registration: AB21 CDE',
+  ];
   lines.forEach((text, i) => page.drawText(text, { x: 30, y: 220 - i * 24, size: 12, font }));
   const pdf = await openPdf(await doc.save(), EXTRACT_LIMIT_DEFAULTS);
   try {
@@ -207,9 +219,16 @@ describe('extractFields on generated scans turned on the glass', () => {
 
   it.each([0, 90, 180, 270] as const)('reads a page turned %i degrees', async (turn) => {
     const passes: number[] = [];
-    const counting: Ocr = { recognize: (image) => (passes.push(fromPgm(image).width), ocr.recognize(image)), terminate: () => Promise.resolve() };
+    const counting: Ocr = {
+      recognize: (image) => (passes.push(fromPgm(image).width), ocr.recognize(image)),
+      terminate: () => Promise.resolve(),
+    };
     const turnedPages: number[] = [];
-    const r = await extractFields(await imagePdf(rotate(upright, turn)), { ocr: counting, matcher }, { limits: EXTRACT_LIMIT_DEFAULTS, onPage: (p) => turnedPages.push(p.turned ?? -1) });
+    const r = await extractFields(
+      await imagePdf(rotate(upright, turn)),
+      { ocr: counting, matcher },
+      { limits: EXTRACT_LIMIT_DEFAULTS, onPage: (p) => turnedPages.push(p.turned ?? -1) },
+    );
     expect(r.ocrPages).toBe(1);
     expect(r.fields.policy_number).toBe(TRUTH.policy_number);
     expect(r.fields.start_date).toBe(TRUTH.start_date);

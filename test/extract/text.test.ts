@@ -14,7 +14,17 @@ const slowFold = (s: string): string =>
 
 describe('fold', () => {
   it('gives the general result on ASCII and non-ASCII text alike', () => {
-    const samples = ['Policy No. AB-123/45', 'It`s `quoted`', 'ÉCHÉANCE du contrat', 'Straße', 'l’assureur', 'Ärger´s', '', 'MIXED ascii and ü', '\t~{}|\x7f'];
+    const samples = [
+      'Policy No. AB-123/45',
+      'It`s `quoted`',
+      'ÉCHÉANCE du contrat',
+      'Straße',
+      'l’assureur',
+      'Ärger´s',
+      '',
+      'MIXED ascii and ü',
+      '\t~{}|\x7f',
+    ];
     for (const s of samples) expect(fold(s)).toBe(slowFold(s));
     expect(fold('It`s')).toBe("it's");
   });
@@ -22,7 +32,25 @@ describe('fold', () => {
 
 describe('editDistanceWithin', () => {
   it('is the edit distance when that is at most max, and max + 1 otherwise', () => {
-    const words = ['september', 'septernber', 'sept', 'fevrier', 'fevrler', 'februar', 'mai', 'may', 'march', 'marz', 'maerz', '2025', 'juin', 'june', 'juli', 'x', ''];
+    const words = [
+      'september',
+      'septernber',
+      'sept',
+      'fevrier',
+      'fevrler',
+      'februar',
+      'mai',
+      'may',
+      'march',
+      'marz',
+      'maerz',
+      '2025',
+      'juin',
+      'june',
+      'juli',
+      'x',
+      '',
+    ];
     for (const a of words) {
       for (const b of words) {
         for (const max of [0, 1, 2, 3]) {

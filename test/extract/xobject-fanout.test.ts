@@ -99,7 +99,13 @@ describe('the nested-form bomb of issue 29', () => {
       { dict: '/Type /XObject /Subtype /Form /BBox [0 0 9 9]', data: Buffer.from('0 0 9 9 re f', 'latin1') },
     ]);
     // Per content stream: 1 + (2 + 2 x 2) = 7; two streams a page, the page listed twice (inherited resources).
-    expect((await scanStreams(pdf, EXTRACT_LIMIT_DEFAULTS)).fanout).toEqual({ pageOps: 28, largestFormOps: 0, pages: 2, forms: 2, unresolved: 0 });
+    expect((await scanStreams(pdf, EXTRACT_LIMIT_DEFAULTS)).fanout).toEqual({
+      pageOps: 28,
+      largestFormOps: 0,
+      pages: 2,
+      forms: 2,
+      unresolved: 0,
+    });
   });
 
   it('a page of plain content past the bound is refused too, as too much content', async () => {
@@ -110,12 +116,18 @@ describe('the nested-form bomb of issue 29', () => {
       { dict: '/Filter /FlateDecode', data: zlib.deflateSync(Buffer.from('q Q '.repeat(200_000), 'latin1')) },
     ]);
     const err = await failure(scanStreams(pdf, EXTRACT_LIMIT_DEFAULTS));
-    expect(err.publicMessage).toBe('The PDF draws too much content: page 1 comes to more than 250,000 content operators, the limit per document.');
+    expect(err.publicMessage).toBe(
+      'The PDF draws too much content: page 1 comes to more than 250,000 content operators, the limit per document.',
+    );
     expect((await scanStreams(pdf, { ...EXTRACT_LIMIT_DEFAULTS, maxExpandedOps: 400_000 })).fanout.pageOps).toBe(400_000);
   });
 
   it('damaged files (cut short, bytes overwritten) are refused or passed, never thrown at as anything but an ExtractError', async () => {
-    for (const pdf of [nestedForms({ resources: 'objstm', depth: 3 }), nestedForms({ resources: 'indirect', depth: 3 }), corpusPdf('057')]) {
+    for (const pdf of [
+      nestedForms({ resources: 'objstm', depth: 3 }),
+      nestedForms({ resources: 'indirect', depth: 3 }),
+      corpusPdf('057'),
+    ]) {
       for (let at = 0; at < pdf.length; at += 37) {
         const cut = pdf.subarray(0, at);
         const flipped = Buffer.from(pdf);
@@ -145,7 +157,13 @@ describe('through the extraction threads', { timeout: 120_000 }, () => {
     pool = null;
   });
   const threadPool = async (limits: Partial<ExtractLimits>) =>
-    (pool = createThreadPool({ rows: await registerRows(), workerFile: worker, threads: 1, maxQueue: 4, limits: { ...EXTRACT_LIMIT_DEFAULTS, ...SHORT, ...limits } }));
+    (pool = createThreadPool({
+      rows: await registerRows(),
+      workerFile: worker,
+      threads: 1,
+      maxQueue: 4,
+      limits: { ...EXTRACT_LIMIT_DEFAULTS, ...SHORT, ...limits },
+    }));
 
   it('without the check, the bomb runs to the processor-time limit; with it, it is refused before pdf.js, far sooner than a real 2 KB document is read', async () => {
     const bomb = nestedForms();
@@ -162,7 +180,9 @@ describe('through the extraction threads', { timeout: 120_000 }, () => {
     const [after, afterMs] = await timed(() => failure(checked.run(bomb)));
     expect(after.code).toBe('over_limit');
     expect(after.publicMessage).toMatch(FANOUT);
-    console.log(`nested-form bomb: without the check ${beforeMs.toFixed(0)} ms to the CPU limit; refused in ${afterMs.toFixed(1)} ms; a real 2 KB document read in ${genuineMs.toFixed(1)} ms`);
+    console.log(
+      `nested-form bomb: without the check ${beforeMs.toFixed(0)} ms to the CPU limit; refused in ${afterMs.toFixed(1)} ms; a real 2 KB document read in ${genuineMs.toFixed(1)} ms`,
+    );
     // The refusal skips pdf.js altogether: less than the time the same thread takes to read a real 2 KB
     // document, and a small fraction of the processor-time limit the bomb ran to.
     expect(afterMs).toBeLessThan(genuineMs);
@@ -179,7 +199,9 @@ describe('through the extraction threads', { timeout: 120_000 }, () => {
     await scanCpuMs(genuine, 5);
     await scanCpuMs(bomb, 5);
     const [g, b] = [await scanCpuMs(genuine), await scanCpuMs(bomb)];
-    console.log(`pre-check CPU (median of 25): real 2 KB document ${g.toFixed(3)} ms, bomb ${b.toFixed(3)} ms, ratio ${(b / g).toFixed(2)}`);
+    console.log(
+      `pre-check CPU (median of 25): real 2 KB document ${g.toFixed(3)} ms, bomb ${b.toFixed(3)} ms, ratio ${(b / g).toFixed(2)}`,
+    );
     // The bomb has 8 streams to inflate and tokenize and the real document 2 (measured: 2.7 times the
     // time). Expanding the fan-out instead of summing it would be a million times.
     expect(b).toBeLessThan(10 * g);
@@ -197,7 +219,11 @@ describe('through the connector: POST /api/v1/documents/extract', { timeout: 120
     const { key, id } = await srv.key({ mode: 'live', credits: 5 });
     const form = new FormData();
     form.append('file', new Blob([nestedForms()], { type: 'application/pdf' }), 'policy.pdf');
-    const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expect(res.status).toBe(202);
     const body = (await res.json()) as { job_id: string; poll_url: string };
     const job = await pollUntil(srv.url, body.poll_url, key, (b: any) => b.status !== 'pending', 60_000);
@@ -212,14 +238,22 @@ describe('through the connector: POST /api/v1/documents/extract', { timeout: 120
 
 describe('no real document is refused, or comes near the bound', () => {
   const dirs = [CORPUS_DIR, sharedDir()].filter((d): d is string => d !== null);
-  const files = dirs.flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.pdf')).map((f) => path.join(d, f)));
+  const files = dirs.flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.pdf'))
+      .map((f) => path.join(d, f)),
+  );
   const scans: [string, StreamScan][] = [];
 
   it(`every PDF of the corpora (${files.length}) passes, at under a twentieth of the bound`, async () => {
     for (const file of files) scans.push([file, await scanStreams(readFileSync(file), EXTRACT_LIMIT_DEFAULTS)]);
     const most = Math.max(...scans.map(([, s]) => Math.max(s.fanout.pageOps, s.fanout.largestFormOps)));
-    const unresolved = scans.filter(([, s]) => s.fanout.unresolved > 0 || s.fanout.skipped).map(([f, s]) => `${path.basename(f)}: ${s.fanout.skipped ?? s.fanout.unresolved}`);
-    console.log(`fan-out over ${files.length} PDFs: largest expanded count ${most}; not fully followed: ${unresolved.length} (${unresolved.join(', ')})`);
+    const unresolved = scans
+      .filter(([, s]) => s.fanout.unresolved > 0 || s.fanout.skipped)
+      .map(([f, s]) => `${path.basename(f)}: ${s.fanout.skipped ?? s.fanout.unresolved}`);
+    console.log(
+      `fan-out over ${files.length} PDFs: largest expanded count ${most}; not fully followed: ${unresolved.length} (${unresolved.join(', ')})`,
+    );
     expect(most * 20).toBeLessThan(EXTRACT_LIMIT_DEFAULTS.maxExpandedOps);
     // Following a real document's references fails rarely, if ever.
     expect(unresolved.length).toBeLessThanOrEqual(files.length / 50);

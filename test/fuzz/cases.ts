@@ -48,7 +48,11 @@ export const ROUTES = {
   'GET /api/v1/sheets/schedules': { method: 'GET', path: '/api/v1/sheets/schedules', body: 'none' },
   'GET /api/v1/sheets/schedules/:schedule_id': { method: 'GET', path: '/api/v1/sheets/schedules/:schedule_id', body: 'none' },
   'DELETE /api/v1/sheets/schedules/:schedule_id': { method: 'DELETE', path: '/api/v1/sheets/schedules/:schedule_id', body: 'none' },
-  'POST /api/v1/sheets/schedules/:schedule_id/resume': { method: 'POST', path: '/api/v1/sheets/schedules/:schedule_id/resume', body: 'json' },
+  'POST /api/v1/sheets/schedules/:schedule_id/resume': {
+    method: 'POST',
+    path: '/api/v1/sheets/schedules/:schedule_id/resume',
+    body: 'json',
+  },
   'POST /api/v1/sheets/bindings': { method: 'POST', path: '/api/v1/sheets/bindings', body: 'json' },
   'GET /api/v1/sheets/bindings': { method: 'GET', path: '/api/v1/sheets/bindings', body: 'none' },
   'GET /api/v1/sheets/bindings/:binding_id': { method: 'GET', path: '/api/v1/sheets/bindings/:binding_id', body: 'none' },
@@ -79,7 +83,15 @@ type Body =
   | { t: 'values'; count: number; container: 'array' | 'object' }
   | { t: 'big'; size: 'under' | 'over' | 'double'; fill: 'space' | 'digits' | 'string' | 'escapes' | 'pdf' }
   | { t: 'truncated'; value: Json; keep: number }
-  | { t: 'multipart'; boundary: string; header: 'same' | 'other' | 'missing' | 'quoted'; parts: Part[]; close: boolean; cut?: number; preamble?: string }
+  | {
+      t: 'multipart';
+      boundary: string;
+      header: 'same' | 'other' | 'missing' | 'quoted';
+      parts: Part[];
+      close: boolean;
+      cut?: number;
+      preamble?: string;
+    }
   | { t: 'form'; fields: [string, string][]; csrf: 'fresh' | 'none' | 'garbage' }
   | { t: 'empty' }
   | Echo;
@@ -135,7 +147,11 @@ export interface Case {
   /** Another method on the route's path. */
   method?: string;
   /** How the route's path is spoiled, if at all. */
-  path: { id: 'own' | 'other' | 'random' | 'garbage' | 'bad-escape' | 'long'; variant: 'plain' | 'trailing-slash' | 'double-slash' | 'upper' | 'dot-segment' | 'absolute' | 'semicolon'; query: [string, string][] | string };
+  path: {
+    id: 'own' | 'other' | 'random' | 'garbage' | 'bad-escape' | 'long';
+    variant: 'plain' | 'trailing-slash' | 'double-slash' | 'upper' | 'dot-segment' | 'absolute' | 'semicolon';
+    query: [string, string][] | string;
+  };
   auth: Auth;
   body: Body | null;
   contentType: string | null | 'route';
@@ -149,10 +165,35 @@ export interface Case {
 // ---- generators ----
 
 /** `arb`'s value once in `n` cases, else undefined (fc.option's freq is the other way round: 1 in freq is nil). */
-const onceIn = <T>(n: number, arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.oneof({ arbitrary: fc.constant(undefined), weight: n - 1 }, { arbitrary: arb, weight: 1 });
+const onceIn = <T>(n: number, arb: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: n - 1 }, { arbitrary: arb, weight: 1 });
 
-const oddStrings = fc.constantFrom('', ' ', '\u0000', '%', '%00', '%ZZ', '../..', '\ud800', '😀', 'pk_test_x', 'null', '<script>', '\r\nX-Injected: 1', 'a'.repeat(300), '1e309', '-1', '0x10', '\u202e');
-const anyString = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 }), oddStrings);
+const oddStrings = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  '%',
+  '%00',
+  '%ZZ',
+  '../..',
+  '\ud800',
+  '😀',
+  'pk_test_x',
+  'null',
+  '<script>',
+  '\r\nX-Injected: 1',
+  'a'.repeat(300),
+  '1e309',
+  '-1',
+  '0x10',
+  '\u202e',
+);
+const anyString = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  oddStrings,
+);
 const anyJson: fc.Arbitrary<Json> = fc.oneof({ arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 3 }, { arbitrary: anyString, weight: 1 });
 const pdfRef = fc.constantFrom(...HOSTILE_PDF_NAMES).map((n) => `$PDF:${n}`);
 
@@ -177,7 +218,15 @@ const webhookUrl = fc.oneof(
   anyString,
 );
 const sheetTarget = fc.oneof(
-  fc.record({ spreadsheet_id: fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', 'x'), sheet_name: fc.oneof(fc.constant('Results'), anyString), key_column: fc.constantFrom('A', 'ZZZ', '1', ''), columns: fc.oneof(fc.constant({ status: 'B' }), anyJson) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      spreadsheet_id: fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', 'x'),
+      sheet_name: fc.oneof(fc.constant('Results'), anyString),
+      key_column: fc.constantFrom('A', 'ZZZ', '1', ''),
+      columns: fc.oneof(fc.constant({ status: 'B' }), anyJson),
+    },
+    { requiredKeys: [] },
+  ),
   anyJson,
 );
 const policyish = fc.record(
@@ -195,22 +244,55 @@ const policyish = fc.record(
 );
 const jsonValueFor = (route: RouteName): fc.Arbitrary<Json> => {
   if (route === 'POST /api/v1/verify/batch') {
-    return fc.oneof(fc.record({ policies: fc.oneof(fc.array(fc.oneof(policyish, anyJson), { maxLength: 110 }), anyJson), webhook_url: webhookUrl, sheet_target: sheetTarget }, { requiredKeys: [] }), anyJson);
+    return fc.oneof(
+      fc.record(
+        {
+          policies: fc.oneof(fc.array(fc.oneof(policyish, anyJson), { maxLength: 110 }), anyJson),
+          webhook_url: webhookUrl,
+          sheet_target: sheetTarget,
+        },
+        { requiredKeys: [] },
+      ),
+      anyJson,
+    );
   }
   if (route === 'POST /api/v1/sheets/schedules') {
     return fc.oneof(
-      fc.record({ dataset: fc.oneof(fc.constant('$DATASET'), anyString), spreadsheet_id: fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', '../x'), sheet_name: fc.oneof(fc.constant('Results'), anyString), cadence: fc.constantFrom('daily', 'hourly', 'weekly'), limit: fc.oneof(fc.integer(), anyJson) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          dataset: fc.oneof(fc.constant('$DATASET'), anyString),
+          spreadsheet_id: fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', '../x'),
+          sheet_name: fc.oneof(fc.constant('Results'), anyString),
+          cadence: fc.constantFrom('daily', 'hourly', 'weekly'),
+          limit: fc.oneof(fc.integer(), anyJson),
+        },
+        { requiredKeys: [] },
+      ),
       anyJson,
     );
   }
   if (route === 'POST /api/v1/sheets/bindings') {
-    return fc.oneof(fc.record({ spreadsheet_id: fc.oneof(fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', '../x', ''), anyJson), extra: anyJson }, { requiredKeys: [] }), anyJson);
+    return fc.oneof(
+      fc.record(
+        { spreadsheet_id: fc.oneof(fc.constantFrom('fuzz-sheet', 'someone-elses-sheet-0001', '../x', ''), anyJson), extra: anyJson },
+        { requiredKeys: [] },
+      ),
+      anyJson,
+    );
   }
   return fc.oneof({ arbitrary: policyish, weight: 4 }, { arbitrary: anyJson, weight: 1 });
 };
 
 const POLICY_ECHO: EchoField[] = ['country', 'insurance_type', 'type', 'policy_number', 'provider', 'unknown_name'];
-const TARGET_ECHO: EchoField[] = ['webhook_url', 'sheet_target.spreadsheet_id', 'sheet_target.sheet_name', 'sheet_target.key_column', 'sheet_target.columns.name', 'sheet_target.columns.letter', 'sheet_target.unknown_name'];
+const TARGET_ECHO: EchoField[] = [
+  'webhook_url',
+  'sheet_target.spreadsheet_id',
+  'sheet_target.sheet_name',
+  'sheet_target.key_column',
+  'sheet_target.columns.name',
+  'sheet_target.columns.letter',
+  'sheet_target.unknown_name',
+];
 /** The fields a route's messages may quote, per route. */
 export function echoFieldsFor(route: RouteName): EchoField[] {
   switch (route) {
@@ -249,22 +331,69 @@ const jsonBodyFor = (route: RouteName, kinds: Kinds): fc.Arbitrary<Body> =>
     ...(kinds.echo ? [{ arbitrary: echoBodyFor(route), weight: 4 }] : []),
     { arbitrary: jsonValueFor(route).map((value): Body => ({ t: 'json', value })), weight: 36 },
     { arbitrary: anyString.map((text): Body => ({ t: 'text', text })), weight: 6 },
-    { arbitrary: fc.constantFrom('1e99999', '[', '{"a":1,"a":2}', '\ufeff{}', '"\\ud800"', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}', 'NaN', '{"a":tru}', '[1,]', '{"policies":[]}').map((text): Body => ({ t: 'text', text })), weight: 6 },
+    {
+      arbitrary: fc
+        .constantFrom(
+          '1e99999',
+          '[',
+          '{"a":1,"a":2}',
+          '\ufeff{}',
+          '"\\ud800"',
+          '{"__proto__":{"polluted":1}}',
+          '{"constructor":{"prototype":{"x":1}}}',
+          'NaN',
+          '{"a":tru}',
+          '[1,]',
+          '{"policies":[]}',
+        )
+        .map((text): Body => ({ t: 'text', text })),
+      weight: 6,
+    },
     { arbitrary: fc.uint8Array({ maxLength: 64 }).map((b): Body => ({ t: 'bytes', bytes: [...b] })), weight: 3 },
     {
-      arbitrary: fc.record({ depth: fc.oneof(fc.integer({ min: 28, max: 40 }), fc.constantFrom(1000, 100_000, 3_000_000)), open: fc.constantFrom('[' as const, '{"a":' as const, 'mixed' as const), at: fc.constantFrom('top' as const, 'provider' as const, 'batch-item' as const, 'sheet_target' as const) }).map((n): Body => ({ t: 'nested', ...n })),
+      arbitrary: fc
+        .record({
+          depth: fc.oneof(fc.integer({ min: 28, max: 40 }), fc.constantFrom(1000, 100_000, 3_000_000)),
+          open: fc.constantFrom('[' as const, '{"a":' as const, 'mixed' as const),
+          at: fc.constantFrom('top' as const, 'provider' as const, 'batch-item' as const, 'sheet_target' as const),
+        })
+        .map((n): Body => ({ t: 'nested', ...n })),
       weight: 3,
     },
-    { arbitrary: fc.record({ count: fc.constantFrom(9_990, 10_010, 200_000), container: fc.constantFrom('array' as const, 'object' as const) }).map((v): Body => ({ t: 'values', ...v })), weight: 3 },
-    { arbitrary: fc.record({ size: fc.constantFrom('under' as const, 'over' as const, 'double' as const), fill: fc.constantFrom('space' as const, 'digits' as const, 'string' as const, 'escapes' as const, 'pdf' as const) }).map((b): Body => ({ t: 'big', ...b })), weight: route === 'POST /api/v1/verify/async' ? 3 : 1 },
-    { arbitrary: fc.record({ value: policyish, keep: fc.double({ min: 0, max: 1, noNaN: true }) }).map((v): Body => ({ t: 'truncated', ...v })), weight: 6 },
+    {
+      arbitrary: fc
+        .record({ count: fc.constantFrom(9_990, 10_010, 200_000), container: fc.constantFrom('array' as const, 'object' as const) })
+        .map((v): Body => ({ t: 'values', ...v })),
+      weight: 3,
+    },
+    {
+      arbitrary: fc
+        .record({
+          size: fc.constantFrom('under' as const, 'over' as const, 'double' as const),
+          fill: fc.constantFrom('space' as const, 'digits' as const, 'string' as const, 'escapes' as const, 'pdf' as const),
+        })
+        .map((b): Body => ({ t: 'big', ...b })),
+      weight: route === 'POST /api/v1/verify/async' ? 3 : 1,
+    },
+    {
+      arbitrary: fc
+        .record({ value: policyish, keep: fc.double({ min: 0, max: 1, noNaN: true }) })
+        .map((v): Body => ({ t: 'truncated', ...v })),
+      weight: 6,
+    },
     { arbitrary: fc.constant<Body>({ t: 'empty' }), weight: 3 },
   );
 
-const boundaryChars = fc.oneof(fc.constantFrom('XyZ123', '----WebKitFormBoundary7MA4YWxkTrZu0gW', 'a', "'()+_,-./:=?", 'x'.repeat(70), 'x'.repeat(200)), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }));
+const boundaryChars = fc.oneof(
+  fc.constantFrom('XyZ123', '----WebKitFormBoundary7MA4YWxkTrZu0gW', 'a', "'()+_,-./:=?", 'x'.repeat(70), 'x'.repeat(200)),
+  fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 30 }),
+);
 const part: fc.Arbitrary<Part> = fc.record(
   {
-    name: fc.oneof({ arbitrary: fc.constantFrom('file', 'webhook_url', 'sheet_target'), weight: 6 }, { arbitrary: fc.oneof(fc.constantFrom('document', 'file[]', 'FILE', ''), anyString), weight: 1 }),
+    name: fc.oneof(
+      { arbitrary: fc.constantFrom('file', 'webhook_url', 'sheet_target'), weight: 6 },
+      { arbitrary: fc.oneof(fc.constantFrom('document', 'file[]', 'FILE', ''), anyString), weight: 1 },
+    ),
     filename: fc.option(fc.oneof(fc.constantFrom('policy.pdf', '../../etc/passwd', 'a"b.pdf', 'é.pdf'), anyString), { nil: undefined }),
     type: fc.option(fc.oneof(fc.constantFrom('application/pdf', 'text/plain', 'application/octet-stream'), anyString), { nil: undefined }),
     content: fc.oneof(
@@ -274,18 +403,31 @@ const part: fc.Arbitrary<Part> = fc.record(
       { arbitrary: anyString.map((text) => ({ text })), weight: 1 },
       { arbitrary: fc.constantFrom(0, 5, 100_000, 14 * 1024 * 1024 + 1).map((pdfOfSize) => ({ pdfOfSize })), weight: 1 },
     ),
-    extraHeader: onceIn(8, fc.oneof(fc.constantFrom('Content-Transfer-Encoding: base64', 'no colon here', `X-Long: ${'h'.repeat(100_000)}`, 'Content-Disposition: form-data; name="file"'), anyString)),
+    extraHeader: onceIn(
+      8,
+      fc.oneof(
+        fc.constantFrom(
+          'Content-Transfer-Encoding: base64',
+          'no colon here',
+          `X-Long: ${'h'.repeat(100_000)}`,
+          'Content-Disposition: form-data; name="file"',
+        ),
+        anyString,
+      ),
+    ),
   },
   { requiredKeys: ['name', 'content'] },
 );
-const multipartBody: fc.Arbitrary<Body> = fc.record({
-  boundary: boundaryChars,
-  header: fc.constantFrom('same' as const, 'same' as const, 'same' as const, 'other' as const, 'missing' as const, 'quoted' as const),
-  parts: fc.array(part, { maxLength: 5 }),
-  close: fc.boolean(),
-  cut: onceIn(3, fc.double({ min: 0, max: 1, noNaN: true })),
-  preamble: onceIn(6, anyString),
-}).map((m): Body => ({ t: 'multipart', ...m }));
+const multipartBody: fc.Arbitrary<Body> = fc
+  .record({
+    boundary: boundaryChars,
+    header: fc.constantFrom('same' as const, 'same' as const, 'same' as const, 'other' as const, 'missing' as const, 'quoted' as const),
+    parts: fc.array(part, { maxLength: 5 }),
+    close: fc.boolean(),
+    cut: onceIn(3, fc.double({ min: 0, max: 1, noNaN: true })),
+    preamble: onceIn(6, anyString),
+  })
+  .map((m): Body => ({ t: 'multipart', ...m }));
 
 /** A form the route accepts, carrying a hostile PDF: what gets as far as the store (and extraction). */
 const wellFormedUpload: fc.Arbitrary<Body> = fc
@@ -294,27 +436,41 @@ const wellFormedUpload: fc.Arbitrary<Body> = fc
     t: 'multipart',
     boundary: '----WebKitFormBoundary7MA4YWxkTrZu0gW',
     header: 'same',
-    parts: [{ name: 'file', filename: `${pdf}.pdf`, type: 'application/pdf', content: { pdf } }, ...(webhook !== undefined ? [{ name: 'webhook_url', content: { text: webhook } }] : [])],
+    parts: [
+      { name: 'file', filename: `${pdf}.pdf`, type: 'application/pdf', content: { pdf } },
+      ...(webhook !== undefined ? [{ name: 'webhook_url', content: { text: webhook } }] : []),
+    ],
     close: true,
   }));
 
 const formBody = (route: RouteName): fc.Arbitrary<Body> =>
-  fc.record({
-    fields: fc.array(
-      fc.oneof(
-        fc.tuple(fc.constant(route === 'POST /portal/keys' ? 'who' : 'token'), fc.oneof(fc.constantFrom('Ada Lovelace', 'ada@example.com', 'not@an@email', ''), anyString)),
-        fc.tuple(fc.constant('mode'), fc.oneof(fc.constantFrom('live', 'test'), anyString)),
-        fc.tuple(anyString, anyString),
+  fc
+    .record({
+      fields: fc.array(
+        fc.oneof(
+          fc.tuple(
+            fc.constant(route === 'POST /portal/keys' ? 'who' : 'token'),
+            fc.oneof(fc.constantFrom('Ada Lovelace', 'ada@example.com', 'not@an@email', ''), anyString),
+          ),
+          fc.tuple(fc.constant('mode'), fc.oneof(fc.constantFrom('live', 'test'), anyString)),
+          fc.tuple(anyString, anyString),
+        ),
+        { maxLength: 12 },
       ),
-      { maxLength: 12 },
-    ),
-    csrf: fc.constantFrom('fresh' as const, 'fresh' as const, 'none' as const, 'garbage' as const),
-  }).map((f): Body => ({ t: 'form', ...f }));
+      csrf: fc.constantFrom('fresh' as const, 'fresh' as const, 'none' as const, 'garbage' as const),
+    })
+    .map((f): Body => ({ t: 'form', ...f }));
 
 const bodyFor = (route: RouteName, kinds: Kinds): fc.Arbitrary<Body | null> => {
   const kind = ROUTES[route].body as BodyKind;
   if (kind === 'json') return jsonBodyFor(route, kinds);
-  if (kind === 'multipart') return fc.oneof({ arbitrary: wellFormedUpload, weight: 4 }, { arbitrary: multipartBody, weight: 8 }, ...(kinds.echo ? [{ arbitrary: echoBodyFor(route), weight: 1 }] : []), { arbitrary: jsonBodyFor(route, kinds), weight: 1 });
+  if (kind === 'multipart')
+    return fc.oneof(
+      { arbitrary: wellFormedUpload, weight: 4 },
+      { arbitrary: multipartBody, weight: 8 },
+      ...(kinds.echo ? [{ arbitrary: echoBodyFor(route), weight: 1 }] : []),
+      { arbitrary: jsonBodyFor(route, kinds), weight: 1 },
+    );
   if (kind === 'form') return formBody(route);
   // A body on a GET: mostly none, sometimes one (it must be ignored or refused cleanly).
   return fc.oneof({ arbitrary: fc.constant(null), weight: 8 }, { arbitrary: jsonBodyFor('POST /api/v1/verify', kinds), weight: 1 });
@@ -323,8 +479,33 @@ const bodyFor = (route: RouteName, kinds: Kinds): fc.Arbitrary<Body | null> => {
 const encoding: fc.Arbitrary<Encoding> = fc.oneof(
   { arbitrary: fc.constant<Encoding>({ c: 'identity' }), weight: 14 },
   { arbitrary: fc.record({ c: fc.constantFrom('gzip' as const, 'deflate' as const, 'br' as const) }), weight: 3 },
-  { arbitrary: fc.record({ c: fc.constantFrom('gzip' as const, 'deflate' as const, 'br' as const), spoil: fc.constantFrom('garbage' as const, 'truncate' as const, 'flip' as const, 'twice' as const) }), weight: 3 },
-  { arbitrary: fc.record({ label: fc.constantFrom('gzip', 'br', 'deflate', 'zstd', 'compress', 'x-gzip', 'gzip, gzip', 'identity, gzip', ' GZIP ', '', 'chunked', 'identity'), actual: fc.constantFrom('identity' as const, 'gzip' as const, 'br' as const) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      c: fc.constantFrom('gzip' as const, 'deflate' as const, 'br' as const),
+      spoil: fc.constantFrom('garbage' as const, 'truncate' as const, 'flip' as const, 'twice' as const),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      label: fc.constantFrom(
+        'gzip',
+        'br',
+        'deflate',
+        'zstd',
+        'compress',
+        'x-gzip',
+        'gzip, gzip',
+        'identity, gzip',
+        ' GZIP ',
+        '',
+        'chunked',
+        'identity',
+      ),
+      actual: fc.constantFrom('identity' as const, 'gzip' as const, 'br' as const),
+    }),
+    weight: 2,
+  },
 );
 const framing: fc.Arbitrary<Framing> = fc.oneof(
   { arbitrary: fc.constant<Framing>('length'), weight: 16 },
@@ -356,28 +537,74 @@ const contentType = fc.oneof(
   },
 );
 const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
-  fc.tuple(fc.constant('Idempotency-Key'), fc.oneof(fc.constantFrom('fuzz-idem-1', 'fuzz-idem-2', '', 'with space', 'k'.repeat(300)), anyString)),
-  fc.tuple(fc.constantFrom('X-Forwarded-For', 'Cookie', 'Accept', 'Accept-Encoding', 'Origin', 'Referer', 'User-Agent', 'Range', 'If-None-Match', 'Upgrade', 'Expect'), fc.oneof(fc.constantFrom('100-continue', 'websocket', 'bytes=0-1', '*', 'gzip, br', 'cc_portal_sid=x; cc_portal_sid=y'), anyString)),
-  fc.tuple(fc.constantFrom('Content-Type', 'Content-Encoding', 'Host', 'Content-Length'), fc.constantFrom('application/json', 'gzip', 'evil.example', '0', '-1', '1e3', '18446744073709551617')),
+  fc.tuple(
+    fc.constant('Idempotency-Key'),
+    fc.oneof(fc.constantFrom('fuzz-idem-1', 'fuzz-idem-2', '', 'with space', 'k'.repeat(300)), anyString),
+  ),
+  fc.tuple(
+    fc.constantFrom(
+      'X-Forwarded-For',
+      'Cookie',
+      'Accept',
+      'Accept-Encoding',
+      'Origin',
+      'Referer',
+      'User-Agent',
+      'Range',
+      'If-None-Match',
+      'Upgrade',
+      'Expect',
+    ),
+    fc.oneof(fc.constantFrom('100-continue', 'websocket', 'bytes=0-1', '*', 'gzip, br', 'cc_portal_sid=x; cc_portal_sid=y'), anyString),
+  ),
+  fc.tuple(
+    fc.constantFrom('Content-Type', 'Content-Encoding', 'Host', 'Content-Length'),
+    fc.constantFrom('application/json', 'gzip', 'evil.example', '0', '-1', '1e3', '18446744073709551617'),
+  ),
   fc.tuple(fc.constantFrom('Bad Header', 'X:Colon', 'X-Ctl', '', 'X-Ünï'), fc.constantFrom('v', '\u0000', '\u007f', 'a\r\n b')),
   fc.tuple(fc.constant('X-Big'), fc.constantFrom('b'.repeat(8_000), 'b'.repeat(20_000))),
 );
 const pathSpec: fc.Arbitrary<Case['path']> = fc.record({
-  id: fc.oneof({ arbitrary: fc.constantFrom('own' as const, 'own' as const, 'other' as const, 'random' as const), weight: 6 }, { arbitrary: fc.constantFrom('garbage' as const, 'bad-escape' as const, 'long' as const), weight: 1 }),
-  variant: fc.oneof({ arbitrary: fc.constant('plain' as const), weight: 16 }, { arbitrary: fc.constantFrom('trailing-slash' as const, 'double-slash' as const, 'upper' as const, 'dot-segment' as const, 'absolute' as const, 'semicolon' as const), weight: 2 }),
+  id: fc.oneof(
+    { arbitrary: fc.constantFrom('own' as const, 'own' as const, 'other' as const, 'random' as const), weight: 6 },
+    { arbitrary: fc.constantFrom('garbage' as const, 'bad-escape' as const, 'long' as const), weight: 1 },
+  ),
+  variant: fc.oneof(
+    { arbitrary: fc.constant('plain' as const), weight: 16 },
+    {
+      arbitrary: fc.constantFrom(
+        'trailing-slash' as const,
+        'double-slash' as const,
+        'upper' as const,
+        'dot-segment' as const,
+        'absolute' as const,
+        'semicolon' as const,
+      ),
+      weight: 2,
+    },
+  ),
   query: fc.oneof(
     { arbitrary: fc.constant<[string, string][]>([]), weight: 6 },
     {
       arbitrary: fc.array(
         fc.tuple(
-          fc.oneof(fc.constantFrom('wait', 'limit', 'offset', 'q', 'category', 'source', 'cadence', 'direction', 'token', '%74oken', 'key'), anyString),
-          fc.oneof(fc.constantFrom('0', '1', '25', '26', '-1', '1.5', '1e3', '99999999999999999999', 'latest', 'earliest', 'daily', 'motor'), anyString),
+          fc.oneof(
+            fc.constantFrom('wait', 'limit', 'offset', 'q', 'category', 'source', 'cadence', 'direction', 'token', '%74oken', 'key'),
+            anyString,
+          ),
+          fc.oneof(
+            fc.constantFrom('0', '1', '25', '26', '-1', '1.5', '1e3', '99999999999999999999', 'latest', 'earliest', 'daily', 'motor'),
+            anyString,
+          ),
         ),
         { maxLength: 6 },
       ),
       weight: 3,
     },
-    { arbitrary: fc.constantFrom('%', '%E0%A4%A', 'a=%ZZ', '&&&', '=', 'a[b]=1&a[c]=2', `q=${'%41'.repeat(5000)}`, 'limit=1&limit=2'), weight: 1 },
+    {
+      arbitrary: fc.constantFrom('%', '%E0%A4%A', 'a=%ZZ', '&&&', '=', 'a[b]=1&a[c]=2', `q=${'%41'.repeat(5000)}`, 'limit=1&limit=2'),
+      weight: 1,
+    },
   ),
 });
 
@@ -393,23 +620,47 @@ const ROUTE_WEIGHTS: Partial<Record<RouteName, number>> = {
 };
 
 /** A run's cases; `echo` adds bodies with values of megabytes in the fields a message may quote. */
-export const caseArbitraryWith = (kinds: Kinds): fc.Arbitrary<Case> => fc.oneof(...ROUTE_NAMES.map((r) => ({ arbitrary: fc.constant(r), weight: ROUTE_WEIGHTS[r] ?? 1 }))).chain((route) =>
-  fc.record(
-    {
-      route: fc.constant(route),
-      method: onceIn(12, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'CONNECT', 'get', 'G3T')),
-      path: pathSpec,
-      auth: fc.oneof({ arbitrary: fc.constant<Auth>('test'), weight: 10 }, { arbitrary: fc.constantFrom<Auth>('live', 'none', 'revoked', 'verifyOnly', 'other', 'duplicate', 'garbage', 'basic', 'lowercase', 'empty'), weight: 4 }),
-      body: bodyFor(route, kinds),
-      contentType,
-      encoding,
-      framing,
-      headers: fc.oneof({ arbitrary: fc.constant<[string, string][]>([]), weight: 5 }, { arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 3 }), weight: 2 }),
-      abortAt: onceIn(25, fc.double({ min: 0, max: 0.95, noNaN: true })),
-    },
-    { requiredKeys: ['route', 'path', 'auth', 'body', 'contentType', 'encoding', 'framing', 'headers'] },
-  ),
-);
+export const caseArbitraryWith = (kinds: Kinds): fc.Arbitrary<Case> =>
+  fc.oneof(...ROUTE_NAMES.map((r) => ({ arbitrary: fc.constant(r), weight: ROUTE_WEIGHTS[r] ?? 1 }))).chain((route) =>
+    fc.record(
+      {
+        route: fc.constant(route),
+        method: onceIn(
+          12,
+          fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'CONNECT', 'get', 'G3T'),
+        ),
+        path: pathSpec,
+        auth: fc.oneof(
+          { arbitrary: fc.constant<Auth>('test'), weight: 10 },
+          {
+            arbitrary: fc.constantFrom<Auth>(
+              'live',
+              'none',
+              'revoked',
+              'verifyOnly',
+              'other',
+              'duplicate',
+              'garbage',
+              'basic',
+              'lowercase',
+              'empty',
+            ),
+            weight: 4,
+          },
+        ),
+        body: bodyFor(route, kinds),
+        contentType,
+        encoding,
+        framing,
+        headers: fc.oneof(
+          { arbitrary: fc.constant<[string, string][]>([]), weight: 5 },
+          { arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 3 }), weight: 2 },
+        ),
+        abortAt: onceIn(25, fc.double({ min: 0, max: 0.95, noNaN: true })),
+      },
+      { requiredKeys: ['route', 'path', 'auth', 'body', 'contentType', 'encoding', 'framing', 'headers'] },
+    ),
+  );
 /** The SQLite run's cases (connector.test.ts). */
 export const caseArbitrary = caseArbitraryWith({ echo: false });
 
@@ -418,7 +669,10 @@ export const caseArbitrary = caseArbitraryWith({ echo: false });
 /** encodeURIComponent that also takes lone surrogates (as U+FFFD, which is what UTF-8 makes of them). */
 function pct(text: string): string {
   let out = '';
-  for (const b of Buffer.from(text, 'utf8')) out += /[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  for (const b of Buffer.from(text, 'utf8'))
+    out += /[A-Za-z0-9\-_.!~*'()]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
   return out;
 }
 
@@ -458,7 +712,9 @@ function bigBody(size: 'under' | 'over' | 'double', fill: 'space' | 'digits' | '
         return `"${'QUFB'.repeat(Math.floor(room / 4))}"`;
       case 'pdf': {
         // JSON's \n every 76 characters, as MIME base64 has line breaks, then more to fill the room.
-        const text = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2 * 1024 * 1024, 0x20)]).toString('base64').replace(/.{76}/g, '$&\\n');
+        const text = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2 * 1024 * 1024, 0x20)])
+          .toString('base64')
+          .replace(/.{76}/g, '$&\\n');
         return `"${text}${'\\n'.repeat(Math.max(0, Math.floor((room - text.length) / 2)))}"`;
       }
     }
@@ -471,10 +727,22 @@ function multipart(body: Extract<Body, { t: 'multipart' }>, env: Env): Buffer {
   if (body.preamble) out.push(Buffer.from(`${body.preamble}\r\n`));
   for (const p of body.parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    const lines = [`Content-Disposition: ${disposition}`, ...(p.type !== undefined ? [`Content-Type: ${p.type}`] : []), ...(p.extraHeader !== undefined ? [p.extraHeader] : [])];
+    const lines = [
+      `Content-Disposition: ${disposition}`,
+      ...(p.type !== undefined ? [`Content-Type: ${p.type}`] : []),
+      ...(p.extraHeader !== undefined ? [p.extraHeader] : []),
+    ];
     out.push(Buffer.from(`--${body.boundary}\r\n${lines.join('\r\n')}\r\n\r\n`));
     const c = p.content;
-    out.push('pdf' in c ? env.pdfs[c.pdf] : 'text' in c ? Buffer.from(c.text) : 'json' in c ? Buffer.from(JSON.stringify(c.json) ?? 'null') : Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(Math.max(0, c.pdfOfSize - 9), 0x20)]).subarray(0, c.pdfOfSize));
+    out.push(
+      'pdf' in c
+        ? env.pdfs[c.pdf]
+        : 'text' in c
+          ? Buffer.from(c.text)
+          : 'json' in c
+            ? Buffer.from(JSON.stringify(c.json) ?? 'null')
+            : Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(Math.max(0, c.pdfOfSize - 9), 0x20)]).subarray(0, c.pdfOfSize),
+    );
     out.push(Buffer.from('\r\n'));
   }
   if (body.close) out.push(Buffer.from(`--${body.boundary}--\r\n`));
@@ -510,7 +778,12 @@ function echoText(fill: Echo['fill'], bytes: number): { raw: string; value: stri
 /** The route's well-formed body with ECHO_MARK where the echoed value (or name) goes. */
 function echoShape(route: RouteName, field: EchoField, env: Env): Record<string, unknown> {
   const policy: Record<string, unknown> = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
-  const target: Record<string, unknown> = { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: 'Results', key_column: 'A', columns: { status: 'B' } };
+  const target: Record<string, unknown> = {
+    spreadsheet_id: 'fuzz-sheet-0000000',
+    sheet_name: 'Results',
+    key_column: 'A',
+    columns: { status: 'B' },
+  };
   const prefix = (f: string) => (f === 'webhook_url' ? `https://hooks.example.com/${ECHO_MARK}` : ECHO_MARK);
   const place = (obj: Record<string, unknown>, f: string) => {
     if (f === 'unknown_name') obj[ECHO_MARK] = 1;
@@ -525,7 +798,12 @@ function echoShape(route: RouteName, field: EchoField, env: Env): Record<string,
   const withTarget = (o: Record<string, unknown>) => (field.startsWith('sheet_target.') ? { ...o, sheet_target: target } : o);
   switch (route) {
     case 'POST /api/v1/sheets/schedules': {
-      const body: Record<string, unknown> = { dataset: env.ids.dataset, spreadsheet_id: 'fuzz-sheet', sheet_name: 'Results', cadence: 'daily' };
+      const body: Record<string, unknown> = {
+        dataset: env.ids.dataset,
+        spreadsheet_id: 'fuzz-sheet',
+        sheet_name: 'Results',
+        cadence: 'daily',
+      };
       place(body, field);
       return body;
     }
@@ -559,7 +837,12 @@ function echoShape(route: RouteName, field: EchoField, env: Env): Record<string,
 function echoBody(c: Case, b: Echo, env: Env): Buffer {
   if (ROUTES[c.route].body === 'multipart') {
     const { value } = echoText(b.fill, b.share === 'most' ? MULTIPART_ECHO_BYTES : MULTIPART_ECHO_BYTES / 4);
-    const file: Part = { name: 'file', filename: b.field === 'filename' ? value : 'policy.pdf', type: 'application/pdf', content: { pdf: 'encryptedAes256' } };
+    const file: Part = {
+      name: 'file',
+      filename: b.field === 'filename' ? value : 'policy.pdf',
+      type: 'application/pdf',
+      content: { pdf: 'encryptedAes256' },
+    };
     const extra: Part[] =
       b.field === 'webhook_url'
         ? [{ name: 'webhook_url', content: { text: `https://hooks.example.com/${value}` } }]
@@ -567,7 +850,17 @@ function echoBody(c: Case, b: Echo, env: Env): Buffer {
           ? [{ name: value, content: { text: '1' } }]
           : b.field === 'filename'
             ? []
-            : [{ name: 'sheet_target', content: { json: b.field === 'sheet_target.sheet_name' ? { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: value, key_column: 'A', columns: { status: 'B' } } : { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: 'R', key_column: 'A', columns: { [value]: 'B' } } } }];
+            : [
+                {
+                  name: 'sheet_target',
+                  content: {
+                    json:
+                      b.field === 'sheet_target.sheet_name'
+                        ? { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: value, key_column: 'A', columns: { status: 'B' } }
+                        : { spreadsheet_id: 'fuzz-sheet-0000000', sheet_name: 'R', key_column: 'A', columns: { [value]: 'B' } },
+                  },
+                },
+              ];
     return multipart({ t: 'multipart', boundary: ECHO_BOUNDARY, header: 'same', parts: [file, ...extra], close: true }, env);
   }
   const limit = c.route === 'POST /api/v1/verify/async' ? env.limits.async : env.limits.json;
@@ -610,7 +903,11 @@ function bodyBytes(c: Case, env: Env): Buffer | null {
       return Buffer.from(`{${policy},"sheet_target":${inner}}`);
     }
     case 'values':
-      return Buffer.from(b.container === 'array' ? `{"policies":[${'0,'.repeat(b.count)}0]}` : `{${Array.from({ length: b.count }, (_, i) => `"k${i}":0`).join(',')}}`);
+      return Buffer.from(
+        b.container === 'array'
+          ? `{"policies":[${'0,'.repeat(b.count)}0]}`
+          : `{${Array.from({ length: b.count }, (_, i) => `"k${i}":0`).join(',')}}`,
+      );
     case 'big':
       return bigBody(b.size, b.fill, limit);
     case 'truncated': {
@@ -633,7 +930,12 @@ function bodyBytes(c: Case, env: Env): Buffer | null {
 }
 
 function encode(bytes: Buffer, enc: Encoding): { bytes: Buffer; label: string | null } {
-  const compress = (c: 'gzip' | 'deflate' | 'br', b: Buffer) => (c === 'gzip' ? zlib.gzipSync(b) : c === 'deflate' ? zlib.deflateSync(b) : zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }));
+  const compress = (c: 'gzip' | 'deflate' | 'br', b: Buffer) =>
+    c === 'gzip'
+      ? zlib.gzipSync(b)
+      : c === 'deflate'
+        ? zlib.deflateSync(b)
+        : zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } });
   if ('label' in enc) return { bytes: enc.actual === 'identity' ? bytes : compress(enc.actual, bytes), label: enc.label };
   if (enc.c === 'identity') return { bytes, label: null };
   const packed = compress(enc.c, bytes);
@@ -664,7 +966,14 @@ function routePath(c: Case, env: Env): string {
         : c.route.includes(':binding_id')
           ? [env.ids.binding, 'sbd_00000000000000000000']
           : [env.ids.dataset, 'no-such-dataset'];
-  const id = { own: ids[0]!, other: ids[1]!, random: '2b5f1c9e-0d4e-4c1a-9f7e-3a1b2c3d4e5f', garbage: pct('a b/ü?#'), 'bad-escape': '%E0%A4%A', long: 'i'.repeat(5000) }[c.path.id];
+  const id = {
+    own: ids[0]!,
+    other: ids[1]!,
+    random: '2b5f1c9e-0d4e-4c1a-9f7e-3a1b2c3d4e5f',
+    garbage: pct('a b/ü?#'),
+    'bad-escape': '%E0%A4%A',
+    long: 'i'.repeat(5000),
+  }[c.path.id];
   let p = ROUTES[c.route].path.replace(/:[a-z_]+/, id);
   switch (c.path.variant) {
     case 'trailing-slash':
@@ -696,7 +1005,10 @@ function authHeaders(auth: Auth, env: Env): [string, string][] {
     case 'none':
       return [];
     case 'duplicate':
-      return [['Authorization', `Bearer ${env.keys.test}`], ['Authorization', `Bearer ${env.keys.other}`]];
+      return [
+        ['Authorization', `Bearer ${env.keys.test}`],
+        ['Authorization', `Bearer ${env.keys.other}`],
+      ];
     case 'garbage':
       return [['Authorization', 'Bearer pk_test_\u00ff\u00fe not a key']];
     case 'basic':
@@ -713,7 +1025,13 @@ function authHeaders(auth: Auth, env: Env): [string, string][] {
 function routeContentType(c: Case): string | null {
   if (c.body?.t === 'multipart') {
     const b = c.body;
-    return b.header === 'missing' ? 'multipart/form-data' : b.header === 'other' ? 'multipart/form-data; boundary=SomethingElse' : b.header === 'quoted' ? `multipart/form-data; boundary="${b.boundary}"` : `multipart/form-data; boundary=${b.boundary}`;
+    return b.header === 'missing'
+      ? 'multipart/form-data'
+      : b.header === 'other'
+        ? 'multipart/form-data; boundary=SomethingElse'
+        : b.header === 'quoted'
+          ? `multipart/form-data; boundary="${b.boundary}"`
+          : `multipart/form-data; boundary=${b.boundary}`;
   }
   if (c.body?.t === 'form') return 'application/x-www-form-urlencoded';
   if (c.body?.t === 'echo' && ROUTES[c.route].body === 'multipart') return `multipart/form-data; boundary=${ECHO_BOUNDARY}`;
@@ -743,7 +1061,11 @@ export function buildRequest(c: Case, env: Env): Built {
       case 'chunked':
       case 'bad-chunk':
         headers.push(['Transfer-Encoding', 'chunked']);
-        body = Buffer.concat([Buffer.from(`${c.framing === 'bad-chunk' ? 'zz' : body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
+        body = Buffer.concat([
+          Buffer.from(`${c.framing === 'bad-chunk' ? 'zz' : body.length.toString(16)}\r\n`),
+          body,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]);
         break;
       case 'short-length':
         headers.push(['Content-Length', String(Math.floor(body.length / 2))]);
@@ -775,7 +1097,12 @@ export function buildRequest(c: Case, env: Env): Built {
 
 /** A request as text for a failure message: the head in full, the body's length and start. */
 export function describeRequest(req: RawRequest): string {
-  const head = [`${req.method} ${req.path.length > 300 ? `${req.path.slice(0, 300)}... (${req.path.length} chars)` : req.path}`, ...req.headers.map(([n, v]) => `${n}: ${v.length > 200 ? `${v.slice(0, 200)}... (${v.length} chars)` : v}`)];
-  const body = req.body ? `\n[body: ${req.body.length} bytes${req.abortAfter !== undefined ? `, client leaves after ${req.abortAfter}` : ''}] ${JSON.stringify(req.body.subarray(0, 300).toString('latin1'))}${req.body.length > 300 ? '...' : ''}` : '';
+  const head = [
+    `${req.method} ${req.path.length > 300 ? `${req.path.slice(0, 300)}... (${req.path.length} chars)` : req.path}`,
+    ...req.headers.map(([n, v]) => `${n}: ${v.length > 200 ? `${v.slice(0, 200)}... (${v.length} chars)` : v}`),
+  ];
+  const body = req.body
+    ? `\n[body: ${req.body.length} bytes${req.abortAfter !== undefined ? `, client leaves after ${req.abortAfter}` : ''}] ${JSON.stringify(req.body.subarray(0, 300).toString('latin1'))}${req.body.length > 300 ? '...' : ''}`
+    : '';
   return `${head.join('\n')}${body}`;
 }

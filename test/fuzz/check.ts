@@ -4,7 +4,10 @@ import type { RawOutcome, RawRequest } from '../helpers/raw-http.js';
 
 /** The path as Express matches it: absolute-form's origin and the query dropped, case and a trailing slash ignored. */
 function routedPath(target: string): string {
-  const p = target.replace(/^https?:\/\/[^/]*/i, '').replace(/\?.*$/s, '').toLowerCase();
+  const p = target
+    .replace(/^https?:\/\/[^/]*/i, '')
+    .replace(/\?.*$/s, '')
+    .toLowerCase();
   return p.length > 1 ? p.replace(/\/$/, '') : p;
 }
 
@@ -25,7 +28,8 @@ export function problemWith(req: RawRequest, outcome: RawOutcome, mayGoUnanswere
   const routed = routedPath(req.path);
   const portal = routed === '/portal' || routed.startsWith('/portal/');
   if (type.startsWith('text/html')) return portal ? null : `an HTML error page outside the portal (${res.status})`;
-  if (!type.startsWith('application/json')) return `a ${res.status} with Content-Type "${type}", not the contract's JSON error body: ${JSON.stringify(res.text.slice(0, 200))}`;
+  if (!type.startsWith('application/json'))
+    return `a ${res.status} with Content-Type "${type}", not the contract's JSON error body: ${JSON.stringify(res.text.slice(0, 200))}`;
   let body: unknown;
   try {
     body = JSON.parse(res.text);
@@ -34,9 +38,11 @@ export function problemWith(req: RawRequest, outcome: RawOutcome, mayGoUnanswere
   }
   const standard = ZErrorBodySchema.safeParse(body);
   if (standard.success) {
-    if (standard.data.code !== res.status || ERROR_STATUS[standard.data.error] !== res.status) return `error body ${res.text} on a ${res.status}`;
+    if (standard.data.code !== res.status || ERROR_STATUS[standard.data.error] !== res.status)
+      return `error body ${res.text} on a ${res.status}`;
     if (res.status === 503 && standard.data.retry_after === undefined) return `a 503 without retry_after: ${res.text}`;
-    if (res.status === 429 && (standard.data.retry_after === undefined || !res.headers['retry-after'])) return `a 429 without Retry-After and retry_after: ${res.text}`;
+    if (res.status === 429 && (standard.data.retry_after === undefined || !res.headers['retry-after']))
+      return `a 429 without Retry-After and retry_after: ${res.text}`;
     return null;
   }
   const sync = routed === '/api/v1/verify' && req.method === 'POST' ? ZSyncErrorBodySchema.safeParse(body) : null;

@@ -54,7 +54,11 @@ beforeAll(async () => {
     extractionHost: built().extractHost,
     databaseUrl,
     spareKeys: Math.ceil((2 * HOSTILE_PDF_NAMES.length) / PER_KEY),
-    env: { COVERCHECK_REDIS_URL: inject('redisUrl'), COVERCHECK_REDIS_PREFIX: `fuzz_${crypto.randomBytes(6).toString('hex')}`, COVERCHECK_EXTRACT_CPU_MS: '1000' },
+    env: {
+      COVERCHECK_REDIS_URL: inject('redisUrl'),
+      COVERCHECK_REDIS_PREFIX: `fuzz_${crypto.randomBytes(6).toString('hex')}`,
+      COVERCHECK_EXTRACT_CPU_MS: '1000',
+    },
   });
 }, 120_000);
 
@@ -67,15 +71,24 @@ const bearer = (key: string): [string, string] => ['Authorization', `Bearer ${ke
 function uploadRequest(pdf: Buffer, name: string, key: string): RawRequest {
   const boundary = '----FuzzHostileUpload';
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
     pdf,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  return { method: 'POST', path: '/api/v1/documents/extract', headers: [bearer(key), ['Content-Type', `multipart/form-data; boundary=${boundary}`]], body };
+  return {
+    method: 'POST',
+    path: '/api/v1/documents/extract',
+    headers: [bearer(key), ['Content-Type', `multipart/form-data; boundary=${boundary}`]],
+    body,
+  };
 }
 
 function asyncRequest(pdf: Buffer, key: string): RawRequest {
-  const body = Buffer.from(JSON.stringify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', document: pdf.toString('base64') }));
+  const body = Buffer.from(
+    JSON.stringify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', document: pdf.toString('base64') }),
+  );
   return { method: 'POST', path: '/api/v1/verify/async', headers: [bearer(key), ['Content-Type', 'application/json']], body };
 }
 
@@ -141,7 +154,10 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
     let keyed = 0;
     for (let round = 0; round < 6; round++) {
       for (const withKey of [false, true]) {
-        const req = buildRequest({ ...c, body: { ...(c.body as Echo), ...(withKey ? { idem: `cost-${crypto.randomUUID()}` } : { idem: undefined }) } }, child.env).req;
+        const req = buildRequest(
+          { ...c, body: { ...(c.body as Echo), ...(withKey ? { idem: `cost-${crypto.randomUUID()}` } : { idem: undefined }) } },
+          child.env,
+        ).req;
         const before = cpu();
         const res = answer(await child.send(req, false))!;
         const spent = cpu() - before;
@@ -149,14 +165,17 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
         if (round > 0) withKey ? (keyed += spent) : (plain += spent);
       }
     }
-    console.log(`main-thread CPU over 5 rounds, 19 MB provider on /verify/async: ${Math.round(plain)} ms without an Idempotency-Key, ${Math.round(keyed)} ms with one (${(keyed / plain).toFixed(2)}x)`);
+    console.log(
+      `main-thread CPU over 5 rounds, 19 MB provider on /verify/async: ${Math.round(plain)} ms without an Idempotency-Key, ${Math.round(keyed)} ms with one (${(keyed / plain).toFixed(2)}x)`,
+    );
     // 1.6: the key's own work is a few ms against the body's ~30 ms; the margin covers 10 ms ticks and GC.
     expect(keyed / plain).toBeLessThan(1.6);
   }, 120_000);
 
   it('a large body under an Idempotency-Key: the same bytes replayed, other bytes refused', async () => {
     const key = `large-${crypto.randomUUID()}`;
-    const send = async (fill: Echo['fill']) => answer(await child.send(buildRequest(echoCase('POST /api/v1/verify/async', 'provider', key, fill), child.env).req, false))!;
+    const send = async (fill: Echo['fill']) =>
+      answer(await child.send(buildRequest(echoCase('POST /api/v1/verify/async', 'provider', key, fill), child.env).req, false))!;
     const first = await send('ascii');
     const same = await send('ascii');
     const other = await send('multibyte');
@@ -164,7 +183,14 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
   });
 
   it('a value of megabytes in each quoted field of each route, with an Idempotency-Key and again: small answers, the repeat replayed, no stall', async () => {
-    const routes: RouteName[] = ['POST /api/v1/verify', 'POST /api/v1/verify/async', 'POST /api/v1/verify/batch', 'POST /api/v1/sheets/schedules', 'POST /api/v1/sheets/bindings', 'POST /api/v1/documents/extract'];
+    const routes: RouteName[] = [
+      'POST /api/v1/verify',
+      'POST /api/v1/verify/async',
+      'POST /api/v1/verify/batch',
+      'POST /api/v1/sheets/schedules',
+      'POST /api/v1/sheets/bindings',
+      'POST /api/v1/documents/extract',
+    ];
     /** What went wrong, every case run to the end so that one run names them all. */
     const problems: string[] = [];
     let replayed = 0;
@@ -186,7 +212,8 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
           const c = echoCase(route, field, `sweep-${crypto.randomUUID()}`, fill);
           const first = await send(c, what);
           if (!first) continue;
-          if (first.body.length >= SMALL_ANSWER) problems.push(`${what}: a ${first.status} of ${first.body.length} bytes: ${first.text.slice(0, 200)}`);
+          if (first.body.length >= SMALL_ANSWER)
+            problems.push(`${what}: a ${first.status} of ${first.body.length} bytes: ${first.text.slice(0, 200)}`);
           const job = first.status === 202 ? (JSON.parse(first.text) as { job_id?: string }).job_id : undefined;
           if (job) jobs.push({ id: job, key: child.env.keys.test, what });
           if (fill !== 'ascii') continue;
@@ -222,9 +249,17 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
       onAnswer(c, _built, outcome) {
         const res = answer(outcome);
         if (!res || res.status === 0) return;
-        if (c.body?.t === 'echo' && readsBody(c) && res.body.length >= SMALL_ANSWER) throw new Error(`a ${res.status} of ${res.body.length} bytes to a body with a large value in ${c.body.field}: ${res.text.slice(0, 200)}`);
+        if (c.body?.t === 'echo' && readsBody(c) && res.body.length >= SMALL_ANSWER)
+          throw new Error(
+            `a ${res.status} of ${res.body.length} bytes to a body with a large value in ${c.body.field}: ${res.text.slice(0, 200)}`,
+          );
         const key = keyOf(c);
-        if (res.status === 202 && key && (c.route === 'POST /api/v1/documents/extract' || c.route === 'POST /api/v1/verify/async') && c.method === undefined) {
+        if (
+          res.status === 202 &&
+          key &&
+          (c.route === 'POST /api/v1/documents/extract' || c.route === 'POST /api/v1/verify/async') &&
+          c.method === undefined
+        ) {
           const id = (JSON.parse(res.text) as { job_id?: string }).job_id;
           if (id) jobs.push({ id, key, what: `${c.route} ${c.body?.t ?? ''}` });
         }
@@ -246,14 +281,30 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
       for (;;) {
         const res = answer(await sendRaw(child.ready.url, { method: 'GET', path: `/api/v1/jobs/${job.id}`, headers: [bearer(job.key)] }))!;
         expect(res.status, `GET /jobs/${job.id} (${job.what}): ${res.text.slice(0, 300)}`).toBe(200);
-        const body = JSON.parse(res.text) as { status: string; kind: string; error?: { error: string; message: string }; document?: { extraction: string; detail: string } };
+        const body = JSON.parse(res.text) as {
+          status: string;
+          kind: string;
+          error?: { error: string; message: string };
+          document?: { extraction: string; detail: string };
+        };
         if (body.status !== 'pending') {
-          const detail = body.error ? `${body.error.error}: ${body.error.message}` : body.document ? `document ${body.document.extraction}: ${body.document.detail}` : 'complete';
+          const detail = body.error
+            ? `${body.error.error}: ${body.error.message}`
+            : body.document
+              ? `document ${body.document.extraction}: ${body.document.detail}`
+              : 'complete';
           outcomes.push(`${job.what}: ${body.status} (${detail.slice(0, 120)})`);
-          if (/^encrypted(Rc4|Aes128|Aes256|UserPassword) \(upload\)$/.test(job.what)) encrypted.set(job.what.split(' ')[0]!, `${body.status}${body.error ? `: ${body.error.message}` : ''}`);
-          const fine = body.status === 'complete' ? body.kind === 'extraction' || body.document === undefined || ['complete', 'failed', 'not_available'].includes(body.document.extraction) : body.error?.error === 'unreadable_document';
+          if (/^encrypted(Rc4|Aes128|Aes256|UserPassword) \(upload\)$/.test(job.what))
+            encrypted.set(job.what.split(' ')[0]!, `${body.status}${body.error ? `: ${body.error.message}` : ''}`);
+          const fine =
+            body.status === 'complete'
+              ? body.kind === 'extraction' ||
+                body.document === undefined ||
+                ['complete', 'failed', 'not_available'].includes(body.document.extraction)
+              : body.error?.error === 'unreadable_document';
           if (!fine) wrong.push(`${job.what}: ${res.text.slice(0, 400)}`);
-          if (res.body.length >= LARGE_VALUE) wrong.push(`${job.what}: GET /jobs/${job.id} answered ${res.body.length} bytes: ${res.text.slice(0, 200)}`);
+          if (res.body.length >= LARGE_VALUE)
+            wrong.push(`${job.what}: GET /jobs/${job.id} answered ${res.body.length} bytes: ${res.text.slice(0, 200)}`);
           break;
         }
         if (Date.now() > deadline) throw new Error(`${job.what} (${job.id}) still pending; finished so far:\n${outcomes.join('\n')}`);
@@ -284,10 +335,16 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
       ).rows;
       const large: string[] = [];
       for (const { tab, col, type } of columns) {
-        const row = (await db.query<{ bytes: number | null }>(`SELECT max(octet_length("${col}"${type === 'jsonb' ? '::text' : ''})) AS bytes FROM "${tab}"`)).rows[0];
+        const row = (
+          await db.query<{ bytes: number | null }>(
+            `SELECT max(octet_length("${col}"${type === 'jsonb' ? '::text' : ''})) AS bytes FROM "${tab}"`,
+          )
+        ).rows[0];
         if ((row?.bytes ?? 0) >= LARGE_VALUE) large.push(`${tab}.${col}: ${row!.bytes} bytes`);
       }
-      const idem = (await db.query<{ rows: string; bytes: number | null }>('SELECT count(*) AS rows, max(octet_length(body)) AS bytes FROM idempotency')).rows[0]!;
+      const idem = (
+        await db.query<{ rows: string; bytes: number | null }>('SELECT count(*) AS rows, max(octet_length(body)) AS bytes FROM idempotency')
+      ).rows[0]!;
       console.log(`idempotency: ${idem.rows} records, the largest answer kept ${idem.bytes ?? 0} bytes`);
       expect(large).toEqual([]);
     } finally {

@@ -37,7 +37,12 @@ describe('fuzz: every route, malformed and adversarial requests', () => {
   });
 
   it(`${PATH ? `replays case ${PATH} of seed ${SEED}` : `${RUNS} requests (seed ${SEED})`}: contract answers only, no crash, no stall`, async () => {
-    const statuses = await runFuzz(child, caseArbitrary, { seed: SEED, runs: RUNS, ...(PATH ? { path: PATH } : {}), file: 'test/fuzz/connector.test.ts' });
+    const statuses = await runFuzz(child, caseArbitrary, {
+      seed: SEED,
+      runs: RUNS,
+      ...(PATH ? { path: PATH } : {}),
+      file: 'test/fuzz/connector.test.ts',
+    });
     const final = await child.report();
     console.log(summary(SEED, statuses, final));
     expect(final.stalls.map((s) => `${stallText(s)}; requests in flight then:\n${child.inFlightDuring(s)}`)).toEqual([]);

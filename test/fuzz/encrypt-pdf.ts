@@ -50,13 +50,19 @@ function aes(bits: 128 | 256, key: Buffer, data: Buffer, iv: Buffer | null, padd
 
 /** Algorithm 2.B (R6): the hash of a password with a salt and (for the owner) the U entry. */
 function hash2B(password: Buffer, salt: Buffer, udata: Buffer): Buffer {
-  let k = crypto.createHash('sha256').update(Buffer.concat([password, salt, udata])).digest();
+  let k = crypto
+    .createHash('sha256')
+    .update(Buffer.concat([password, salt, udata]))
+    .digest();
   for (let round = 0; ; round++) {
     const k1 = Buffer.concat(Array.from({ length: 64 }, () => Buffer.concat([password, k, udata])));
     const e = aes(128, k.subarray(0, 16), k1, k.subarray(16, 32), false);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i]!;
-    k = crypto.createHash(['sha256', 'sha384', 'sha512'][sum % 3]!).update(e).digest();
+    k = crypto
+      .createHash(['sha256', 'sha384', 'sha512'][sum % 3]!)
+      .update(e)
+      .digest();
     // Rounds counted from 1, as pdf.js and qpdf count them: at least 64, then until E's last byte is at most the round - 32.
     if (round + 1 >= 64 && e[e.length - 1]! <= round + 1 - 32) return k.subarray(0, 32);
   }
@@ -96,7 +102,10 @@ function rc4OrAes128(scheme: 'rc4-40' | 'aes-128', owner: string, user: string, 
     return md5(fileKey, n, salt).subarray(0, Math.min(length + 5, 16));
   };
   if (scheme === 'rc4-40') {
-    return { encryptDict: `<< /Filter /Standard /V 1 /R 2 /Length 40 /O ${hex(o)} /U ${hex(u)} /P ${P} >>`, encrypt: (num, data) => rc4(objectKey(num, Buffer.alloc(0)), data) };
+    return {
+      encryptDict: `<< /Filter /Standard /V 1 /R 2 /Length 40 /O ${hex(o)} /U ${hex(u)} /P ${P} >>`,
+      encrypt: (num, data) => rc4(objectKey(num, Buffer.alloc(0)), data),
+    };
   }
   return {
     encryptDict: `<< /Filter /Standard /V 4 /R 4 /Length 128 /CF << /StdCF << /CFM /AESV2 /AuthEvent /DocOpen /Length 16 >> >> /StmF /StdCF /StrF /StdCF /O ${hex(o)} /U ${hex(u)} /P ${P} >>`,
@@ -116,7 +125,13 @@ function aes256(owner: string, user: string, random: Random): Security {
   const ue = aes(256, hash2B(userPw, uks, Buffer.alloc(0)), fileKey, Buffer.alloc(16), false);
   const o = Buffer.concat([hash2B(ownerPw, ovs, u), ovs, oks]);
   const oe = aes(256, hash2B(ownerPw, oks, u), fileKey, Buffer.alloc(16), false);
-  const perms = aes(256, fileKey, Buffer.concat([pBytes(), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), random(4)]), null, false);
+  const perms = aes(
+    256,
+    fileKey,
+    Buffer.concat([pBytes(), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), random(4)]),
+    null,
+    false,
+  );
   return {
     encryptDict: `<< /Filter /Standard /V 5 /R 6 /Length 256 /CF << /StdCF << /CFM /AESV3 /AuthEvent /DocOpen /Length 32 >> >> /StmF /StdCF /StrF /StdCF /O ${hex(o)} /U ${hex(u)} /OE ${hex(oe)} /UE ${hex(ue)} /Perms ${hex(perms)} /P ${P} >>`,
     encrypt: (_num, data) => {
@@ -152,7 +167,10 @@ export function encryptPdf(pdf: Buffer, scheme: EncryptionScheme, opts: { owner?
     }
     const data = Buffer.from(body.slice(stream[0].length, stream[0].length + Number(stream[2])), 'latin1');
     const sealed = security.encrypt(num, data);
-    objects.set(num, Buffer.concat([Buffer.from(`${dict}/Length ${sealed.length} >>\nstream\n`, 'latin1'), sealed, Buffer.from('\nendstream', 'latin1')]));
+    objects.set(
+      num,
+      Buffer.concat([Buffer.from(`${dict}/Length ${sealed.length} >>\nstream\n`, 'latin1'), sealed, Buffer.from('\nendstream', 'latin1')]),
+    );
   }
   const encryptNum = Math.max(...objects.keys()) + 1;
   objects.set(encryptNum, Buffer.from(security.encryptDict, 'latin1'));

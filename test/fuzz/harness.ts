@@ -185,12 +185,19 @@ export async function runFuzz(child: FuzzChild, arbitrary: fc.Arbitrary<Case>, o
     const message = (err as Error).message;
     const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : '';
     const failedPath = /path: "([^"]+)"/.exec(message)?.[1];
-    throw new Error(`${cause}\n\nReplay with: FUZZ_SEED=${opts.seed} FUZZ_PATH=${failedPath ?? '?'} npx vitest run ${opts.file}\n\n${message}`);
+    throw new Error(
+      `${cause}\n\nReplay with: FUZZ_SEED=${opts.seed} FUZZ_PATH=${failedPath ?? '?'} npx vitest run ${opts.file}\n\n${message}`,
+    );
   }
   return statuses;
 }
 
 /** One line for the log: the statuses and what the child's loop did. */
 export function summary(seed: number, statuses: Map<number, number>, final: StallReport): string {
-  return `fuzz seed ${seed}: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}; loop: ${final.ticks} ticks, max ${Math.round(final.maxWallMs)} ms wall / ${Math.round(final.maxCpuMs)} ms CPU between ticks (${final.cpuSource}), ${final.pauses} pauses while descheduled`;
+  return `fuzz seed ${seed}: ${[...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(
+      ' ',
+    )}; loop: ${final.ticks} ticks, max ${Math.round(final.maxWallMs)} ms wall / ${Math.round(final.maxCpuMs)} ms CPU between ticks (${final.cpuSource}), ${final.pauses} pauses while descheduled`;
 }

@@ -43,7 +43,9 @@ async function flateBomb(): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([612, 792]);
   const bomb = zlib.deflateSync(Buffer.alloc(64 * 1024 * 1024, 0x20), { level: 9 });
-  const refs = Array.from({ length: 40 }, () => doc.context.register(doc.context.stream(bomb, { Filter: 'FlateDecode', Length: bomb.length })));
+  const refs = Array.from({ length: 40 }, () =>
+    doc.context.register(doc.context.stream(bomb, { Filter: 'FlateDecode', Length: bomb.length })),
+  );
   page.node.set(PDFName.of('Contents'), doc.context.obj(refs));
   return Buffer.from(await doc.save());
 }
@@ -53,20 +55,43 @@ async function hugeImage(): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([612, 792]);
   const data = zlib.deflateSync(Buffer.alloc(1024, 0x80));
-  const image = doc.context.register(doc.context.stream(data, { Type: 'XObject', Subtype: 'Image', Width: 40_000, Height: 40_000, ColorSpace: 'DeviceGray', BitsPerComponent: 8, Filter: 'FlateDecode' }));
+  const image = doc.context.register(
+    doc.context.stream(data, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: 40_000,
+      Height: 40_000,
+      ColorSpace: 'DeviceGray',
+      BitsPerComponent: 8,
+      Filter: 'FlateDecode',
+    }),
+  );
   page.node.set(PDFName.of('Resources'), doc.context.obj({ XObject: { Im1: image } }));
   const content = doc.context.register(doc.context.stream('q 600 0 0 780 6 6 cm /Im1 Do Q'));
   page.node.set(PDFName.of('Contents'), content);
   return Buffer.from(await doc.save());
 }
 
-const circular = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Pages /Kids [2 0 R] /Parent 2 0 R /Count 1 >>']);
+const circular = handBuilt([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+  '<< /Type /Pages /Kids [2 0 R] /Parent 2 0 R /Count 1 >>',
+]);
 const selfParent = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [2 0 R 2 0 R] /Count 1000000 >>']);
-const deepArrays = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [] /Count 0 /X ${'['.repeat(100_000)}${']'.repeat(100_000)} >>`]);
-const hugeCount = handBuilt(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 2147483647 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1e30 1e30] >>']);
+const deepArrays = handBuilt([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  `<< /Type /Pages /Kids [] /Count 0 /X ${'['.repeat(100_000)}${']'.repeat(100_000)} >>`,
+]);
+const hugeCount = handBuilt([
+  '<< /Type /Catalog /Pages 2 0 R >>',
+  '<< /Type /Pages /Kids [3 0 R] /Count 2147483647 >>',
+  '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1e30 1e30] >>',
+]);
 
 /** One page of text in the standard Helvetica, with nothing in a dictionary that encryption would have to reach. */
-export function textPage(lines: string[] = ['Certificate of Motor Insurance', 'Policy number: UKM-1000-0001', 'Insurer: Albion Demo Motor Insurance Limited']): Buffer {
+export function textPage(
+  lines: string[] = ['Certificate of Motor Insurance', 'Policy number: UKM-1000-0001', 'Insurer: Albion Demo Motor Insurance Limited'],
+): Buffer {
   const text = lines.map((l, i) => `${i === 0 ? '' : '0 -18 Td '}(${l.replace(/[()\\]/g, '\\$&')}) Tj`).join('\n');
   return writePdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -114,9 +139,16 @@ function jbig2Huge(): Buffer {
   info.writeUInt32BE(60_000, 0);
   info.writeUInt32BE(60_000, 4);
   info.writeUInt8(0b0000_0100, 16); // default pixel value 1
-  const region = Buffer.concat([Buffer.from([0, 0, 0xea, 0x60, 0, 0, 0xea, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0]), Buffer.from([0]), Buffer.from([3, 0xff, 0xfd, 0xff, 2, 0xfe, 0xfe, 0xfe]), seededBytes('jbig2 region', 64)]);
+  const region = Buffer.concat([
+    Buffer.from([0, 0, 0xea, 0x60, 0, 0, 0xea, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+    Buffer.from([0]),
+    Buffer.from([3, 0xff, 0xfd, 0xff, 2, 0xfe, 0xfe, 0xfe]),
+    seededBytes('jbig2 region', 64),
+  ]);
   const stream = Buffer.concat([jbig2Segment(0, 48, info), jbig2Segment(1, 38, region), jbig2Segment(2, 49, Buffer.alloc(0))]);
-  return imagePage('JBIG2Decode', stream, '/BitsPerComponent 1 /ColorSpace /DeviceGray /DecodeParms << /JBIG2Globals 6 0 R >>', [{ dict: '', data: seededBytes('jbig2 globals', 256) }]);
+  return imagePage('JBIG2Decode', stream, '/BitsPerComponent 1 /ColorSpace /DeviceGray /DecodeParms << /JBIG2Globals 6 0 R >>', [
+    { dict: '', data: seededBytes('jbig2 globals', 256) },
+  ]);
 }
 
 /**
@@ -128,7 +160,17 @@ function jpxTruncated(): Buffer {
   siz.writeUInt16BE(0xff51, 0);
   siz.writeUInt16BE(47, 2); // Lsiz: 38 + 3 x 3
   siz.writeUInt16BE(0, 4); // Rsiz
-  for (const [at, v] of [[6, 60_000], [10, 60_000], [14, 0], [18, 0], [22, 60_000], [26, 60_000], [30, 0], [34, 0]] as const) siz.writeUInt32BE(v, at);
+  for (const [at, v] of [
+    [6, 60_000],
+    [10, 60_000],
+    [14, 0],
+    [18, 0],
+    [22, 60_000],
+    [26, 60_000],
+    [30, 0],
+    [34, 0],
+  ] as const)
+    siz.writeUInt32BE(v, at);
   siz.writeUInt16BE(3, 38);
   for (let c = 0; c < 3; c++) siz.set([7, 1, 1], 40 + 3 * c);
   const cod = Buffer.from([0xff, 0x52, 0, 12, 0, 0, 0, 1, 0, 5, 4, 4, 0, 0]);

@@ -33,7 +33,11 @@ google.sheet('fuzz-sheet', 'Results');
 const outbox = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-fuzz-mail-'));
 
 /** Webhook hosts the fuzz may name: one public, one resolving to a private address; the rest do not resolve. */
-const DNS: Record<string, string[]> = { 'hooks.example.com': ['93.184.215.14'], 'internal.example.com': ['10.0.0.7'], 'mapped.example.com': ['::ffff:7f00:1'] };
+const DNS: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.215.14'],
+  'internal.example.com': ['10.0.0.7'],
+  'mapped.example.com': ['::ffff:7f00:1'],
+};
 const lookup = async (host: string) => {
   const addresses = DNS[host];
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
@@ -67,14 +71,23 @@ const keys = {
   revoked: '',
 };
 /** Live keys of their own for a run that submits many documents at once, each key under its bound of documents waiting. */
-const spare = await Promise.all(Array.from({ length: spec.spareKeys ?? 0 }, async (_, i) => (await srv.key({ mode: 'live', credits: 100_000, name: `fuzz spare ${i}` })).key));
+const spare = await Promise.all(
+  Array.from(
+    { length: spec.spareKeys ?? 0 },
+    async (_, i) => (await srv.key({ mode: 'live', credits: 100_000, name: `fuzz spare ${i}` })).key,
+  ),
+);
 const revoked = await srv.key({ mode: 'test', name: 'fuzz revoked' });
 await srv.store.keys.revoke(revoked.id, new Date().toISOString());
 keys.revoked = revoked.key;
 
 /** Resources to aim the GET and DELETE routes at: the test key's own, and another tenant's. */
 async function post(pathname: string, key: string, body: unknown): Promise<Record<string, string>> {
-  const res = await fetch(`${srv.url}${pathname}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${srv.url}${pathname}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`seeding ${pathname}: ${res.status} ${await res.text()}`);
   return (await res.json()) as Record<string, string>;
 }
@@ -91,18 +104,28 @@ const ids = {
   job: (await post('/api/v1/verify/async', keys.test, policy)).job_id!,
   otherJob: (await post('/api/v1/verify/async', keys.other, policy)).job_id!,
   batch: (await post('/api/v1/verify/batch', keys.test, { policies: [policy, { ...policy, policy_number: 'X' }] })).batch_id!,
-  schedule: (await post('/api/v1/sheets/schedules', keys.test, { dataset, spreadsheet_id: 'fuzz-sheet', sheet_name: 'Results', cadence: 'daily' })).schedule_id!,
+  schedule: (
+    await post('/api/v1/sheets/schedules', keys.test, { dataset, spreadsheet_id: 'fuzz-sheet', sheet_name: 'Results', cadence: 'daily' })
+  ).schedule_id!,
   dataset,
 };
 
 /** Every route the app serves, as "METHOD /path", read from the routers rather than listed by hand. */
 function routesOf(app: Express, prefix = ''): string[] {
   const out: string[] = [];
-  for (const layer of (app as unknown as { router: { stack: { route?: { path: string; methods: Record<string, boolean> }; name: string; rawPath?: string }[] } }).router.stack) {
+  for (const layer of (
+    app as unknown as {
+      router: { stack: { route?: { path: string; methods: Record<string, boolean> }; name: string; rawPath?: string }[] };
+    }
+  ).router.stack) {
     if (layer.route) for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${prefix}${layer.route.path}`);
     else if (layer.name === 'mounted_app') {
       // The one sub-app is the portal (app.ts); a second one would show up here unnamed.
-      out.push(...(layer.rawPath === '/portal' ? routesOf(createPortal({ ...srv.ctx, config: srv.ctx.config.portal }), '/portal') : [`MOUNT ${layer.rawPath}`]));
+      out.push(
+        ...(layer.rawPath === '/portal'
+          ? routesOf(createPortal({ ...srv.ctx, config: srv.ctx.config.portal }), '/portal')
+          : [`MOUNT ${layer.rawPath}`]),
+      );
     }
   }
   return out;

@@ -9,7 +9,9 @@ import readline from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StallReport } from './stall-monitor.js';
 
-const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'stall-monitor-child.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'stall-monitor-child.ts')], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const lines = readline.createInterface({ input: child.stdout! });
 const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
 const ask = async (cmd: string): Promise<StallReport> => {

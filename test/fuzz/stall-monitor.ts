@@ -53,7 +53,10 @@ function cpuClock(): { read: () => number; source: StallReport['cpuSource'] } {
   };
 }
 
-export function startStallMonitor(opts: { thresholdMs?: number; tickMs?: number; onStall?: (s: Stall) => void } = {}): { report: () => StallReport; stop: () => void } {
+export function startStallMonitor(opts: { thresholdMs?: number; tickMs?: number; onStall?: (s: Stall) => void } = {}): {
+  report: () => StallReport;
+  stop: () => void;
+} {
   const threshold = opts.thresholdMs ?? 200;
   const clock = cpuClock();
   const report: StallReport = { stalls: [], pauses: 0, ticks: 0, maxWallMs: 0, maxCpuMs: 0, cpuSource: clock.source };

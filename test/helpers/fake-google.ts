@@ -139,12 +139,16 @@ export class FakeGoogle {
    * Adds developer metadata at the spreadsheet, as an editor does (the add-on's
    * Spreadsheet.addDeveloperMetadata(key, value, visibility)); `project` is the creator's project.
    */
-  addDeveloperMetadata(spreadsheetId: string, m: { key: string; value?: string; visibility: MetadataVisibility; project?: string; sheet?: string }): DeveloperMetadata {
+  addDeveloperMetadata(
+    spreadsheetId: string,
+    m: { key: string; value?: string; visibility: MetadataVisibility; project?: string; sheet?: string },
+  ): DeveloperMetadata {
     const book = this.spreadsheets.get(spreadsheetId);
     if (!book) throw new Error(`no spreadsheet ${spreadsheetId}`);
     // "Developer metadata must always have a key specified" and "must always have visibility specified" (DeveloperMetadata resource).
     if (!m.key) throw new Error('developer metadata needs a key');
-    if (m.visibility !== 'DOCUMENT' && m.visibility !== 'PROJECT') throw new Error(`visibility must be DOCUMENT or PROJECT, not ${String(m.visibility)}`);
+    if (m.visibility !== 'DOCUMENT' && m.visibility !== 'PROJECT')
+      throw new Error(`visibility must be DOCUMENT or PROJECT, not ${String(m.visibility)}`);
     let location: MetadataLocation = { locationType: 'SPREADSHEET', spreadsheet: true };
     if (m.sheet !== undefined) {
       const index = [...book.keys()].indexOf(m.sheet);
@@ -157,7 +161,13 @@ export class FakeGoogle {
     // "IDs may be specified when metadata is created, otherwise one will be randomly generated and assigned. Must be positive."
     do metadataId = crypto.randomInt(1, 2 ** 31 - 1);
     while (ids.has(metadataId));
-    const entry: DeveloperMetadata = { metadataId, metadataKey: m.key, ...(m.value !== undefined ? { metadataValue: m.value } : {}), location, visibility: m.visibility };
+    const entry: DeveloperMetadata = {
+      metadataId,
+      metadataKey: m.key,
+      ...(m.value !== undefined ? { metadataValue: m.value } : {}),
+      location,
+      visibility: m.visibility,
+    };
     list.push({ entry, project: m.project ?? ADDON_PROJECT });
     this.metadata.set(spreadsheetId, list);
     return structuredClone(entry);
@@ -205,7 +215,9 @@ export class FakeGoogle {
     const text = await this.body(req);
     if (url.pathname === '/token') return this.silent('token', null) ? undefined : this.token(text, res);
     if (!this.tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) {
-      return this.send(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } });
+      return this.send(res, 401, {
+        error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+      });
     }
     const m = /^\/v4\/spreadsheets\/([^/]+?)(?:\/values(?::batchUpdate|\/([^/]+?))?|\/developerMetadata:search)?$/.exec(url.pathname);
     if (!m) return this.send(res, 404, { error: { code: 404, message: 'Not found' } });
@@ -227,14 +239,22 @@ export class FakeGoogle {
     const failure = this.failures.findIndex((f) => f.kind === kind);
     if (failure >= 0) {
       const f = this.failures.splice(failure, 1)[0]!;
-      return this.send(res, f.status, { error: { code: f.status, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }, f.retryAfter ? { 'retry-after': String(f.retryAfter) } : {});
+      return this.send(
+        res,
+        f.status,
+        { error: { code: f.status, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } },
+        f.retryAfter ? { 'retry-after': String(f.retryAfter) } : {},
+      );
     }
     const book = this.spreadsheets.get(id);
     if (!book) return this.send(res, 404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
-    if (this.unshared.has(id)) return this.send(res, 403, { error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' } });
+    if (this.unshared.has(id))
+      return this.send(res, 403, { error: { code: 403, message: 'The caller does not have permission', status: 'PERMISSION_DENIED' } });
     try {
-      if (kind === 'developerMetadata.search') return this.send(res, 200, this.search(id, JSON.parse(text || '{}') as { dataFilters?: unknown[] }));
-      if (kind === 'get') return this.send(res, 200, { spreadsheetId: id, sheets: [...book.keys()].map((title) => ({ properties: { title } })) });
+      if (kind === 'developerMetadata.search')
+        return this.send(res, 200, this.search(id, JSON.parse(text || '{}') as { dataFilters?: unknown[] }));
+      if (kind === 'get')
+        return this.send(res, 200, { spreadsheetId: id, sheets: [...book.keys()].map((title) => ({ properties: { title } })) });
       if (kind === 'values.get') {
         const r = parseRange(rawRange!);
         const grid = book.get(r.sheet);
@@ -253,7 +273,8 @@ export class FakeGoogle {
         for (const row of grid) for (let c = r.c1; c <= r.c2; c++) if (c < row.length) row[c] = '';
         return this.send(res, 200, { spreadsheetId: id, clearedRange: rawRange });
       }
-      const writes: { range: string; values: unknown[][] }[] = kind === 'values.update' ? [{ range: rawRange!, values: JSON.parse(text).values }] : JSON.parse(text).data;
+      const writes: { range: string; values: unknown[][] }[] =
+        kind === 'values.update' ? [{ range: rawRange!, values: JSON.parse(text).values }] : JSON.parse(text).data;
       let cells = 0;
       for (const w of writes) {
         const r = parseRange(w.range);
@@ -273,19 +294,27 @@ export class FakeGoogle {
       }
       return this.send(res, 200, { spreadsheetId: id, totalUpdatedCells: cells, updatedCells: cells });
     } catch (err) {
-      return this.send(res, 400, { error: { code: 400, message: (err as Error).message, ...(err instanceof BadRequest ? { status: 'INVALID_ARGUMENT' } : {}) } });
+      return this.send(res, 400, {
+        error: { code: 400, message: (err as Error).message, ...(err instanceof BadRequest ? { status: 'INVALID_ARGUMENT' } : {}) },
+      });
     }
   }
 
   /** spreadsheets.developerMetadata.search for the service account's project. */
-  private search(spreadsheetId: string, body: { dataFilters?: unknown[] }): { matchedDeveloperMetadata?: { developerMetadata: DeveloperMetadata; dataFilters: unknown[] }[] } {
+  private search(
+    spreadsheetId: string,
+    body: { dataFilters?: unknown[] },
+  ): { matchedDeveloperMetadata?: { developerMetadata: DeveloperMetadata; dataFilters: unknown[] }[] } {
     const filters = body.dataFilters ?? [];
     if (!Array.isArray(filters)) throw new BadRequest('dataFilters must be a list of DataFilter');
     const lookups = filters.map((f) => this.lookupOf(f));
     // PROJECT-visible entries of another project do not exist for this caller (DeveloperMetadataVisibility).
     const visible = (this.metadata.get(spreadsheetId) ?? []).filter((x) => x.entry.visibility === 'DOCUMENT' || x.project === this.project);
     const matched = visible
-      .map(({ entry }) => ({ developerMetadata: structuredClone(entry), dataFilters: filters.filter((_, i) => this.matches(entry, lookups[i]!)) }))
+      .map(({ entry }) => ({
+        developerMetadata: structuredClone(entry),
+        dataFilters: filters.filter((_, i) => this.matches(entry, lookups[i]!)),
+      }))
       .filter((x) => x.dataFilters.length > 0);
     return matched.length ? { matchedDeveloperMetadata: matched } : {};
   }
@@ -293,18 +322,27 @@ export class FakeGoogle {
   private lookupOf(filter: unknown): Lookup {
     const f = (filter ?? {}) as Record<string, unknown>;
     const kinds = ['developerMetadataLookup', 'a1Range', 'gridRange'].filter((k) => f[k] !== undefined);
-    if (kinds.length !== 1) throw new BadRequest(`A DataFilter holds exactly one of developerMetadataLookup, a1Range, gridRange; got ${kinds.join(', ') || 'none'}`);
+    if (kinds.length !== 1)
+      throw new BadRequest(
+        `A DataFilter holds exactly one of developerMetadataLookup, a1Range, gridRange; got ${kinds.join(', ') || 'none'}`,
+      );
     if (kinds[0] !== 'developerMetadataLookup') throw new BadRequest(`${kinds[0]} filters are not implemented by this stand-in`);
     const l = f.developerMetadataLookup as Lookup;
     const strategy = l.locationMatchingStrategy;
-    if (strategy !== undefined && strategy !== 'EXACT_LOCATION' && strategy !== 'INTERSECTING_LOCATION') throw new BadRequest(`Invalid locationMatchingStrategy ${String(strategy)}`);
+    if (strategy !== undefined && strategy !== 'EXACT_LOCATION' && strategy !== 'INTERSECTING_LOCATION')
+      throw new BadRequest(`Invalid locationMatchingStrategy ${String(strategy)}`);
     if (strategy !== undefined && !l.metadataLocation) throw new BadRequest('locationMatchingStrategy requires a metadataLocation');
-    if (strategy === 'EXACT_LOCATION' && l.locationType !== undefined) throw new BadRequest('locationType must be unspecified when locationMatchingStrategy is EXACT_LOCATION');
+    if (strategy === 'EXACT_LOCATION' && l.locationType !== undefined)
+      throw new BadRequest('locationType must be unspecified when locationMatchingStrategy is EXACT_LOCATION');
     const spreadsheetLocation = l.metadataLocation ? l.metadataLocation.spreadsheet === true : undefined;
-    if (l.locationType === 'SPREADSHEET' && ((strategy ?? 'INTERSECTING_LOCATION') === 'INTERSECTING_LOCATION' || spreadsheetLocation === false)) {
+    if (
+      l.locationType === 'SPREADSHEET' &&
+      ((strategy ?? 'INTERSECTING_LOCATION') === 'INTERSECTING_LOCATION' || spreadsheetLocation === false)
+    ) {
       throw new BadRequest('locationType SPREADSHEET cannot be used with INTERSECTING_LOCATION or a non-spreadsheet metadataLocation');
     }
-    if (l.metadataLocation?.dimensionRange !== undefined) throw new BadRequest('row and column locations are not implemented by this stand-in');
+    if (l.metadataLocation?.dimensionRange !== undefined)
+      throw new BadRequest('row and column locations are not implemented by this stand-in');
     return l;
   }
 
@@ -344,7 +382,8 @@ export class FakeGoogle {
       crypto.verify('RSA-SHA256', Buffer.from(`${h}.${p}`), this.keys.publicKey, Buffer.from(sig, 'base64url'));
     const claims = ok ? (JSON.parse(Buffer.from(p!, 'base64url').toString()) as { iss: string; scope: string }) : null;
     this.calls.push({ method: 'POST', kind: 'token', spreadsheetId: null, at: Date.now() });
-    if (!claims || claims.iss !== this.serviceEmail || !claims.scope.includes('spreadsheets')) return this.send(res, 400, { error: 'invalid_grant' });
+    if (!claims || claims.iss !== this.serviceEmail || !claims.scope.includes('spreadsheets'))
+      return this.send(res, 400, { error: 'invalid_grant' });
     const token = crypto.randomBytes(16).toString('hex');
     this.tokens.add(token);
     this.send(res, 200, { access_token: token, expires_in: 3600, token_type: 'Bearer' });

@@ -51,7 +51,18 @@ const NON_INVESTMENT_INSURANCE: PermissionDetail[] = [
   { 'Customer Type': ['Retail (Non-Investment Insurance)', 'Commercial'] },
   { 'Investment Type': ['Non-investment insurance contracts'] },
 ];
-const GENERAL_CLASSES = ['Accident', 'Sickness', 'Land Vehicles', 'Goods in transit', 'Fire and natural forces', 'Damage to property', 'Motor vehicle liability', 'General liability', 'Legal expenses', 'Assistance'];
+const GENERAL_CLASSES = [
+  'Accident',
+  'Sickness',
+  'Land Vehicles',
+  'Goods in transit',
+  'Fire and natural forces',
+  'Damage to property',
+  'Motor vehicle liability',
+  'General liability',
+  'Legal expenses',
+  'Assistance',
+];
 
 /** Real public register data (Hiscox, as recorded) and made-up firms (FRN 9000xx, "Example ..."). */
 export const STANDIN_FIRMS: StandinFirm[] = [
@@ -63,7 +74,9 @@ export const STANDIN_FIRMS: StandinFirm[] = [
     postcode: 'EC2N 4BQ',
     permissions: {
       'Advising on investments (except on Pension Transfers and Pension Opt Outs)': NON_INVESTMENT_INSURANCE,
-      'Agreeing to carry on a regulated activity': [{ Limitation: ['The firm can only agree to carry on the regulated activities specified in this Notice.'] }],
+      'Agreeing to carry on a regulated activity': [
+        { Limitation: ['The firm can only agree to carry on the regulated activities specified in this Notice.'] },
+      ],
       'Arranging (bringing about) deals in investments': NON_INVESTMENT_INSURANCE,
       'Assisting in the administration and performance of a contract of insurance': NON_INVESTMENT_INSURANCE,
       'Carrying out contracts of insurance': [{ 'Customer Type': ['All'] }, { 'Investment Type': GENERAL_CLASSES }],
@@ -79,7 +92,9 @@ export const STANDIN_FIRMS: StandinFirm[] = [
     postcode: 'ZZ1 1AA',
     tradingNames: ['Example Car Cover'],
     permissions: {
-      'Agreeing to carry on a regulated activity': [{ Limitation: ['The firm can only agree to carry on the regulated activities specified in this Notice.'] }],
+      'Agreeing to carry on a regulated activity': [
+        { Limitation: ['The firm can only agree to carry on the regulated activities specified in this Notice.'] },
+      ],
       'Arranging (bringing about) deals in investments': NON_INVESTMENT_INSURANCE,
       'Assisting in the administration and performance of a contract of insurance': NON_INVESTMENT_INSURANCE,
       'Credit Broking': [{ 'Customer Type': ['All'] }],
@@ -101,8 +116,14 @@ export const STANDIN_FIRMS: StandinFirm[] = [
     statusSince: '01/07/2012',
     postcode: 'ZZ2 2BB',
     permissions: {
-      'Carrying out contracts of insurance': [{ 'Customer Type': ['All'] }, { 'Investment Type': ['Land Vehicles', 'Motor vehicle liability'] }],
-      'Effecting contracts of insurance': [{ 'Customer Type': ['All'] }, { 'Investment Type': ['Land Vehicles', 'Motor vehicle liability'] }],
+      'Carrying out contracts of insurance': [
+        { 'Customer Type': ['All'] },
+        { 'Investment Type': ['Land Vehicles', 'Motor vehicle liability'] },
+      ],
+      'Effecting contracts of insurance': [
+        { 'Customer Type': ['All'] },
+        { 'Investment Type': ['Land Vehicles', 'Motor vehicle liability'] },
+      ],
     },
   },
   {
@@ -150,7 +171,12 @@ export const STANDIN_FIRMS: StandinFirm[] = [
   },
 ];
 
-const envelope = (status: string, message: string, data: unknown, resultInfo: unknown = null) => ({ Data: data, Message: message, ResultInfo: resultInfo, Status: status });
+const envelope = (status: string, message: string, data: unknown, resultInfo: unknown = null) => ({
+  Data: data,
+  Message: message,
+  ResultInfo: resultInfo,
+  Status: status,
+});
 
 export async function startFcaStandin(opts: { firms?: StandinFirm[]; email?: string; key?: string } = {}): Promise<FcaStandin> {
   const standin: FcaStandin = {
@@ -174,10 +200,13 @@ export async function startFcaStandin(opts: { firms?: StandinFirm[]; email?: str
     const path = url.pathname.replace(/^\/services\/V0\.1/, '');
     if (path === '/Search') {
       const q = url.searchParams.get('q') ?? '';
-      if (url.searchParams.get('type') !== 'firm') return { status: 200, body: envelope('FSR-API-04-01-11', 'No search result found', null) };
+      if (url.searchParams.get('type') !== 'firm')
+        return { status: 200, body: envelope('FSR-API-04-01-11', 'No search result found', null) };
       if (!q || /[*']/.test(q)) return { status: 200, body: envelope('FSR-API-04-01-21', 'Bad request. Invalid Input', null) };
       const needle = q.toLowerCase();
-      const hits = [...standin.firms.values()].filter((f) => [f.name, ...(f.tradingNames ?? [])].some((n) => n.toLowerCase().includes(needle)));
+      const hits = [...standin.firms.values()].filter((f) =>
+        [f.name, ...(f.tradingNames ?? [])].some((n) => n.toLowerCase().includes(needle)),
+      );
       if (hits.length === 0) return { status: 200, body: envelope('FSR-API-04-01-11', 'No search result found', null) };
       const page = hits.slice(0, PER_PAGE).map((f) => ({
         Name: f.postcode ? `${f.name} (Postcode: ${f.postcode})` : f.name,
@@ -186,7 +215,14 @@ export async function startFcaStandin(opts: { firms?: StandinFirm[]; email?: str
         'Type of business or Individual': 'Firm',
         URL: `${base}/Firm/${f.frn}`,
       }));
-      return { status: 200, body: envelope('FSR-API-04-01-00', 'Ok. Search successful', page, { page: '1', per_page: String(PER_PAGE), total_count: String(hits.length) }) };
+      return {
+        status: 200,
+        body: envelope('FSR-API-04-01-00', 'Ok. Search successful', page, {
+          page: '1',
+          per_page: String(PER_PAGE),
+          total_count: String(hits.length),
+        }),
+      };
     }
     const firmPath = /^\/Firm\/([^/]+)(\/Permissions)?$/.exec(path);
     if (!firmPath) return { status: 404, body: { message: 'no such resource' } };
@@ -227,7 +263,8 @@ export async function startFcaStandin(opts: { firms?: StandinFirm[]; email?: str
     if (all.length === 0) return { status: 200, body: envelope('FSR-API-02-03-11', 'Firm permission not found', null) };
     const page = Number(url.searchParams.get('pgnp') ?? '1');
     const pages = Math.ceil(all.length / PER_PAGE);
-    if (!Number.isInteger(page) || page < 1 || page > pages) return { status: 200, body: envelope('FSR-API-02-03-31', 'Invalid parameter', null) };
+    if (!Number.isInteger(page) || page < 1 || page > pages)
+      return { status: 200, body: envelope('FSR-API-02-03-31', 'Invalid parameter', null) };
     const info: Record<string, string> = { page: String(page), per_page: String(PER_PAGE), total_count: String(all.length) };
     if (page < pages) info['Next'] = `${base}/Firm/${firm!.frn}/Permissions?pgnp=${page + 1}`;
     if (page > 1) info['Previous'] = `${base}/Firm/${firm!.frn}/Permissions?pgnp=${page - 1}`;

@@ -28,7 +28,8 @@ export function writePdf(objects: PdfObject[], options: { root?: number; compres
     parts.push(chunk);
     offset += chunk.length;
   };
-  const streamBody = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  const streamBody = (dict: string, data: Buffer) =>
+    Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
 
   objects.forEach((obj, i) => {
     const num = i + 1;
@@ -40,7 +41,11 @@ export function writePdf(objects: PdfObject[], options: { root?: number; compres
   });
 
   if (compressed.size === 0) {
-    const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...entries.slice(1).map(([, o]) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('');
+    const xref = [
+      `xref\n0 ${objects.length + 1}\n`,
+      '0000000000 65535 f \n',
+      ...entries.slice(1).map(([, o]) => `${String(o).padStart(10, '0')} 00000 n \n`),
+    ].join('');
     parts.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root ${root} 0 R >>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'));
     return Buffer.concat(parts);
   }
@@ -111,7 +116,10 @@ export function nestedForms(options: NestedFormsOptions = {}): Buffer {
     const res = `<< /XObject ${xobjects} >>`;
     const content = next === null ? '0 0 1 rg 0 0 20 20 re f\n' : draws(`Fm${k + 1}`);
     const dictRes = resources === 'direct' ? res : `${resourcesObj(k)} 0 R`;
-    objects.push({ dict: `/Type /XObject /Subtype /Form /BBox [0 0 595 842] /Resources ${dictRes} /Filter /FlateDecode`, data: zlib.deflateSync(Buffer.from(content, 'latin1')) });
+    objects.push({
+      dict: `/Type /XObject /Subtype /Form /BBox [0 0 595 842] /Resources ${dictRes} /Filter /FlateDecode`,
+      data: zlib.deflateSync(Buffer.from(content, 'latin1')),
+    });
     extra.push(res);
   }
   if (resources !== 'direct') objects.push(...extra);

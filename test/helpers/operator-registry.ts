@@ -16,7 +16,11 @@ export const OPERATOR_UK_MOTOR = { policy_number: 'UKO-1000-0001', country: 'UK'
 export const OPERATOR_DE_MOTOR = { policy_number: 'KFZ-5096-900001', country: 'DE', insurance_type: 'motor' } as const;
 
 export async function importOperatorRegistry(store: Pick<Store, 'registry'>): Promise<void> {
-  const { rows, coverage } = parseRegistryCsv(fs.readFileSync(FILE, 'utf8'), { source: 'operator-extract', demo: false, now: new Date().toISOString() });
+  const { rows, coverage } = parseRegistryCsv(fs.readFileSync(FILE, 'utf8'), {
+    source: 'operator-extract',
+    demo: false,
+    now: new Date().toISOString(),
+  });
   await store.registry.upsertMany(rows);
   await store.registry.setCoverage(coverage);
 }
@@ -39,7 +43,13 @@ const REAL_UK_INSURER: Record<string, string> = {
  */
 export async function importDemoNumbersAsReal(store: Pick<Store, 'registry'>): Promise<void> {
   const demo = new URL('../../connector/data/registry/demo_policies.csv', import.meta.url);
-  const { rows, coverage } = parseRegistryCsv(fs.readFileSync(demo, 'utf8'), { source: 'operator-extract', demo: false, now: new Date().toISOString() });
-  await store.registry.upsertMany(rows.map((r) => ({ ...r, insurer_reference: (r.insurer_reference && REAL_UK_INSURER[r.insurer_reference]) ?? r.insurer_reference })));
+  const { rows, coverage } = parseRegistryCsv(fs.readFileSync(demo, 'utf8'), {
+    source: 'operator-extract',
+    demo: false,
+    now: new Date().toISOString(),
+  });
+  await store.registry.upsertMany(
+    rows.map((r) => ({ ...r, insurer_reference: (r.insurer_reference && REAL_UK_INSURER[r.insurer_reference]) ?? r.insurer_reference })),
+  );
   await store.registry.setCoverage(coverage);
 }

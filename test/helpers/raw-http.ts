@@ -109,7 +109,11 @@ export function sendRaw(base: string, req: RawRequest, timeoutMs = 20_000): Prom
     const timer = setTimeout(() => finish({ ok: false, reason: `no response within ${timeoutMs} ms` }), timeoutMs);
     const settle = (why: string) => {
       const response = parseResponse(Buffer.concat(chunks), req.method);
-      finish(response ? { ok: true, response } : { ok: false, reason: `${why} without a whole response (${Buffer.concat(chunks).length} bytes read)` });
+      finish(
+        response
+          ? { ok: true, response }
+          : { ok: false, reason: `${why} without a whole response (${Buffer.concat(chunks).length} bytes read)` },
+      );
     };
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
@@ -135,11 +139,17 @@ export function sendRaw(base: string, req: RawRequest, timeoutMs = 20_000): Prom
 }
 
 /** A multipart/form-data body with the given boundary and parts, as browsers build it. */
-export function multipartBody(boundary: string, parts: { name: string; filename?: string; type?: string; data: Buffer | string }[], opts: { close?: boolean } = {}): Buffer {
+export function multipartBody(
+  boundary: string,
+  parts: { name: string; filename?: string; type?: string; data: Buffer | string }[],
+  opts: { close?: boolean } = {},
+): Buffer {
   const out: Buffer[] = [];
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
-    out.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`, 'latin1'));
+    out.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`, 'latin1'),
+    );
     out.push(typeof p.data === 'string' ? Buffer.from(p.data) : p.data, Buffer.from('\r\n'));
   }
   if (opts.close !== false) out.push(Buffer.from(`--${boundary}--\r\n`));

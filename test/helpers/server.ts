@@ -50,10 +50,26 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const dbPath = tempDbPath();
-  const config = loadConfig({ COVERCHECK_DB: dbPath, HOST: '127.0.0.1', PORT: '0', COVERCHECK_LOG_LEVEL: 'silent', COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000', COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000', COVERCHECK_QUEUE_POLL_MS: '20', ...opts.env }, opts.config);
+  const config = loadConfig(
+    {
+      COVERCHECK_DB: dbPath,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      COVERCHECK_LOG_LEVEL: 'silent',
+      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000',
+      COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000',
+      COVERCHECK_QUEUE_POLL_MS: '20',
+      ...opts.env,
+    },
+    opts.config,
+  );
   // The `postgres` vitest project runs the HTTP suites again on PostgreSQL (vitest.config.ts), each
   // server on a copy of a migrated database (migrating an empty one is the store contract's part).
-  const databaseUrl = opts.databaseUrl ?? (process.env.COVERCHECK_TEST_BACKEND === 'postgres' ? await createDatabase(inject('postgresUrl'), 'http', inject('postgresMigrated')) : undefined);
+  const databaseUrl =
+    opts.databaseUrl ??
+    (process.env.COVERCHECK_TEST_BACKEND === 'postgres'
+      ? await createDatabase(inject('postgresUrl'), 'http', inject('postgresMigrated'))
+      : undefined);
   // Put together as main.ts does (with COVERCHECK_REDIS_URL in env, limits are shared through Redis);
   // a failing background WAL sync is printed, since the log is silent.
   const connector = await startConnector({

@@ -40,7 +40,8 @@ function postgresBinDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'postgres'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
-  if (!newest) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (install Debian package `postgresql`; .ci/run does)');
+  if (!newest)
+    throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (install Debian package `postgresql`; .ci/run does)');
   return path.join(root, newest, 'bin');
 }
 
@@ -54,7 +55,13 @@ function serverUser(): { uid: number; gid: number } | Record<string, never> {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, child: ChildProcess, log: () => string, timeoutMs = 20_000): Promise<void> {
+async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  child: ChildProcess,
+  log: () => string,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}:\n${log()}`);
@@ -102,17 +109,26 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<R
   const user = serverUser();
   if ('uid' in user) for (const d of [dir, data]) fs.chownSync(d, user.uid, user.gid);
   try {
-    execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'covercheck', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], { stdio: 'pipe', ...user });
+    execFileSync(
+      path.join(bin, 'initdb'),
+      ['-D', data, '-U', 'covercheck', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'],
+      { stdio: 'pipe', ...user },
+    );
   } catch (err) {
     throw new Error(`initdb failed: ${(err as { stderr?: Buffer }).stderr?.toString() ?? String(err)}`);
   }
   const port = await freePort();
   const settings = [
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `port=${port}`,
-    '-c', `unix_socket_directories=${dir}`,
-    '-c', 'max_connections=300',
-    '-c', 'shared_buffers=128MB',
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `port=${port}`,
+    '-c',
+    `unix_socket_directories=${dir}`,
+    '-c',
+    'max_connections=300',
+    '-c',
+    'shared_buffers=128MB',
     ...(opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
   ];
   let log = '';
@@ -120,10 +136,15 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<R
   child.stdout!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
   const url = `postgres://covercheck@127.0.0.1:${port}/postgres`;
-  await waitFor(async () => {
-    if (!(await canConnect(port))) return false;
-    return /ready to accept connections/.test(log);
-  }, 'PostgreSQL', child, () => log);
+  await waitFor(
+    async () => {
+      if (!(await canConnect(port))) return false;
+      return /ready to accept connections/.test(log);
+    },
+    'PostgreSQL',
+    child,
+    () => log,
+  );
   return {
     url,
     async stop() {
@@ -144,7 +165,12 @@ export async function startRedis(): Promise<RunningService> {
   });
   child.stdout!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
   child.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-8000)));
-  await waitFor(() => canConnect(port), 'Redis', child, () => log);
+  await waitFor(
+    () => canConnect(port),
+    'Redis',
+    child,
+    () => log,
+  );
   return {
     url: `redis://127.0.0.1:${port}`,
     async stop() {

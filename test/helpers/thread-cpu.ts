@@ -20,4 +20,3 @@ export function mainThreadCpuMs(pid: number): number {
     return NaN;
   }
 }
-

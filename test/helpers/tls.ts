@@ -20,7 +20,11 @@ export async function makeTestCert(extraNames: string[] = []): Promise<TestCert>
     extensions: [
       {
         name: 'subjectAltName',
-        altNames: [{ type: 2 as const, value: 'localhost' }, ...extraNames.map((value) => ({ type: 2 as const, value })), { type: 7 as const, ip: '127.0.0.1' }],
+        altNames: [
+          { type: 2 as const, value: 'localhost' },
+          ...extraNames.map((value) => ({ type: 2 as const, value })),
+          { type: 7 as const, ip: '127.0.0.1' },
+        ],
       },
     ],
   });

@@ -24,7 +24,11 @@ const inconclusivePolicy = () => ({ policy_number: 'MUT-000123', country: 'FR', 
 async function upload(data: Buffer, key: string) {
   const form = new FormData();
   form.append('file', new Blob([data], { type: 'application/pdf' }), 'policy.pdf');
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return (await res.json()) as any;
 }
 const balance = async (id: string) => (await srv.store.keys.get(id))!.balance;

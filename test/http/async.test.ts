@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => srv.close());
 
-const submit = (key: string, body: unknown, headers: Record<string, string> = {}) => call(srv.url, 'POST', '/api/v1/verify/async', { key, body, headers });
+const submit = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+  call(srv.url, 'POST', '/api/v1/verify/async', { key, body, headers });
 const finished = (b: any) => b.status !== 'pending';
 
 describe('POST /api/v1/verify/async', () => {
@@ -22,10 +23,19 @@ describe('POST /api/v1/verify/async', () => {
     const { key } = await srv.key({ mode: 'test' });
     const r = await submit(key, policy);
     expect(r.status).toBe(202);
-    expect(ZJobAcceptedSchema.strict().parse(r.body)).toEqual({ job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', poll_url: `/api/v1/jobs/${r.body.job_id}` });
+    expect(ZJobAcceptedSchema.strict().parse(r.body)).toEqual({
+      job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'pending',
+      poll_url: `/api/v1/jobs/${r.body.job_id}`,
+    });
     const job = await pollUntil(srv.url, r.body.poll_url, key, finished);
     expect(ZJobSchema.parse(job)).toBeTruthy();
-    expect(job).toMatchObject({ job_id: r.body.job_id, status: 'complete', kind: 'verification', result: { status: 'verified', policy_number: 'UKM10000001', credits_charged: 0 } });
+    expect(job).toMatchObject({
+      job_id: r.body.job_id,
+      status: 'complete',
+      kind: 'verification',
+      result: { status: 'verified', policy_number: 'UKM10000001', credits_charged: 0 },
+    });
     expect(job.completed_at).not.toBeNull();
     expect(job.document).toBeUndefined();
   });
@@ -33,7 +43,12 @@ describe('POST /api/v1/verify/async', () => {
   it('reserves a credit on submission and keeps it for a verified result', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 3 });
     const r = await submit(key, OPERATOR_UK_MOTOR);
-    expect((await srv.store.credits.ledger(id))[0]).toMatchObject({ delta: -1, reason: 'reserve', ref: `job:${r.body.job_id}`, balance_after: 2 });
+    expect((await srv.store.credits.ledger(id))[0]).toMatchObject({
+      delta: -1,
+      reason: 'reserve',
+      ref: `job:${r.body.job_id}`,
+      balance_after: 2,
+    });
     const job = await pollUntil(srv.url, r.body.poll_url, key, finished);
     expect(job.result.credits_charged).toBe(1);
     expect((await srv.store.keys.get(id))!.balance).toBe(2);
@@ -90,7 +105,12 @@ describe('POST /api/v1/verify/async', () => {
     ['webhook to a loopback address', { ...policy, webhook_url: 'https://127.0.0.1/hook' }, 400, 'invalid_webhook_url'],
     ['webhook to a private address', { ...policy, webhook_url: 'https://10.1.2.3/hook' }, 400, 'invalid_webhook_url'],
     ['webhook to link-local metadata', { ...policy, webhook_url: 'https://169.254.169.254/latest' }, 400, 'invalid_webhook_url'],
-    ['webhook_url over 2,048 characters (the fuzz run stored and returned 19 MB)', { ...policy, webhook_url: `https://hooks.example.com/${'a'.repeat(2048)}` }, 400, 'invalid_webhook_url'],
+    [
+      'webhook_url over 2,048 characters (the fuzz run stored and returned 19 MB)',
+      { ...policy, webhook_url: `https://hooks.example.com/${'a'.repeat(2048)}` },
+      400,
+      'invalid_webhook_url',
+    ],
     ['unknown field', { ...policy, colour: 'red' }, 400, 'invalid_request'],
   ];
   for (const [name, body, status, error] of bad) {

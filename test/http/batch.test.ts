@@ -19,7 +19,11 @@ const complete = (b: any) => b.status === 'complete';
 describe('POST /api/v1/verify/batch', () => {
   it('answers at once with batch_id, pending and total_count; results come back in submission order', async () => {
     const { key } = await srv.key({ mode: 'test' });
-    const policies = [ok, { policy_number: 'KFZ-5096-000001', country: 'DE', type: 'motor' }, { policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' }];
+    const policies = [
+      ok,
+      { policy_number: 'KFZ-5096-000001', country: 'DE', type: 'motor' },
+      { policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' },
+    ];
     const r = await submit(key, { policies });
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ batch_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', total_count: 3 });
@@ -41,7 +45,11 @@ describe('POST /api/v1/verify/batch', () => {
     const byIndex = Object.fromEntries(batch.results.map((x: any) => [x.index, x]));
     expect(batch.results.map((x: any) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(byIndex[0].result.status).toBe('verified');
-    expect(byIndex[1].error).toMatchObject({ error: 'missing_required_field', code: 400, message: 'Missing required fields: policy_number, insurance_type' });
+    expect(byIndex[1].error).toMatchObject({
+      error: 'missing_required_field',
+      code: 400,
+      message: 'Missing required fields: policy_number, insurance_type',
+    });
     expect(byIndex[2].error).toMatchObject({ error: 'unsupported_country' });
     expect(byIndex[3].error).toMatchObject({ error: 'invalid_policy_number' });
     expect(byIndex[4].error).toMatchObject({ error: 'invalid_request' });
@@ -52,10 +60,20 @@ describe('POST /api/v1/verify/batch', () => {
 
   it('reserves one credit per valid item and settles each with the sync rule', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 10 });
-    const policies = [OPERATOR_UK_MOTOR, { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' }, { country: 'UK' }, { policy_number: 'UKO-9999-9999', country: 'UK', insurance_type: 'motor' }];
+    const policies = [
+      OPERATOR_UK_MOTOR,
+      { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' },
+      { country: 'UK' },
+      { policy_number: 'UKO-9999-9999', country: 'UK', insurance_type: 'motor' },
+    ];
     const r = await submit(key, { policies });
     // The reservation is the first ledger row, written with the batch (the worker may already be done).
-    expect((await srv.store.credits.ledger(id))[0]).toMatchObject({ delta: -3, reason: 'reserve', ref: `batch:${r.body.batch_id}`, balance_after: 7 });
+    expect((await srv.store.credits.ledger(id))[0]).toMatchObject({
+      delta: -3,
+      reason: 'reserve',
+      ref: `batch:${r.body.batch_id}`,
+      balance_after: 7,
+    });
     const batch = await pollUntil(srv.url, `/api/v1/batches/${r.body.batch_id}`, key, complete);
     expect(batch.results.map((x: any) => x.result?.credits_charged ?? null)).toEqual([1, 0, null, 1]);
     expect((await srv.store.keys.get(id))!.balance).toBe(8);
@@ -88,7 +106,9 @@ describe('POST /api/v1/verify/batch', () => {
 
   it('100 policies are accepted and all get results', async () => {
     const { key } = await srv.key({ mode: 'test' });
-    const r = await submit(key, { policies: Array.from({ length: 100 }, (_, i) => ({ ...ok, policy_number: `UKM-1000-${String(i).padStart(4, '0')}` })) });
+    const r = await submit(key, {
+      policies: Array.from({ length: 100 }, (_, i) => ({ ...ok, policy_number: `UKM-1000-${String(i).padStart(4, '0')}` })),
+    });
     expect(r.body.total_count).toBe(100);
     const batch = await pollUntil(srv.url, `/api/v1/batches/${r.body.batch_id}`, key, complete);
     expect(batch.results).toHaveLength(100);
@@ -132,7 +152,8 @@ describe('long-poll ?wait=N', () => {
       const b = await call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=1`, { key });
       expect(b.body.status).toBe('pending');
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-      for (const w of ['26', '-1', 'x', '1.5']) expect((await call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=${w}`, { key })).status, w).toBe(400);
+      for (const w of ['26', '-1', 'x', '1.5'])
+        expect((await call(paused.url, 'GET', `/api/v1/batches/${r.body.batch_id}?wait=${w}`, { key })).status, w).toBe(400);
       const j = await call(paused.url, 'POST', '/api/v1/verify/async', { key, body: ok });
       expect((await call(paused.url, 'GET', `/api/v1/jobs/${j.body.job_id}?wait=0`, { key })).body.status).toBe('pending');
       expect((await call(paused.url, 'GET', `/api/v1/jobs/${j.body.job_id}?wait=99`, { key })).status).toBe(400);

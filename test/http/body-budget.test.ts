@@ -124,7 +124,14 @@ describe('the body readers on a real server', () => {
     raw: () => { text: string; closed: boolean };
   }
   /** Sends a head declaring `declared` bytes (chunked when null) and the first `body` bytes, and holds the connection. */
-  async function hold(path: string, key: string, type: [string, string], declared: number | null, body: Buffer, extra: [string, string][] = []): Promise<Held> {
+  async function hold(
+    path: string,
+    key: string,
+    type: [string, string],
+    declared: number | null,
+    body: Buffer,
+    extra: [string, string][] = [],
+  ): Promise<Held> {
     const socket = net.connect({ host: '127.0.0.1', port });
     let data = Buffer.alloc(0);
     let closed = false;
@@ -139,13 +146,20 @@ describe('the body readers on a real server', () => {
   }
   const jsonStart = (n: number) => Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(n - 8, 0x61)]);
   const fileStart = (n: number) => {
-    const head = Buffer.from('--XX\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n');
+    const head = Buffer.from(
+      '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n',
+    );
     return Buffer.concat([head, Buffer.alloc(n - head.length, 0x20)]);
   };
 
   it('finished: a JSON body and an upload are read and their bytes given back once answered', async () => {
     expect((await send('/json', 'a', [json], Buffer.from('{"x":1}'))).status).toBe(200);
-    const up = await send('/upload', 'a', [multipart], multipartBody('XX', [{ name: 'file', filename: 'a.pdf', type: 'application/pdf', data: Buffer.alloc(MB, 0x41) }]));
+    const up = await send(
+      '/upload',
+      'a',
+      [multipart],
+      multipartBody('XX', [{ name: 'file', filename: 'a.pdf', type: 'application/pdf', data: Buffer.alloc(MB, 0x41) }]),
+    );
     expect(JSON.parse(up.text)).toEqual({ bytes: MB });
     await released();
   });
@@ -225,7 +239,11 @@ describe('the body readers on a real server', () => {
   it('100 uploads left mid-body give back every byte', async () => {
     for (let i = 0; i < 100; i += 10) {
       const round = await Promise.all(
-        Array.from({ length: 10 }, (_, j) => ((i + j) % 2 ? hold('/json', `k${j}`, json, 200 * KB, jsonStart(50 * KB)) : hold('/upload', `k${j}`, multipart, 200 * KB, fileStart(50 * KB)))),
+        Array.from({ length: 10 }, (_, j) =>
+          (i + j) % 2
+            ? hold('/json', `k${j}`, json, 200 * KB, jsonStart(50 * KB))
+            : hold('/upload', `k${j}`, multipart, 200 * KB, fileStart(50 * KB)),
+        ),
       );
       await until(() => budget.reserved() === 10 * 200 * KB, 'the round reserved');
       for (const h of round) h.socket.destroy();

@@ -50,7 +50,10 @@ describe('credits (spec 8)', () => {
 
   it('inconclusive results cost 0 on a live key', async () => {
     const { key, id } = await srv.key({ mode: 'live', credits: 3 });
-    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify', {
+      key,
+      body: { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' },
+    });
     expect(r.body).toMatchObject({ status: 'inconclusive', credits_charged: 0 });
     expect((await srv.store.keys.get(id))!.balance).toBe(3);
   });

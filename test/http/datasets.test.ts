@@ -9,8 +9,19 @@ beforeAll(async () => {
   srv = await startTestServer({ workers: false });
   // Two datasets made for ranking: the word in the title must outrank the word in a description.
   const at = new Date().toISOString();
-  const base = { category: 'test ranking', source: 'Covercheck tests', source_url: 'https://example.org', licence: null, cadence: 'monthly' as const, unit: 'x', refresh: null };
-  await srv.store.datasets.upsert({ ...base, slug: 'zz-description-match', title: 'Aardvark counts', description: 'Mentions the word quokka once.' }, at);
+  const base = {
+    category: 'test ranking',
+    source: 'Covercheck tests',
+    source_url: 'https://example.org',
+    licence: null,
+    cadence: 'monthly' as const,
+    unit: 'x',
+    refresh: null,
+  };
+  await srv.store.datasets.upsert(
+    { ...base, slug: 'zz-description-match', title: 'Aardvark counts', description: 'Mentions the word quokka once.' },
+    at,
+  );
   await srv.store.datasets.upsert({ ...base, slug: 'zz-title-match', title: 'Quokka sightings', description: 'Monthly counts.' }, at);
 });
 afterAll(async () => srv.close());
@@ -60,17 +71,35 @@ describe('GET /api/v1/datasets', () => {
   });
 
   it('searches title, description, category and source, with prefixes and without accents', async () => {
-    expect((await get('/api/v1/datasets?q=brent')).body.datasets.map((d: any) => d.slug).sort()).toEqual(['brent-spot-daily', 'brent-spot-weekly']);
-    expect((await get('/api/v1/datasets?q=insur')).body.datasets.map((d: any) => d.slug).slice(0, 2).sort()).toEqual(['uk-rpi-dwelling-insurance-yoy', 'uk-rpi-vehicles-tax-insurance-yoy']);
+    expect((await get('/api/v1/datasets?q=brent')).body.datasets.map((d: any) => d.slug).sort()).toEqual([
+      'brent-spot-daily',
+      'brent-spot-weekly',
+    ]);
+    expect(
+      (await get('/api/v1/datasets?q=insur')).body.datasets
+        .map((d: any) => d.slug)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['uk-rpi-dwelling-insurance-yoy', 'uk-rpi-vehicles-tax-insurance-yoy']);
     // The VA dataset has "volatility" in its title; the other two DE curves only say "without volatility adjustment".
-    expect((await get('/api/v1/datasets?q=volatility%20germany')).body.datasets.map((d: any) => d.slug)).toEqual(['eiopa-rfr-va-de', 'eiopa-rfr-alpha-de', 'eiopa-rfr-ufr-de']);
-    expect((await get('/api/v1/datasets?q=energy%20information')).body.datasets.map((d: any) => d.slug).sort()).toEqual(['brent-spot-daily', 'brent-spot-weekly']);
+    expect((await get('/api/v1/datasets?q=volatility%20germany')).body.datasets.map((d: any) => d.slug)).toEqual([
+      'eiopa-rfr-va-de',
+      'eiopa-rfr-alpha-de',
+      'eiopa-rfr-ufr-de',
+    ]);
+    expect((await get('/api/v1/datasets?q=energy%20information')).body.datasets.map((d: any) => d.slug).sort()).toEqual([
+      'brent-spot-daily',
+      'brent-spot-weekly',
+    ]);
     expect((await get('/api/v1/datasets?q=commodit')).body.total).toBe(2);
     expect((await get('/api/v1/datasets?q=xylophone')).body).toMatchObject({ datasets: [], total: 0 });
   });
 
   it('filters by category, source and cadence, alone and with q', async () => {
-    expect((await get('/api/v1/datasets?cadence=quarterly')).body.datasets.map((d: any) => d.slug).sort()).toEqual(['uk-gdp-abmi', 'uk-gilt-10y-par-yield']);
+    expect((await get('/api/v1/datasets?cadence=quarterly')).body.datasets.map((d: any) => d.slug).sort()).toEqual([
+      'uk-gdp-abmi',
+      'uk-gilt-10y-par-yield',
+    ]);
     expect((await get('/api/v1/datasets?cadence=daily')).body.total).toBe(1);
     expect((await get('/api/v1/datasets?source=eiopa')).body.total).toBe(12);
     expect((await get('/api/v1/datasets?source=Bank%20of%20England')).body.total).toBe(2);
@@ -150,7 +179,10 @@ describe('GET /api/v1/datasets/{slug} and /series', () => {
   it('unknown slug -> 404; bad direction or limit -> 400', async () => {
     expect((await get('/api/v1/datasets/nope/series')).body).toMatchObject({ error: 'not_found', code: 404 });
     expect((await get('/api/v1/datasets/nope')).status).toBe(404);
-    expect((await get('/api/v1/datasets/uk-gdp-abmi/series?direction=sideways')).body).toMatchObject({ error: 'invalid_request', message: 'direction must be latest or earliest.' });
+    expect((await get('/api/v1/datasets/uk-gdp-abmi/series?direction=sideways')).body).toMatchObject({
+      error: 'invalid_request',
+      message: 'direction must be latest or earliest.',
+    });
     expect((await get('/api/v1/datasets/uk-gdp-abmi/series?limit=5001')).status).toBe(400);
     expect((await get('/api/v1/datasets/uk-gdp-abmi/series?limit=0')).status).toBe(400);
   });

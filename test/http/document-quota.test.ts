@@ -27,11 +27,16 @@ const pdf = (size = DOC) => {
 async function upload(srv: TestServer, key: string, data = pdf()) {
   const form = new FormData();
   form.append('file', new Blob([data], { type: 'application/pdf' }), 'policy.pdf');
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const asyncWithDocument = (srv: TestServer, key: string, data = pdf()) => call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { ...POLICY, document: data.toString('base64') } });
+const asyncWithDocument = (srv: TestServer, key: string, data = pdf()) =>
+  call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { ...POLICY, document: data.toString('base64') } });
 
 /** The per-key quota: 429 with a retry delay (the key's own doing; retention makes room). The disk guard: 507. */
 function expectRefused(r: { status: number; body: unknown }, error: 'document_quota_exceeded' | 'insufficient_storage'): void {
@@ -48,7 +53,11 @@ describe('per-key document quota', () => {
     // No workers: every job stays pending with its document.
     srv = await startTestServer({
       workers: false,
-      env: { COVERCHECK_DOCUMENT_QUOTA_SANDBOX_MB: String(SANDBOX_QUOTA_MB), COVERCHECK_DOCUMENT_QUOTA_MB: String(LIVE_QUOTA_MB), COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: '1000' },
+      env: {
+        COVERCHECK_DOCUMENT_QUOTA_SANDBOX_MB: String(SANDBOX_QUOTA_MB),
+        COVERCHECK_DOCUMENT_QUOTA_MB: String(LIVE_QUOTA_MB),
+        COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: '1000',
+      },
     });
   });
   afterAll(async () => srv.close());
@@ -87,7 +96,10 @@ describe('disk guard', () => {
   let srv: TestServer;
   beforeAll(async () => {
     // A reserve larger than any disk: the guard refuses every document, whatever the disk holds.
-    srv = await startTestServer({ workers: false, env: { COVERCHECK_DISK_RESERVE_MB: '1000000000', COVERCHECK_DISK_GUARD_PATH: os.tmpdir() } });
+    srv = await startTestServer({
+      workers: false,
+      env: { COVERCHECK_DISK_RESERVE_MB: '1000000000', COVERCHECK_DISK_GUARD_PATH: os.tmpdir() },
+    });
   });
   afterAll(async () => srv.close());
 

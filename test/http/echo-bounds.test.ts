@@ -27,7 +27,10 @@ describe('error messages quote a bounded prefix of a value', () => {
   it('a 5 MB country on /verify/async: 400 unsupported_country with a body of a few KB, and the value shown only in part', async () => {
     const { key } = await srv.key({ mode: 'test' });
     const country = 'Q'.repeat(HUGE);
-    const r = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: 'UKM-1000-0001', country, insurance_type: 'motor' } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key,
+      body: { policy_number: 'UKM-1000-0001', country, insurance_type: 'motor' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('unsupported_country');
     expect(JSON.stringify(r.body).length).toBeLessThan(SMALL_BODY);
@@ -95,7 +98,8 @@ describe('an answer over MAX_STORED_RESPONSE_BYTES is not kept for an Idempotenc
   }
   /** The hash the middleware gives a POST /x without a body. */
   const hash = crypto.createHash('sha256').update('POST /x\nnull').digest('hex');
-  const claimed = (keyId: string, idemKey: string) => srv.store.idempotency.begin(keyId, idemKey, hash, new Date().toISOString(), new Date(0).toISOString());
+  const claimed = (keyId: string, idemKey: string) =>
+    srv.store.idempotency.begin(keyId, idemKey, hash, new Date().toISOString(), new Date(0).toISOString());
   /** The middleware saves after answering: wait until the claim is settled one way or the other. */
   async function settled(keyId: string, idemKey: string) {
     for (let i = 0; i < 200; i++) {

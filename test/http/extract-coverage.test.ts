@@ -17,7 +17,11 @@ afterAll(async () => srv.close());
 async function extract(id: string, key: string): Promise<TExtractedFields> {
   const form = new FormData();
   form.append('file', new Blob([corpusPdf(id)], { type: 'application/pdf' }), `${id}.pdf`);
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   expect(res.status).toBe(202);
   const accepted = (await res.json()) as { poll_url: string };
   const job = ZJobSchema.parse(await pollUntil(srv.url, accepted.poll_url, key, (b: { status: string }) => b.status !== 'pending', 80_000));
@@ -31,23 +35,34 @@ describe('coverage details in an extraction job', () => {
     const result = await extract('002', key);
     const truth = corpusTruth('002') as unknown as { coverage: { motor_cover: string }; policy_number: string };
     expect(truth.coverage.motor_cover).toBe('comprehensive');
-    expect(result.coverage).toEqual({ motor_cover: { value: 'comprehensive', printed: expect.stringMatching(/Vollkasko/), confidence: expect.any(Number) } });
+    expect(result.coverage).toEqual({
+      motor_cover: { value: 'comprehensive', printed: expect.stringMatching(/Vollkasko/), confidence: expect.any(Number) },
+    });
     expect(result.coverage!.motor_cover!.confidence).toBeGreaterThanOrEqual(0.9);
     expect(result.policy_number!.replace(/\s/g, '')).toBe(truth.policy_number.replace(/\s/g, ''));
     // Clients reading confidence per top-level field see no new keys there.
-    expect(Object.keys(result.confidence).sort()).toEqual(Object.keys(result).filter((k) => k !== 'confidence' && k !== 'coverage').sort());
+    expect(Object.keys(result.confidence).sort()).toEqual(
+      Object.keys(result)
+        .filter((k) => k !== 'confidence' && k !== 'coverage')
+        .sort(),
+    );
   }, 90_000);
 
   it('a French travel schedule: trip type and area', async () => {
     const { key } = await srv.key({ mode: 'test' });
     const result = await extract('006', key);
-    expect(result.coverage).toMatchObject({ trip_type: { value: 'single_trip' }, region: { value: 'domestic', printed: expect.stringMatching(/France/) } });
+    expect(result.coverage).toMatchObject({
+      trip_type: { value: 'single_trip' },
+      region: { value: 'domestic', printed: expect.stringMatching(/France/) },
+    });
   }, 90_000);
 });
 
 describe('the OpenAPI document', () => {
   it('describes coverage as an optional DocumentCoverage of ExtractedFields, with its enums', () => {
-    const doc = buildOpenApiDocument() as unknown as { components: { schemas: Record<string, { properties: Record<string, any>; required?: string[] }> } };
+    const doc = buildOpenApiDocument() as unknown as {
+      components: { schemas: Record<string, { properties: Record<string, any>; required?: string[] }> };
+    };
     const fields = doc.components.schemas.ExtractedFields!;
     expect(fields.properties.coverage.$ref ?? fields.properties.coverage.allOf?.[0]?.$ref).toBe('#/components/schemas/DocumentCoverage');
     expect(fields.required ?? []).not.toContain('coverage');

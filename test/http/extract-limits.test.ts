@@ -15,7 +15,11 @@ import { call, pollUntil, startTestServer, type TestServer } from '../helpers/se
 async function upload(srv: TestServer, data: Uint8Array, key: string) {
   const form = new FormData();
   form.append('file', new Blob([data], { type: 'application/pdf' }), 'policy.pdf');
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 const done = (b: any) => b.status !== 'pending';
@@ -60,9 +64,21 @@ describe('hostile documents on the default limits', { timeout: 180_000 }, () => 
   afterAll(async () => srv.close());
 
   const cases: [string, () => Uint8Array, string][] = [
-    ['20 blank 5000-pt pages', () => hugeBlankPages(20, 5000), 'Page 1 is 5,000 x 5,000 pt (25 million pt²); the limit is 10 million pt² per page'],
-    ['a 3 MB flate bomb', () => flateBomb(), "The PDF's compressed page contents and fonts decode to more than 64 MB, the limit per document."],
-    ['a 40,000 x 40,000 image', () => hugeImage(), 'An image in the PDF is 40,000 x 40,000 pixels (1,600 million pixels); the limit is 40 million pixels per image.'],
+    [
+      '20 blank 5000-pt pages',
+      () => hugeBlankPages(20, 5000),
+      'Page 1 is 5,000 x 5,000 pt (25 million pt²); the limit is 10 million pt² per page',
+    ],
+    [
+      'a 3 MB flate bomb',
+      () => flateBomb(),
+      "The PDF's compressed page contents and fonts decode to more than 64 MB, the limit per document.",
+    ],
+    [
+      'a 40,000 x 40,000 image',
+      () => hugeImage(),
+      'An image in the PDF is 40,000 x 40,000 pixels (1,600 million pixels); the limit is 40 million pixels per image.',
+    ],
     ['a circular page tree', () => circularPageTree(), 'not a readable PDF'],
   ];
   for (const [name, make, message] of cases) {
@@ -92,12 +108,20 @@ describe('hostile documents on the default limits', { timeout: 180_000 }, () => 
     const { key } = await srv.key({ mode: 'test' });
     const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
       key,
-      body: { policy_number: corpusTruth('002').policy_number, country: 'DE', insurance_type: 'motor', document: Buffer.from(hugeImage()).toString('base64') },
+      body: {
+        policy_number: corpusTruth('002').policy_number,
+        country: 'DE',
+        insurance_type: 'motor',
+        document: Buffer.from(hugeImage()).toString('base64'),
+      },
     });
     expect(r.status).toBe(202);
     const job = await pollUntil(srv.url, r.body.poll_url, key, done, 120_000);
     expect(job.status).toBe('complete');
-    expect(job.document).toMatchObject({ extraction: 'failed', detail: expect.stringContaining('the limit is 40 million pixels per image') });
+    expect(job.document).toMatchObject({
+      extraction: 'failed',
+      detail: expect.stringContaining('the limit is 40 million pixels per image'),
+    });
     expect((await srv.store.jobs.get(r.body.job_id))!.attempts).toBe(1);
   });
 });
@@ -122,14 +146,28 @@ describe.runIf(process.platform === 'linux')('past the page limits: the canvas a
 
   it('"Create skia surface failed" (a 14,400-pt page at 150 dpi): 422 unreadable_document at the first attempt', async () => {
     const { job, attempts, balance } = await extractOnce(srv, hugeBlankPages(1, 14_400));
-    expect(job).toMatchObject({ status: 'failed', error: { error: 'unreadable_document', code: 422, message: 'Page 1 of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.' } });
+    expect(job).toMatchObject({
+      status: 'failed',
+      error: {
+        error: 'unreadable_document',
+        code: 422,
+        message: 'Page 1 of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.',
+      },
+    });
     expect(attempts).toBe(1);
     expect(balance).toBe(5);
   });
 
   it('a page whose canvas needs 1.7 GB is stopped at the 1024 MB ceiling: 422 naming it, at the first attempt; the next document is read', async () => {
     const { job, attempts } = await extractOnce(srv, hugeBlankPages(1, 10_000));
-    expect(job).toMatchObject({ status: 'failed', error: { error: 'unreadable_document', code: 422, message: "Reading the PDF needed more than 1024 MB of memory, the extractor's limit." } });
+    expect(job).toMatchObject({
+      status: 'failed',
+      error: {
+        error: 'unreadable_document',
+        code: 422,
+        message: "Reading the PDF needed more than 1024 MB of memory, the extractor's limit.",
+      },
+    });
     expect(attempts).toBe(1);
     const next = await extractOnce(srv, corpusPdf('004'));
     expect(next.job.status).toBe('complete');

@@ -8,7 +8,10 @@ let key: string;
 beforeAll(async () => {
   // No workers: these cases are decided at upload time; jobs stay pending.
   // A sandbox key against the global bound alone: the sandbox keys' share of it is tested in extraction-share and lanes tests.
-  srv = await startTestServer({ workers: false, env: { COVERCHECK_EXTRACT_MAX_PENDING: '3', COVERCHECK_EXTRACT_SANDBOX_SHARE_PCT: '100' } });
+  srv = await startTestServer({
+    workers: false,
+    env: { COVERCHECK_EXTRACT_MAX_PENDING: '3', COVERCHECK_EXTRACT_SANDBOX_SHARE_PCT: '100' },
+  });
   key = (await srv.key({ mode: 'test' })).key;
 });
 afterAll(async () => srv.close());
@@ -32,7 +35,11 @@ describe('POST /api/v1/documents/extract (upload checks)', () => {
     const data = pdf();
     const r = await upload({ file: { name: 'policy.pdf', type: 'application/pdf', data } });
     expect(r.status).toBe(202);
-    expect(r.body).toEqual({ job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', poll_url: `/api/v1/jobs/${r.body.job_id}` });
+    expect(r.body).toEqual({
+      job_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'pending',
+      poll_url: `/api/v1/jobs/${r.body.job_id}`,
+    });
     expect(await srv.store.jobs.document(r.body.job_id)).toEqual(data);
     expect((await srv.store.jobs.get(r.body.job_id))!.kind).toBe('extraction');
   });
@@ -56,22 +63,44 @@ describe('POST /api/v1/documents/extract (upload checks)', () => {
     expect(r.body).toMatchObject({ error: 'invalid_document', code: 400 });
   });
   it('an empty upload -> 400 invalid_document; no file field -> 400 missing_required_field', async () => {
-    expect((await upload({ file: { name: 'empty.pdf', type: 'application/pdf', data: Buffer.alloc(0) } })).body).toMatchObject({ error: 'invalid_document', message: 'The uploaded file is empty.' });
-    expect((await upload({ fields: { webhook_url: 'https://hooks.example.com/x' } })).body).toMatchObject({ error: 'missing_required_field', code: 400 });
+    expect((await upload({ file: { name: 'empty.pdf', type: 'application/pdf', data: Buffer.alloc(0) } })).body).toMatchObject({
+      error: 'invalid_document',
+      message: 'The uploaded file is empty.',
+    });
+    expect((await upload({ fields: { webhook_url: 'https://hooks.example.com/x' } })).body).toMatchObject({
+      error: 'missing_required_field',
+      code: 400,
+    });
   });
   it('unknown fields, a second file field name, and non-multipart bodies are refused', async () => {
-    expect((await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() }, fields: { colour: 'red' } })).body).toMatchObject({ error: 'invalid_request' });
+    expect((await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() }, fields: { colour: 'red' } })).body).toMatchObject(
+      { error: 'invalid_request' },
+    );
     const form = new FormData();
     form.append('document', new Blob([pdf()]), 'p.pdf');
-    const wrongField = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const wrongField = await fetch(`${srv.url}/api/v1/documents/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expect(wrongField.status).toBe(400);
-    const json = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const json = await fetch(`${srv.url}/api/v1/documents/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(415);
   });
   it('webhook_url over http or to a private address -> 400 invalid_webhook_url', async () => {
-    const r = await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() }, fields: { webhook_url: 'http://hooks.example.com/x' } });
+    const r = await upload({
+      file: { name: 'p.pdf', type: 'application/pdf', data: pdf() },
+      fields: { webhook_url: 'http://hooks.example.com/x' },
+    });
     expect(r.body, JSON.stringify(r.body)).toMatchObject({ error: 'invalid_webhook_url' });
-    const p = await upload({ file: { name: 'p.pdf', type: 'application/pdf', data: pdf() }, fields: { webhook_url: 'https://192.168.1.10/x' } });
+    const p = await upload({
+      file: { name: 'p.pdf', type: 'application/pdf', data: pdf() },
+      fields: { webhook_url: 'https://192.168.1.10/x' },
+    });
     expect(p.body).toMatchObject({ error: 'invalid_webhook_url' });
   });
   it('a key without the extract scope -> 403', async () => {

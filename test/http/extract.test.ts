@@ -17,7 +17,11 @@ afterAll(async () => srv.close());
 async function upload(data: Buffer, key: string) {
   const form = new FormData();
   form.append('file', new Blob([data], { type: 'application/pdf' }), 'policy.pdf');
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 const done = (b: any) => b.status !== 'pending';
@@ -57,7 +61,10 @@ describe('document extraction end to end', () => {
       const r = await upload(Buffer.from(data), key);
       expect(r.status).toBe(202);
       const job = await pollUntil(srv.url, r.body.poll_url, key, done, 30_000);
-      expect(job).toMatchObject({ status: 'failed', error: { error: 'unreadable_document', code: 422, message: expect.stringContaining(mention) } });
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: { error: 'unreadable_document', code: 422, message: expect.stringContaining(mention) },
+      });
       expect(job).not.toHaveProperty('document');
       expect((await srv.store.keys.get(id))!.balance).toBe(5);
     });
@@ -67,11 +74,17 @@ describe('document extraction end to end', () => {
     const { key } = await srv.key({ mode: 'test' });
     const doc = corpusPdf('002').toString('base64');
     const truth = corpusTruth('002');
-    const agree = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: truth.policy_number, country: 'DE', insurance_type: 'motor', document: doc } });
+    const agree = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key,
+      body: { policy_number: truth.policy_number, country: 'DE', insurance_type: 'motor', document: doc },
+    });
     const agreed = await pollUntil(srv.url, agree.body.poll_url, key, done, 30_000);
     expect(agreed.document).toMatchObject({ extraction: 'complete', mismatches: [], fields: { policy_number: truth.policy_number } });
     expect(agreed.result.flags).not.toContain('document_mismatch');
-    const differ = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', document: doc } });
+    const differ = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key,
+      body: { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', document: doc },
+    });
     const differed = await pollUntil(srv.url, differ.body.poll_url, key, done, 30_000);
     expect(differed.document.mismatches).toContain('policy_number');
     expect(differed.result.flags).toContain('document_mismatch');

@@ -23,7 +23,8 @@ function deps(): SubmitDeps {
   return { store: srv.store, allowPrivateWebhooks: true, now: () => new Date(), notify: () => {} };
 }
 
-const claim = (keyId: string, idemKey: string) => srv.store.idempotency.begin(keyId, idemKey, 'hash', new Date().toISOString(), new Date(Date.now() - 60_000).toISOString());
+const claim = (keyId: string, idemKey: string) =>
+  srv.store.idempotency.begin(keyId, idemKey, 'hash', new Date().toISOString(), new Date(Date.now() - 60_000).toISOString());
 
 describe('Idempotency-Key on POST /api/v1/verify/batch', () => {
   it('a repeat replays the first 202 (same batch id) and reserves once', async () => {
@@ -36,7 +37,9 @@ describe('Idempotency-Key on POST /api/v1/verify/batch', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
-    expect((await srv.store.credits.ledger(id)).map((e) => [e.delta, e.reason, e.ref])).toEqual([[-2, 'reserve', `batch:${first.body.batch_id}`]]);
+    expect((await srv.store.credits.ledger(id)).map((e) => [e.delta, e.reason, e.ref])).toEqual([
+      [-2, 'reserve', `batch:${first.body.batch_id}`],
+    ]);
     expect((await srv.store.keys.get(id))!.balance).toBe(8);
   });
 

@@ -24,7 +24,11 @@ beforeAll(async () => {
       },
       (err: unknown) => {
         const e = err as AppError;
-        nextOutcome(e instanceof AppError ? { ok: false, code: e.code, status: e.status, message: e.publicMessage } : { ok: false, code: 'not an AppError', status: 500, message: String(err) });
+        nextOutcome(
+          e instanceof AppError
+            ? { ok: false, code: e.code, status: e.status, message: e.publicMessage }
+            : { ok: false, code: 'not an AppError', status: 500, message: String(err) },
+        );
         res.statusCode = e instanceof AppError ? e.status : 500;
         res.end();
       },
@@ -53,11 +57,24 @@ const pdfPart = (data: string | Buffer = '%PDF-1.4 test') => ({ name: 'file', fi
 describe('readUpload', () => {
   it('reads one file and a text field', async () => {
     const out = await settle(multipartBody('XX', [pdfPart(), { name: 'webhook_url', data: 'https://hooks.example.com/x' }]));
-    expect(out).toMatchObject({ ok: true, upload: { file: { field: 'file', filename: 'a.pdf', content: Buffer.from('%PDF-1.4 test') }, fields: { webhook_url: 'https://hooks.example.com/x' } } });
+    expect(out).toMatchObject({
+      ok: true,
+      upload: {
+        file: { field: 'file', filename: 'a.pdf', content: Buffer.from('%PDF-1.4 test') },
+        fields: { webhook_url: 'https://hooks.example.com/x' },
+      },
+    });
   });
   it('a file part without its closing boundary -> 400 invalid_request (before: an unhandled error event on the file stream)', async () => {
-    const out = await settle(Buffer.from('--XX\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 truncated'));
-    expect(out).toMatchObject({ ok: false, code: 'invalid_request', status: 400, message: expect.stringMatching(/^Malformed multipart request: Unexpected end of (form|file)$/) });
+    const out = await settle(
+      Buffer.from('--XX\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 truncated'),
+    );
+    expect(out).toMatchObject({
+      ok: false,
+      code: 'invalid_request',
+      status: 400,
+      message: expect.stringMatching(/^Malformed multipart request: Unexpected end of (form|file)$/),
+    });
   });
   it('a client that leaves mid-file -> 400 invalid_request (before: never settled)', async () => {
     const body = multipartBody('XX', [pdfPart(Buffer.alloc(500_000, 0x41))]);

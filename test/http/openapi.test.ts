@@ -48,7 +48,8 @@ describe('OpenAPI document', () => {
 
   it('derives the standard errors from the flags: scope 403, idempotent POSTs the header with 409/422, bodies 413/415, keys 401, limits 429 with Retry-After', () => {
     const statuses = (name: keyof typeof ROUTES) => Object.keys(operationOf(ROUTES[name]).responses);
-    const header = (name: keyof typeof ROUTES) => (operationOf(ROUTES[name]).parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+    const header = (name: keyof typeof ROUTES) =>
+      (operationOf(ROUTES[name]).parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
     expect(statuses('verify')).toEqual(expect.arrayContaining(['401', '403', '409', '413', '415', '422', '429', '500']));
     expect(header('verify')).toBe(true);
     // multipart: no replay of a stream; unstored: the header is ignored; GET: nothing to repeat.
@@ -68,6 +69,8 @@ describe('OpenAPI document', () => {
   });
 
   it('has the contract schemas as components', () => {
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['VerifyRequest', 'VerificationResult', 'Insurer', 'ErrorBody', 'SyncErrorBody', 'Account']));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['VerifyRequest', 'VerificationResult', 'Insurer', 'ErrorBody', 'SyncErrorBody', 'Account']),
+    );
   });
 });

@@ -34,7 +34,10 @@ afterAll(async () => {
 function expectDeclared(name: RouteName, answer: { status: number; body: unknown }): any {
   const route: RouteContract = ROUTES[name];
   const declared = route.responses[answer.status];
-  expect(answer.status >= 200 && answer.status < 300 && declared !== undefined, `${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(true);
+  expect(
+    answer.status >= 200 && answer.status < 300 && declared !== undefined,
+    `${name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+  ).toBe(true);
   if (!declared!.schema) {
     expect(answer.body, name).toBe('');
   } else {
@@ -49,9 +52,16 @@ function expectDeclared(name: RouteName, answer: { status: number; body: unknown
 /** Calls the route `name` with its path parameters filled in. */
 async function send(name: RouteName, opts: { params?: Record<string, string>; query?: string; body?: unknown; key?: string | null } = {}) {
   const route: RouteContract = ROUTES[name];
-  const path = route.path.replace(/:(\w+)/g, (_m, p: string) => encodeURIComponent(opts.params?.[p] ?? '')) + (opts.query ? `?${opts.query}` : '');
+  const path =
+    route.path.replace(/:(\w+)/g, (_m, p: string) => encodeURIComponent(opts.params?.[p] ?? '')) + (opts.query ? `?${opts.query}` : '');
   const k = opts.key === null ? undefined : (opts.key ?? key);
-  return expectDeclared(name, await call(srv.url, route.method.toUpperCase(), path, { ...(k ? { key: k } : {}), ...(opts.body !== undefined ? { body: opts.body } : {}) }));
+  return expectDeclared(
+    name,
+    await call(srv.url, route.method.toUpperCase(), path, {
+      ...(k ? { key: k } : {}),
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+    }),
+  );
 }
 
 /** Reads a job or batch until its work is done, checking every answer on the way. */
@@ -86,7 +96,11 @@ describe('each route answers a valid request with a body its contract declares',
     pdf.write('%PDF-1.7\n');
     const form = new FormData();
     form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'policy.pdf');
-    const res = await fetch(`${srv.url}${ROUTES.extract.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await fetch(`${srv.url}${ROUTES.extract.path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expectDeclared('extract', { status: res.status, body: await res.json() });
   });
 
@@ -103,7 +117,9 @@ describe('each route answers a valid request with a body its contract declares',
     expect((await send('bindingVerify', { params: { binding_id: binding.binding_id } })).status).toBe('active');
     await send('bindingList');
     await send('bindingGet', { params: { binding_id: binding.binding_id } });
-    const schedule = await send('scheduleCreate', { body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SHEET, sheet_name: 'Rates', cadence: 'daily' } });
+    const schedule = await send('scheduleCreate', {
+      body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SHEET, sheet_name: 'Rates', cadence: 'daily' },
+    });
     await send('scheduleList');
     await send('scheduleGet', { params: { schedule_id: schedule.schedule_id } });
     await send('scheduleResume', { params: { schedule_id: schedule.schedule_id } });

@@ -52,7 +52,11 @@ afterEach(async () => {
 });
 
 async function echo(base: string): Promise<unknown> {
-  const res = await fetch(`${base}/echo?x=1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-probe': 'p' }, body: JSON.stringify({ a: [1, 'b'] }) });
+  const res = await fetch(`${base}/echo?x=1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-probe': 'p' },
+    body: JSON.stringify({ a: [1, 'b'] }),
+  });
   expect(res.status).toBe(201);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   return res.json();
@@ -100,7 +104,8 @@ describe('createHttpServer', () => {
 });
 
 describe('connection bounds (connection-limits.ts)', () => {
-  const LIMITS_TEXT = 'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                20000                files     \n';
+  const LIMITS_TEXT =
+    'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            20000                20000                files     \n';
 
   it('reads the soft descriptor limit from /proc/self/limits; null when unknown or unlimited', () => {
     expect(openFilesLimit(() => LIMITS_TEXT)).toBe(20000);
@@ -114,14 +119,24 @@ describe('connection bounds (connection-limits.ts)', () => {
   });
 
   it('derives the total from the descriptor limit less the reserve (at most half of it) and the refusals in flight', () => {
-    expect(resolveConnectionLimits(CONNECTION_DEFAULTS, { openFiles: 20_000 })).toMatchObject({ maxTotal: 20_000 - 1024 - 64, maxPerAddress: 256, maxRefusing: 64, warning: null });
+    expect(resolveConnectionLimits(CONNECTION_DEFAULTS, { openFiles: 20_000 })).toMatchObject({
+      maxTotal: 20_000 - 1024 - 64,
+      maxPerAddress: 256,
+      maxRefusing: 64,
+      warning: null,
+    });
     expect(resolveConnectionLimits(CONNECTION_DEFAULTS, { openFiles: 1024 })).toMatchObject({ maxTotal: 1024 - 512 - 64 });
     expect(resolveConnectionLimits(CONNECTION_DEFAULTS, { openFiles: null })).toMatchObject({ maxTotal: 4096 });
     // Behind a proxy every connection comes from the proxy's address.
     expect(resolveConnectionLimits(CONNECTION_DEFAULTS, { openFiles: 20_000, behindProxy: true }).maxPerAddress).toBe(20_000 - 1024 - 64);
-    const set = resolveConnectionLimits({ ...CONNECTION_DEFAULTS, maxTotal: 100, maxPerAddress: 500, headersTimeoutMs: 9_000, requestTimeoutMs: 5_000 }, { openFiles: 20_000 });
+    const set = resolveConnectionLimits(
+      { ...CONNECTION_DEFAULTS, maxTotal: 100, maxPerAddress: 500, headersTimeoutMs: 9_000, requestTimeoutMs: 5_000 },
+      { openFiles: 20_000 },
+    );
     expect(set).toMatchObject({ maxTotal: 100, maxPerAddress: 100, headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, warning: null });
-    expect(resolveConnectionLimits({ ...CONNECTION_DEFAULTS, maxTotal: 19_500 }, { openFiles: 20_000 }).warning).toMatch(/leaves fewer than 1024 of the process's 20000 descriptors/);
+    expect(resolveConnectionLimits({ ...CONNECTION_DEFAULTS, maxTotal: 19_500 }, { openFiles: 20_000 }).warning).toMatch(
+      /leaves fewer than 1024 of the process's 20000 descriptors/,
+    );
   });
 
   it('counts an IPv4 address as itself, IPv4-mapped or not, and an IPv6 client by its /64', () => {
@@ -145,32 +160,35 @@ describe('connection bounds (connection-limits.ts)', () => {
     return { socket, refusal: data || null };
   }
 
-  it.runIf(process.platform === 'linux')('a connection over a bound gets 503 with Retry-After and is closed; a closed connection makes room', async () => {
-    const limits = resolveConnectionLimits({ ...CONNECTION_DEFAULTS, maxTotal: 3, maxPerAddress: 2 });
-    open = createHttpServer(app(), limits);
-    const base = await serve(open);
-    const port = Number(new URL(base).port);
-    const a1 = await connectFrom(port, '127.0.0.2');
-    const a2 = await connectFrom(port, '127.0.0.2');
-    expect([a1.refusal, a2.refusal]).toEqual([null, null]);
-    const a3 = await connectFrom(port, '127.0.0.2');
-    expect(a3.refusal).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
-    expect(a3.refusal).toMatch(/\r\nRetry-After: 2\r\n/);
-    expect(JSON.parse(a3.refusal!.slice(a3.refusal!.indexOf('\r\n\r\n') + 4))).toEqual({
-      error: 'service_unavailable',
-      message: 'Too many connections from this address; close idle ones or retry later.',
-      code: 503,
-      retry_after: 2,
-    });
-    const b1 = await connectFrom(port, '127.0.0.3');
-    expect(b1.refusal).toBeNull();
-    const c1 = await connectFrom(port, '127.0.0.4');
-    expect(c1.refusal).toMatch(/The server holds as many connections as it can/);
+  it.runIf(process.platform === 'linux')(
+    'a connection over a bound gets 503 with Retry-After and is closed; a closed connection makes room',
+    async () => {
+      const limits = resolveConnectionLimits({ ...CONNECTION_DEFAULTS, maxTotal: 3, maxPerAddress: 2 });
+      open = createHttpServer(app(), limits);
+      const base = await serve(open);
+      const port = Number(new URL(base).port);
+      const a1 = await connectFrom(port, '127.0.0.2');
+      const a2 = await connectFrom(port, '127.0.0.2');
+      expect([a1.refusal, a2.refusal]).toEqual([null, null]);
+      const a3 = await connectFrom(port, '127.0.0.2');
+      expect(a3.refusal).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+      expect(a3.refusal).toMatch(/\r\nRetry-After: 2\r\n/);
+      expect(JSON.parse(a3.refusal!.slice(a3.refusal!.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: 'service_unavailable',
+        message: 'Too many connections from this address; close idle ones or retry later.',
+        code: 503,
+        retry_after: 2,
+      });
+      const b1 = await connectFrom(port, '127.0.0.3');
+      expect(b1.refusal).toBeNull();
+      const c1 = await connectFrom(port, '127.0.0.4');
+      expect(c1.refusal).toMatch(/The server holds as many connections as it can/);
 
-    a1.socket.destroy();
-    await new Promise((r) => setTimeout(r, 100));
-    const res = await fetch(`${base}/after-sub`);
-    expect(res.status).toBe(200);
-    for (const s of [a2, a3, b1, c1]) s.socket.destroy();
-  });
+      a1.socket.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await fetch(`${base}/after-sub`);
+      expect(res.status).toBe(200);
+      for (const s of [a2, a3, b1, c1]) s.socket.destroy();
+    },
+  );
 });

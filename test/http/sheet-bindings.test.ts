@@ -47,8 +47,22 @@ describe('POST /api/v1/sheets/bindings', () => {
     const r = await issue(S1);
     expect(r.status).toBe(201);
     const issued = ZSheetBindingIssuedSchema.parse(r.body);
-    expect(Object.keys(r.body)).toEqual(['binding_id', 'spreadsheet_id', 'status', 'metadata_key', 'metadata_value', 'created_at', 'verified_at']);
-    expect(issued).toMatchObject({ binding_id: expect.stringMatching(/^sbd_[0-9a-f]{32}$/), spreadsheet_id: S1, status: 'pending', metadata_key: 'covercheck.binding', verified_at: null });
+    expect(Object.keys(r.body)).toEqual([
+      'binding_id',
+      'spreadsheet_id',
+      'status',
+      'metadata_key',
+      'metadata_value',
+      'created_at',
+      'verified_at',
+    ]);
+    expect(issued).toMatchObject({
+      binding_id: expect.stringMatching(/^sbd_[0-9a-f]{32}$/),
+      spreadsheet_id: S1,
+      status: 'pending',
+      metadata_key: 'covercheck.binding',
+      verified_at: null,
+    });
     // 256 random bits, base64url.
     expect(issued.metadata_value).toMatch(/^cvb_[A-Za-z0-9_-]{43}$/);
     const stored = (await srv.store.sheetBindings.get(issued.binding_id))!;
@@ -83,7 +97,10 @@ describe('POST /api/v1/sheets/bindings', () => {
     const verifyOnly = (await srv.key({ mode: 'live', credits: 10, scopes: ['verify'] })).key;
     expect((await issue(S2, verifyOnly)).status).toBe(201);
     // ...while the scopes that write still gate what a binding is used for.
-    const sched = await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key: verifyOnly, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: S2, sheet_name: 'Policies', cadence: 'daily' } });
+    const sched = await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+      key: verifyOnly,
+      body: { dataset: 'uk-gdp-abmi', spreadsheet_id: S2, sheet_name: 'Policies', cadence: 'daily' },
+    });
     expect(sched.body.error).toBe('insufficient_scope');
     const plain = await startTestServer({ workers: false });
     try {
@@ -111,7 +128,11 @@ describe('POST /api/v1/sheets/bindings/{id}/verify', () => {
     google.addDeveloperMetadata(S1, { key: 'covercheck.binding', value: body.metadata_value, visibility: 'DOCUMENT' });
     const ok = await verify(body.binding_id);
     expect(ok.status).toBe(200);
-    expect(ZSheetBindingSchema.parse(ok.body)).toMatchObject({ binding_id: body.binding_id, status: 'active', verified_at: expect.any(String) });
+    expect(ZSheetBindingSchema.parse(ok.body)).toMatchObject({
+      binding_id: body.binding_id,
+      status: 'active',
+      verified_at: expect.any(String),
+    });
     expect(JSON.stringify(ok.body)).not.toContain(body.metadata_value);
   });
 
@@ -129,7 +150,11 @@ describe('POST /api/v1/sheets/bindings/{id}/verify', () => {
       [PRIVATE, await verify(unshared.body.binding_id)],
       [MISSING, await verify(missing.body.binding_id)],
     ] as const;
-    for (const [id, r] of answers) expect({ status: r.status, body: { ...r.body, message: r.body.message.replace(id, 'ID') } }, id).toEqual({ status: 403, body: { error: 'sheet_not_bound', code: 403, message: expect.stringContaining('Spreadsheet ID is not connected') } });
+    for (const [id, r] of answers)
+      expect({ status: r.status, body: { ...r.body, message: r.body.message.replace(id, 'ID') } }, id).toEqual({
+        status: 403,
+        body: { error: 'sheet_not_bound', code: 403, message: expect.stringContaining('Spreadsheet ID is not connected') },
+      });
     expect(new Set(answers.map(([id, r]) => r.body.message.replace(id, 'ID'))).size).toBe(1);
     google.share(PRIVATE, true);
   });
@@ -149,7 +174,10 @@ describe('POST /api/v1/sheets/bindings/{id}/verify', () => {
 
 describe('GET and DELETE', () => {
   it("list and get show the key's own bindings; another key sees none of them; DELETE removes once", async () => {
-    const list = (await call(srv.url, 'GET', '/api/v1/sheets/bindings', { key })).body.bindings as { binding_id: string; spreadsheet_id: string }[];
+    const list = (await call(srv.url, 'GET', '/api/v1/sheets/bindings', { key })).body.bindings as {
+      binding_id: string;
+      spreadsheet_id: string;
+    }[];
     expect(list.map((b) => b.spreadsheet_id)).toEqual([S1, S2, 'binding-private-sheet1', 'binding-missing-sheet1']);
     const other = (await srv.key({ mode: 'test' })).key;
     expect((await call(srv.url, 'GET', '/api/v1/sheets/bindings', { key: other })).body).toEqual({ bindings: [] });
@@ -184,7 +212,15 @@ describe('limits on binding checks', () => {
     expect(refused.body.retry_after).toBeLessThanOrEqual(60);
     expect(refused.body.message).toContain('binding checks');
     // A submission naming the pending binding would check it too: the same budget, the same answer.
-    const submitted = await call(srv.url, 'POST', '/api/v1/verify/async', { key: k, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: { spreadsheet_id: S2, sheet_name: 'Policies', key_column: 'A', columns: { status: 'B' } } } });
+    const submitted = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key: k,
+      body: {
+        policy_number: 'UKM-1000-0001',
+        country: 'UK',
+        insurance_type: 'motor',
+        sheet_target: { spreadsheet_id: S2, sheet_name: 'Policies', key_column: 'A', columns: { status: 'B' } },
+      },
+    });
     expectRetryable(submitted, 429, 'rate_limit_exceeded');
     expect(searches() - before).toBe(CHECKS_PER_MIN);
     // Another key's budget is its own.
@@ -212,7 +248,10 @@ describe('limits on binding checks', () => {
       const quiet = (await busy.key({ mode: 'test', name: 'quiet' })).key;
       const ids: string[] = [];
       for (let i = 0; i < PER_KEY + 3; i++) {
-        const r = await call(busy.url, 'POST', '/api/v1/sheets/bindings', { key: noisy.key, body: { spreadsheet_id: `busy-sheet-${String(i).padStart(4, '0')}` } });
+        const r = await call(busy.url, 'POST', '/api/v1/sheets/bindings', {
+          key: noisy.key,
+          body: { spreadsheet_id: `busy-sheet-${String(i).padStart(4, '0')}` },
+        });
         ids.push(r.body.binding_id);
       }
       const verifyOn = (id: string, k: string) => call(busy.url, 'POST', `/api/v1/sheets/bindings/${id}/verify`, { key: k });
@@ -220,7 +259,8 @@ describe('limits on binding checks', () => {
       google.unanswered.push({ kind: 'developerMetadata.search', spreadsheetId: 'busy-sheet-0000' });
       const first = verifyOn(ids[0]!, noisy.key);
       const deadline = Date.now() + 5000;
-      while (google.count('developerMetadata.search', 'busy-sheet-0000') === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (google.count('developerMetadata.search', 'busy-sheet-0000') === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
       const rest = ids.slice(1).map((id) => verifyOn(id, noisy.key));
       // Should an assertion below fail, closing the server ends these: not an unhandled rejection too.
       for (const p of [first, ...rest]) p.catch(() => undefined);
@@ -232,7 +272,9 @@ describe('limits on binding checks', () => {
       for (const r of settled) expectRetryable(r, 429, 'rate_limit_exceeded');
       expect(busy.ctx.sheets!.limiter.waiting(noisy.id)).toBe(PER_KEY);
       // Another key is not held behind the noisy one's backlog: answered while it still waits.
-      const quietBinding = (await call(busy.url, 'POST', '/api/v1/sheets/bindings', { key: quiet, body: { spreadsheet_id: 'busy-sheet-quiet1' } })).body.binding_id;
+      const quietBinding = (
+        await call(busy.url, 'POST', '/api/v1/sheets/bindings', { key: quiet, body: { spreadsheet_id: 'busy-sheet-quiet1' } })
+      ).body.binding_id;
       expect((await verifyOn(quietBinding, quiet)).status).toBe(403);
       expect(busy.ctx.sheets!.limiter.waiting(noisy.id)).toBe(PER_KEY);
       // When the first times out, the waiting ones are checked; nothing ends in a 5xx.

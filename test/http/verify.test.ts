@@ -8,7 +8,8 @@ import { call, pollUntil, startTestServer, type TestServer } from '../helpers/se
 let srv: TestServer;
 let key: string;
 let sandbox: string;
-const verify = (body: unknown, k = key, headers: Record<string, string> = {}) => call(srv.url, 'POST', '/api/v1/verify', { key: k, body, headers });
+const verify = (body: unknown, k = key, headers: Record<string, string> = {}) =>
+  call(srv.url, 'POST', '/api/v1/verify', { key: k, body, headers });
 
 beforeAll(async () => {
   srv = await startTestServer();
@@ -39,7 +40,11 @@ describe('POST /api/v1/verify results', () => {
   });
   it('a sandbox key gets the same on a demo policy, uncharged, flagged demo_data and sandbox', async () => {
     const r = await verify({ policy_number: 'ukm 1000 0001', country: 'uk', insurance_type: 'motor' }, sandbox);
-    expect(r.body).toMatchObject({ status: 'verified', credits_charged: 0, insurer: { reference: 'DEMO-UK-0001', demo: true, authorised: true } });
+    expect(r.body).toMatchObject({
+      status: 'verified',
+      credits_charged: 0,
+      insurer: { reference: 'DEMO-UK-0001', demo: true, authorised: true },
+    });
     expect(r.body.flags).toEqual(['demo_data', 'sandbox']);
   });
   it('a matching provider name raises confidence to 1 and carries the match score', async () => {
@@ -52,10 +57,20 @@ describe('POST /api/v1/verify results', () => {
     expect(withProvider.body.insurer).toMatchObject({ name: 'HDI Global SE', reference: '5096', demo: false, match_score: 1 });
     // The spec's value for the register check whatever the country; which register ran is in checks[].
     expect(withProvider.body.verification_sources).toEqual(['format', 'fca_register', 'registry']);
-    expect(withProvider.body.checks.map((c: { source: string }) => c.source)).toEqual(['format', 'bafin_register', 'registry', 'sanctions']);
+    expect(withProvider.body.checks.map((c: { source: string }) => c.source)).toEqual([
+      'format',
+      'bafin_register',
+      'registry',
+      'sanctions',
+    ]);
   });
   it('a provider naming another insurer than the registry holds is unverified with provider_mismatch', async () => {
-    const r = await verify({ policy_number: 'KFZ-5096-900001', country: 'DE', insurance_type: 'motor', provider: 'Debeka Allgemeine Versicherung AG' });
+    const r = await verify({
+      policy_number: 'KFZ-5096-900001',
+      country: 'DE',
+      insurance_type: 'motor',
+      provider: 'Debeka Allgemeine Versicherung AG',
+    });
     expect(r.body).toMatchObject({ status: 'unverified', credits_charged: 1 });
     expect(r.body.flags).toContain('provider_mismatch');
   });
@@ -72,7 +87,9 @@ describe('POST /api/v1/verify results', () => {
   });
   it('a cancelled policy carries cancelled; a future one not_yet_active', async () => {
     expect((await verify({ policy_number: 'UKO-1000-0003', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('cancelled');
-    expect((await verify({ policy_number: 'UKO-1000-0007', country: 'UK', insurance_type: 'motor' })).body.flags).toContain('not_yet_active');
+    expect((await verify({ policy_number: 'UKO-1000-0007', country: 'UK', insurance_type: 'motor' })).body.flags).toContain(
+      'not_yet_active',
+    );
   });
   it('a policy whose insurer is sanctioned carries sanctioned and is unverified (the demo list: sandbox)', async () => {
     const r = await verify({ policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor' }, sandbox);
@@ -102,7 +119,10 @@ describe('POST /api/v1/verify results', () => {
     expect(r.body.insurer).toMatchObject({ reference: '21090402' });
   });
   it('an unknown provider is flagged provider_not_found in the sandbox, whose demo register counts as complete', async () => {
-    const r = await verify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' }, sandbox);
+    const r = await verify(
+      { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Zzyzx Mutual Holdings' },
+      sandbox,
+    );
     expect(r.body.flags).toContain('provider_not_found');
   });
   it('for a live key the same name is unknown to a partial register extract, not "not found"', async () => {
@@ -123,7 +143,7 @@ describe('verification_sources keeps to the spec (2.2: format, fca_register, reg
     { policy_number: 'AUTO-2109-000001', country: 'FR', insurance_type: 'motor' },
     { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health', provider: 'Harmonie Mutuelle' },
   ];
-  it('sync, async and batch results decode with the spec\'s three values; the register and sanctions checks are named in checks[]', async () => {
+  it("sync, async and batch results decode with the spec's three values; the register and sanctions checks are named in checks[]", async () => {
     const { key } = await srv.key({ mode: 'test' });
     const seen = new Set<string>();
     for (const p of policies) {
@@ -148,10 +168,28 @@ describe('POST /api/v1/verify errors (sync form: error + detail)', () => {
     ['one field missing', { policy_number: 'UKM-1000-0001', country: 'UK' }, 400, 'missing_required_fields', 'insurance_type'],
     ['unsupported country', { policy_number: 'X1234567', country: 'ES', insurance_type: 'motor' }, 400, 'unsupported_country', 'ES'],
     ['unsupported type', { policy_number: 'X1234567', country: 'UK', insurance_type: 'pet' }, 400, 'unsupported_insurance_type', 'pet'],
-    ['unsupported country name', { policy_number: 'X1234567', country: 'Spanien', insurance_type: 'motor' }, 400, 'unsupported_country', 'Supported: UK, DE, FR (also names such as United Kingdom, Deutschland, France)'],
-    ['bad number for the country', { policy_number: 'AB12 CDE', country: 'UK', insurance_type: 'motor' }, 400, 'invalid_policy_number', 'UK motor'],
+    [
+      'unsupported country name',
+      { policy_number: 'X1234567', country: 'Spanien', insurance_type: 'motor' },
+      400,
+      'unsupported_country',
+      'Supported: UK, DE, FR (also names such as United Kingdom, Deutschland, France)',
+    ],
+    [
+      'bad number for the country',
+      { policy_number: 'AB12 CDE', country: 'UK', insurance_type: 'motor' },
+      400,
+      'invalid_policy_number',
+      'UK motor',
+    ],
     ['wrong field type', { policy_number: 12345678, country: 'UK', insurance_type: 'motor' }, 400, 'invalid_request', 'policy_number'],
-    ['async-only field', { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: 'https://x' }, 400, 'invalid_request', '/api/v1/verify/async'],
+    [
+      'async-only field',
+      { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: 'https://x' },
+      400,
+      'invalid_request',
+      '/api/v1/verify/async',
+    ],
     ['body is an array', [1, 2], 400, 'invalid_request'],
   ];
   for (const [name, body, status, error, mention] of cases) {
@@ -182,7 +220,11 @@ describe('bad input never makes a 500', () => {
     expect(r.body).toMatchObject({ error: 'payload_too_large', code: 413 });
   });
   it('a non-JSON content type -> 415', async () => {
-    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: 'policy_number=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify', {
+      key,
+      body: 'policy_number=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(r.status).toBe(415);
     expect(r.body).toMatchObject({ error: 'unsupported_media_type', code: 415 });
   });

@@ -5,7 +5,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../connector/src/config.js';
-import { fcaRegister, fcaRegisterFromConfig, type FcaRegisterOptions, type OnlineRegister } from '../../connector/src/insurers/online/fca-register.js';
+import {
+  fcaRegister,
+  fcaRegisterFromConfig,
+  type FcaRegisterOptions,
+  type OnlineRegister,
+} from '../../connector/src/insurers/online/fca-register.js';
 import { firmKindFromPermissions } from '../../connector/src/insurers/online/firm-kind.js';
 import { startFcaStandin, type FcaStandin } from '../helpers/fca-standin.js';
 
@@ -75,11 +80,17 @@ describe('found', () => {
     expect(standin.requests[0]).toBe('/services/V0.1/Search?q=HISCOX+INSURANCE&type=firm');
 
     const mutual = await r.byName('Example Mutual Insurance Limited');
-    expect(mutual).toMatchObject({ kind: 'found', record: { reference: '900003', name: 'EXAMPLE MUTUAL INSURANCE LTD.', authorised: true } });
+    expect(mutual).toMatchObject({
+      kind: 'found',
+      record: { reference: '900003', name: 'EXAMPLE MUTUAL INSURANCE LTD.', authorised: true },
+    });
   });
 
   it('by a trading name the register alone knows: its sole hit', async () => {
-    expect(await register().byName('Example Car Cover')).toMatchObject({ kind: 'found', record: { reference: '900001', name: 'Example Motor Brokers Limited' } });
+    expect(await register().byName('Example Car Cover')).toMatchObject({
+      kind: 'found',
+      record: { reference: '900001', name: 'Example Motor Brokers Limited' },
+    });
   });
 
   it('an intermediary: arranging, dealing and assisting with insurance, no effecting or carrying out', async () => {
@@ -101,7 +112,9 @@ describe('found', () => {
 describe('the kind rule', () => {
   const nii = [{ 'Investment Type': ['Non-investment insurance contracts'] }];
   it('arranging shares alone is not insurance distribution; an unread page leaves the kind unknown', () => {
-    expect(firmKindFromPermissions(new Map([['Arranging (bringing about) deals in investments', [{ 'Investment Type': ['Share'] }]]]), true)).toBe('unknown');
+    expect(
+      firmKindFromPermissions(new Map([['Arranging (bringing about) deals in investments', [{ 'Investment Type': ['Share'] }]]]), true),
+    ).toBe('unknown');
     expect(firmKindFromPermissions(new Map([['Arranging (bringing about) deals in investments', nii]]), true)).toBe('intermediary');
     expect(firmKindFromPermissions(new Map([['Arranging (bringing about) deals in investments', nii]]), false)).toBe('unknown');
     expect(firmKindFromPermissions(new Map([['Effecting contracts of insurance', []]]), false)).toBe('insurer');
@@ -276,7 +289,11 @@ describe('configuration', () => {
   it('off without an e-mail and key; both or neither; the rest defaults', () => {
     expect(fcaRegisterFromConfig(loadConfig({}))).toBeNull();
     expect(() => loadConfig({ COVERCHECK_FCA_API_KEY: 'k' })).toThrow(/COVERCHECK_FCA_API_EMAIL and COVERCHECK_FCA_API_KEY/);
-    const config = loadConfig({ COVERCHECK_FCA_API_KEY: 'k', COVERCHECK_FCA_API_EMAIL: 'ops@example.test', COVERCHECK_REGISTRY_TIMEOUT_MS: '1500' });
+    const config = loadConfig({
+      COVERCHECK_FCA_API_KEY: 'k',
+      COVERCHECK_FCA_API_EMAIL: 'ops@example.test',
+      COVERCHECK_REGISTRY_TIMEOUT_MS: '1500',
+    });
     expect(config.fcaRegister).toEqual({
       baseUrl: 'https://register.fca.org.uk/services/V0.1',
       email: 'ops@example.test',
@@ -288,7 +305,11 @@ describe('configuration', () => {
   });
 
   it('built from the configuration, it reaches the URL configured', async () => {
-    const config = loadConfig({ COVERCHECK_FCA_API_KEY: standin.key, COVERCHECK_FCA_API_EMAIL: standin.email, COVERCHECK_FCA_API_URL: `${standin.baseUrl}/` });
+    const config = loadConfig({
+      COVERCHECK_FCA_API_KEY: standin.key,
+      COVERCHECK_FCA_API_EMAIL: standin.email,
+      COVERCHECK_FCA_API_URL: `${standin.baseUrl}/`,
+    });
     const r = fcaRegisterFromConfig(config)!;
     open.push(r);
     expect(r.name).toBe('fca-register-api');

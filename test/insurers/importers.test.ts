@@ -19,10 +19,25 @@ const shipped = (file: string): string => readFileSync(DATA_DIR + file, 'utf8');
 const NOW = '2026-03-01T12:00:00.000Z';
 
 const EIOPA_COLUMNS = [
-  'International Name', 'Name of NCA', 'Home Country', 'Identification code', 'LEI', 'Official name of the entity',
-  'Cross border status', 'EU Country where the entity operates', 'Local/Commercial name', 'Registration start date',
-  'Registration end date', 'Street Name', 'Street Number', 'Post Code', 'City', 'County', 'Website address',
-  'Operation Start Date', 'Operation End Date',
+  'International Name',
+  'Name of NCA',
+  'Home Country',
+  'Identification code',
+  'LEI',
+  'Official name of the entity',
+  'Cross border status',
+  'EU Country where the entity operates',
+  'Local/Commercial name',
+  'Registration start date',
+  'Registration end date',
+  'Street Name',
+  'Street Number',
+  'Post Code',
+  'City',
+  'County',
+  'Website address',
+  'Operation Start Date',
+  'Operation End Date',
 ];
 
 /** An EIOPA export line: every field quoted, ";" separated, trailing ";" as in the real file. */
@@ -46,7 +61,16 @@ describe('EIOPA register importer', () => {
     const records = parseEiopaRegisterCsv(shipped('eiopa_register_sample.csv'), NOW);
     expect(records.map((r) => r.reference).sort()).toEqual(['5080', '5096', '5165', '5170', '5178', '5370']);
     for (const r of records) {
-      expect(r).toMatchObject({ country: 'DE', scheme: 'bafin_reg_nr', regulated: 'YES', authorised: true, source: 'eiopa-register', priority: 30, demo: false, updated_at: NOW });
+      expect(r).toMatchObject({
+        country: 'DE',
+        scheme: 'bafin_reg_nr',
+        regulated: 'YES',
+        authorised: true,
+        source: 'eiopa-register',
+        priority: 30,
+        demo: false,
+        updated_at: NOW,
+      });
     }
     const hdi = byRef(records, 'DE', '5096');
     expect(hdi?.name).toBe('HDI Global SE');
@@ -79,20 +103,89 @@ describe('EIOPA register importer', () => {
 
   it('files domestic rows at home, incoming cross-border rows under home:code, and drops other countries', () => {
     const text = eiopaFile([
-      { 'International Name': 'Domestic Demo Versicherung AG', 'Official name of the entity': 'Domestic Demo Versicherung AG', 'Home Country': 'DE', 'Identification code': '9001', 'Cross border status': 'Domestic undertaking', 'EU Country where the entity operates': 'DE', 'LEI': 'LEI9001' },
-      { 'International Name': 'Domestic Demo FPS name', 'Official name of the entity': 'Domestic Demo FPS name', 'Home Country': 'DE', 'Identification code': '9001AT', 'Cross border status': 'EEA FPS', 'EU Country where the entity operates': 'AT' },
-      { 'International Name': 'Ended Demo AG', 'Official name of the entity': 'Ended Demo AG', 'Home Country': 'DE', 'Identification code': '9002', 'Cross border status': 'Domestic undertaking', 'EU Country where the entity operates': 'DE', 'Registration end date': '31/12/2020 00:00:00' },
-      { 'International Name': 'Future End Demo AG', 'Official name of the entity': 'Future End Demo AG', 'Home Country': 'DE', 'Identification code': '9003', 'Cross border status': 'Domestic undertaking', 'Operation End Date': '31/12/2030 00:00:00' },
-      { 'International Name': 'Gallic Demo Assurances SA', 'Official name of the entity': 'Gallic Demo Assurances SA', 'Home Country': 'FR', 'Identification code': '12345678', 'Cross border status': 'EEA FPS', 'EU Country where the entity operates': 'DE', 'Local/Commercial name': 'Gallic Demo Versicherung' },
-      { 'International Name': 'Britannic Demo Insurance Limited', 'Official name of the entity': 'Britannic Demo Insurance Limited', 'Home Country': 'GB', 'Identification code': '999999', 'Cross border status': 'Domestic undertaking', 'EU Country where the entity operates': 'GB', 'Registration end date': '31/01/2021 00:00:00' },
-      { 'International Name': 'Maltese Demo Ltd', 'Official name of the entity': 'Maltese Demo Ltd', 'Home Country': 'MT', 'Identification code': 'C 1', 'Cross border status': 'Domestic undertaking', 'EU Country where the entity operates': 'MT' },
+      {
+        'International Name': 'Domestic Demo Versicherung AG',
+        'Official name of the entity': 'Domestic Demo Versicherung AG',
+        'Home Country': 'DE',
+        'Identification code': '9001',
+        'Cross border status': 'Domestic undertaking',
+        'EU Country where the entity operates': 'DE',
+        LEI: 'LEI9001',
+      },
+      {
+        'International Name': 'Domestic Demo FPS name',
+        'Official name of the entity': 'Domestic Demo FPS name',
+        'Home Country': 'DE',
+        'Identification code': '9001AT',
+        'Cross border status': 'EEA FPS',
+        'EU Country where the entity operates': 'AT',
+      },
+      {
+        'International Name': 'Ended Demo AG',
+        'Official name of the entity': 'Ended Demo AG',
+        'Home Country': 'DE',
+        'Identification code': '9002',
+        'Cross border status': 'Domestic undertaking',
+        'EU Country where the entity operates': 'DE',
+        'Registration end date': '31/12/2020 00:00:00',
+      },
+      {
+        'International Name': 'Future End Demo AG',
+        'Official name of the entity': 'Future End Demo AG',
+        'Home Country': 'DE',
+        'Identification code': '9003',
+        'Cross border status': 'Domestic undertaking',
+        'Operation End Date': '31/12/2030 00:00:00',
+      },
+      {
+        'International Name': 'Gallic Demo Assurances SA',
+        'Official name of the entity': 'Gallic Demo Assurances SA',
+        'Home Country': 'FR',
+        'Identification code': '12345678',
+        'Cross border status': 'EEA FPS',
+        'EU Country where the entity operates': 'DE',
+        'Local/Commercial name': 'Gallic Demo Versicherung',
+      },
+      {
+        'International Name': 'Britannic Demo Insurance Limited',
+        'Official name of the entity': 'Britannic Demo Insurance Limited',
+        'Home Country': 'GB',
+        'Identification code': '999999',
+        'Cross border status': 'Domestic undertaking',
+        'EU Country where the entity operates': 'GB',
+        'Registration end date': '31/01/2021 00:00:00',
+      },
+      {
+        'International Name': 'Maltese Demo Ltd',
+        'Official name of the entity': 'Maltese Demo Ltd',
+        'Home Country': 'MT',
+        'Identification code': 'C 1',
+        'Cross border status': 'Domestic undertaking',
+        'EU Country where the entity operates': 'MT',
+      },
     ]);
     const records = parseEiopaRegisterCsv(text, NOW);
-    expect(records.map((r) => `${r.country}/${r.reference}`).sort()).toEqual(['DE/9001', 'DE/9002', 'DE/9003', 'DE/FR:12345678', 'FR/12345678', 'UK/999999']);
-    expect(byRef(records, 'DE', '9001')).toMatchObject({ name: 'Domestic Demo Versicherung AG', aliases: ['Domestic Demo FPS name'], authorised: true, lei: 'LEI9001' });
+    expect(records.map((r) => `${r.country}/${r.reference}`).sort()).toEqual([
+      'DE/9001',
+      'DE/9002',
+      'DE/9003',
+      'DE/FR:12345678',
+      'FR/12345678',
+      'UK/999999',
+    ]);
+    expect(byRef(records, 'DE', '9001')).toMatchObject({
+      name: 'Domestic Demo Versicherung AG',
+      aliases: ['Domestic Demo FPS name'],
+      authorised: true,
+      lei: 'LEI9001',
+    });
     expect(byRef(records, 'DE', '9002')?.authorised).toBe(false);
     expect(byRef(records, 'DE', '9003')?.authorised).toBe(true);
-    expect(byRef(records, 'DE', 'FR:12345678')).toMatchObject({ scheme: 'eiopa_id', name: 'Gallic Demo Assurances SA', aliases: ['Gallic Demo Versicherung'] });
+    expect(byRef(records, 'DE', 'FR:12345678')).toMatchObject({
+      scheme: 'eiopa_id',
+      name: 'Gallic Demo Assurances SA',
+      aliases: ['Gallic Demo Versicherung'],
+    });
     expect(byRef(records, 'FR', '12345678')?.scheme).toBe('eiopa_id');
     expect(byRef(records, 'UK', '999999')).toMatchObject({ authorised: false, scheme: 'eiopa_id' });
   });
@@ -106,20 +199,46 @@ describe('FCA register importer', () => {
     'Status Effective Date': '01/12/2001',
     'Business Type': 'Regulated',
   });
-  const response = (...firms: object[]) => ({ Status: 'FSR-API-02-01-00', ResultInfo: { page: '1', per_page: '1', total_count: String(firms.length) }, Message: 'Ok. Firm Found', Data: firms });
+  const response = (...firms: object[]) => ({
+    Status: 'FSR-API-02-01-00',
+    ResultInfo: { page: '1', per_page: '1', total_count: String(firms.length) },
+    Message: 'Ok. Firm Found',
+    Data: firms,
+  });
   const notFound = { Status: 'FSR-API-02-01-21', ResultInfo: null, Message: 'Account Not Found', Data: null };
 
   it('parses a single firm API response', () => {
-    const [rec, ...rest] = parseFcaFirmRecords(JSON.stringify(response(firm('900001', 'Fictional Motor Insurance Limited', 'Authorised'))), NOW);
+    const [rec, ...rest] = parseFcaFirmRecords(
+      JSON.stringify(response(firm('900001', 'Fictional Motor Insurance Limited', 'Authorised'))),
+      NOW,
+    );
     expect(rest).toEqual([]);
-    expect(rec).toMatchObject({ country: 'UK', reference: '900001', scheme: 'fca_frn', name: 'Fictional Motor Insurance Limited', regulated: 'YES', authorised: true, source: 'fca-register', priority: 30, demo: false, updated_at: NOW });
+    expect(rec).toMatchObject({
+      country: 'UK',
+      reference: '900001',
+      scheme: 'fca_frn',
+      name: 'Fictional Motor Insurance Limited',
+      regulated: 'YES',
+      authorised: true,
+      source: 'fca-register',
+      priority: 30,
+      demo: false,
+      updated_at: NOW,
+    });
     expect(rec?.source_detail).toContain('status "Authorised" since 01/12/2001');
   });
 
   it('parses an array of responses and skips not-found responses', () => {
-    const text = JSON.stringify([response(firm('900001', 'Fictional A Ltd', 'Authorised')), notFound, response(firm('900002', 'Fictional B Ltd', 'No longer authorised'))]);
+    const text = JSON.stringify([
+      response(firm('900001', 'Fictional A Ltd', 'Authorised')),
+      notFound,
+      response(firm('900002', 'Fictional B Ltd', 'No longer authorised')),
+    ]);
     const records = parseFcaFirmRecords(text, NOW);
-    expect(records.map((r) => [r.reference, r.authorised])).toEqual([['900001', true], ['900002', false]]);
+    expect(records.map((r) => [r.reference, r.authorised])).toEqual([
+      ['900001', true],
+      ['900002', false],
+    ]);
   });
 
   it('parses JSON Lines of responses and arrays; a later record for an FRN wins', () => {
@@ -130,7 +249,10 @@ describe('FCA register importer', () => {
       JSON.stringify(response(firm('900001', 'Fictional A Ltd', 'No longer authorised'))),
     ].join('\n');
     const records = parseFcaFirmRecords(text, NOW);
-    expect(records.map((r) => [r.reference, r.authorised])).toEqual([['900001', false], ['900003', true]]);
+    expect(records.map((r) => [r.reference, r.authorised])).toEqual([
+      ['900001', false],
+      ['900003', true],
+    ]);
   });
 
   it('parses the firm search CSV export and maps statuses', () => {
@@ -150,14 +272,24 @@ describe('FCA register importer', () => {
   });
 
   it('a Kind column marks intermediaries, which firm records alone cannot tell', () => {
-    const records = parseFcaFirmRecords('FRN,Organisation Name,Status,Kind\n900001,Fictional Broker Ltd,Authorised,intermediary\n900002,Fictional Insurer plc,Authorised,insurer\n', NOW);
-    expect(records.map((r) => [r.reference, r.kind])).toEqual([['900001', 'intermediary'], ['900002', 'insurer']]);
+    const records = parseFcaFirmRecords(
+      'FRN,Organisation Name,Status,Kind\n900001,Fictional Broker Ltd,Authorised,intermediary\n900002,Fictional Insurer plc,Authorised,insurer\n',
+      NOW,
+    );
+    expect(records.map((r) => [r.reference, r.kind])).toEqual([
+      ['900001', 'intermediary'],
+      ['900002', 'insurer'],
+    ]);
   });
 
   it('rejects a CSV without the FRN column, an unknown JSON shape and a firm without FRN', () => {
-    expect(() => parseFcaFirmRecords('Firm,Status\nX,Authorised\n', NOW)).toThrow(/missing required column\(s\): "FRN", "Organisation Name"/);
+    expect(() => parseFcaFirmRecords('Firm,Status\nX,Authorised\n', NOW)).toThrow(
+      /missing required column\(s\): "FRN", "Organisation Name"/,
+    );
     expect(() => parseFcaFirmRecords('{"firms": []}', NOW)).toThrow(/neither an FCA API response/);
-    expect(() => parseFcaFirmRecords(JSON.stringify(response({ 'Organisation Name': 'No FRN Ltd', FRN: '' })), NOW)).toThrow(/no valid FRN/);
+    expect(() => parseFcaFirmRecords(JSON.stringify(response({ 'Organisation Name': 'No FRN Ltd', FRN: '' })), NOW)).toThrow(
+      /no valid FRN/,
+    );
     expect(() => parseFcaFirmRecords('{"Data": [\n{oops\n', NOW)).toThrow(/line 1 is not valid JSON/);
   });
 });
@@ -168,30 +300,56 @@ describe('DE VU list importer', () => {
   it('turns the 223 listed numbers into 223 DE records with their 4-digit numbers', () => {
     expect(records).toHaveLength(223);
     expect(new Set(records.map((r) => r.reference)).size).toBe(223);
-    expect(records.every((r) => /^\d{4}$/.test(r.reference) && r.country === 'DE' && r.scheme === 'bafin_reg_nr' && r.priority === 20 && r.source === 'de-vu-list')).toBe(true);
+    expect(
+      records.every(
+        (r) =>
+          /^\d{4}$/.test(r.reference) &&
+          r.country === 'DE' &&
+          r.scheme === 'bafin_reg_nr' &&
+          r.priority === 20 &&
+          r.source === 'de-vu-list',
+      ),
+    ).toBe(true);
     expect(byRef(records, 'DE', '0028')?.name).toBe('Admiral Insurance Company Limited (AIC L)');
     expect(records[0]?.source_detail).toContain('not an official BaFin extract');
   });
 
   it('uses the EIOPA cross-check name as canonical and keeps the listed label as an alias', () => {
-    expect(byRef(records, 'DE', '5456')).toMatchObject({ name: 'GENERALI Versicherung Aktiengesellschaft', aliases: ['Thuringia Generali Versicherung AG'] });
-    expect(byRef(records, 'DE', '5080')).toMatchObject({ name: 'KRAVAG-LOGISTIC Versicherungs-Aktiengesellschaft', lei: '529900723AYJN3N3YV02' });
+    expect(byRef(records, 'DE', '5456')).toMatchObject({
+      name: 'GENERALI Versicherung Aktiengesellschaft',
+      aliases: ['Thuringia Generali Versicherung AG'],
+    });
+    expect(byRef(records, 'DE', '5080')).toMatchObject({
+      name: 'KRAVAG-LOGISTIC Versicherungs-Aktiengesellschaft',
+      lei: '529900723AYJN3N3YV02',
+    });
   });
 
   it('marks a row that only names a former insurer as not authorised', () => {
-    expect(byRef(records, 'DE', '5480')).toMatchObject({ name: 'Württembergische und Badische Versicherungs-Aktiengesellschaft', authorised: false });
+    expect(byRef(records, 'DE', '5480')).toMatchObject({
+      name: 'Württembergische und Badische Versicherungs-Aktiengesellschaft',
+      authorised: false,
+    });
     expect(records.filter((r) => !r.authorised).map((r) => r.reference)).toEqual(['5480']);
   });
 
   it('cleans labels: odd quotes, c/o claims handlers, former names as aliases', () => {
     expect(byRef(records, 'DE', '5586')?.name).toBe('Schweiz Allgemeine Direkt Vers. AG');
     expect(byRef(records, 'DE', '5058')?.name).toBe('KRAVAG-ALLGEMEINE Versicherungs-Aktiengesellschaft');
-    expect(byRef(records, 'DE', '5342')).toMatchObject({ name: 'Generali Deutschland Versicherung AG', aliases: ['Volksfürsorge Deutsche Sachversicherung AG'] });
-    expect(byRef(records, 'DE', '5448')).toMatchObject({ name: 'Helvetia Versicherungs-AG', aliases: ['Schweizer-National Versicherungs-AG in Deutschland'] });
+    expect(byRef(records, 'DE', '5342')).toMatchObject({
+      name: 'Generali Deutschland Versicherung AG',
+      aliases: ['Volksfürsorge Deutsche Sachversicherung AG'],
+    });
+    expect(byRef(records, 'DE', '5448')).toMatchObject({
+      name: 'Helvetia Versicherungs-AG',
+      aliases: ['Schweizer-National Versicherungs-AG in Deutschland'],
+    });
   });
 
   it('rejects a row without a 4-digit number', () => {
-    expect(() => parseDeVuCsv('vu_number,insurer_name_as_listed,eiopa_crosscheck_name\n123,X AG,\n', NOW)).toThrow(/data row 1 has no 4-digit vu_number: "123"/);
+    expect(() => parseDeVuCsv('vu_number,insurer_name_as_listed,eiopa_crosscheck_name\n123,X AG,\n', NOW)).toThrow(
+      /data row 1 has no 4-digit vu_number: "123"/,
+    );
   });
 });
 
@@ -231,7 +389,11 @@ describe('demo insurer importer', () => {
   it('parses the eight fictional UK insurers, one of them not authorised', () => {
     const records = parseDemoInsurers(shipped('uk_demo_insurers.csv'), NOW);
     expect(records).toHaveLength(8);
-    expect(records.every((r) => r.demo && r.country === 'UK' && r.scheme === 'demo' && r.source === 'demo' && r.priority === 10 && r.regulated === 'YES')).toBe(true);
+    expect(
+      records.every(
+        (r) => r.demo && r.country === 'UK' && r.scheme === 'demo' && r.source === 'demo' && r.priority === 10 && r.regulated === 'YES',
+      ),
+    ).toBe(true);
     expect(records.every((r) => r.name.includes('Demo'))).toBe(true);
     expect(records.filter((r) => !r.authorised).map((r) => r.reference)).toEqual(['DEMO-UK-0007']);
     expect(byRef(records, 'UK', 'DEMO-UK-0001')?.aliases).toEqual(['Albion Demo Motor', 'Albion Demo Car Cover']);
@@ -248,7 +410,11 @@ describe('parseRegisterFile and seedRegister', () => {
     expect(parseRegisterFile('uk-frn', shipped('uk_insurers_frn.csv'), NOW)).toHaveLength(35);
     expect(parseRegisterFile('eiopa', shipped('eiopa_register_sample.csv'), NOW)).toHaveLength(6);
     expect(parseRegisterFile('de-vu', shipped('de_motor_insurers_vu_numbers.csv'), NOW)).toHaveLength(223);
-    expect(parseRegisterFile('fr-acam', shipped('fr_insurers_acam_codes.csv'), NOW, { claimsIaNamesText: shipped('fr_insurers_claimsia_codes.csv') })).toHaveLength(131);
+    expect(
+      parseRegisterFile('fr-acam', shipped('fr_insurers_acam_codes.csv'), NOW, {
+        claimsIaNamesText: shipped('fr_insurers_claimsia_codes.csv'),
+      }),
+    ).toHaveLength(131);
     expect(parseRegisterFile('demo', shipped('uk_demo_insurers.csv'), NOW)).toHaveLength(8);
     expect(parseRegisterFile('fca', 'FRN,Organisation Name,Status\n900001,Fictional A Ltd,Authorised\n', NOW)).toHaveLength(1);
   });
@@ -291,7 +457,12 @@ describe('uk-frn: the UK register extract with real FRNs', () => {
   });
 
   it('keeps the status as stated; an empty one is unknown, not "not authorised"', () => {
-    expect(byFrn('113849')).toMatchObject({ name: 'Hiscox Insurance Company Limited', authorised: true, status_text: 'Authorised', aliases: ['Hiscox'] });
+    expect(byFrn('113849')).toMatchObject({
+      name: 'Hiscox Insurance Company Limited',
+      authorised: true,
+      status_text: 'Authorised',
+      aliases: ['Hiscox'],
+    });
     expect(byFrn('203342')).toMatchObject({ authorised: false, status_text: 'No longer authorised' });
     expect(byFrn('202664')).toMatchObject({ authorised: true, status_text: 'Deemed authorised' });
     expect(byFrn('202684')).toMatchObject({ name: 'Direct Line Insurance PLC', authorised: false, status_text: null });

@@ -13,7 +13,9 @@ function shippedRegister(): InsurerRecord[] {
   return [
     ...parseRegisterFile('eiopa', shipped('eiopa_register_sample.csv'), NOW),
     ...parseRegisterFile('de-vu', shipped('de_motor_insurers_vu_numbers.csv'), NOW),
-    ...parseRegisterFile('fr-acam', shipped('fr_insurers_acam_codes.csv'), NOW, { claimsIaNamesText: shipped('fr_insurers_claimsia_codes.csv') }),
+    ...parseRegisterFile('fr-acam', shipped('fr_insurers_acam_codes.csv'), NOW, {
+      claimsIaNamesText: shipped('fr_insurers_claimsia_codes.csv'),
+    }),
     ...parseRegisterFile('demo', shipped('uk_demo_insurers.csv'), NOW),
   ];
 }
@@ -56,7 +58,10 @@ describe('InsurerIndex over the shipped register', () => {
   });
 
   it('ignores accents and folds umlaut transliterations', () => {
-    expect(index.match('DE', 'Wuerttembergische Gemeinde-Versicherung a.G.')).toMatchObject({ how: 'exact', record: { reference: '5479' } });
+    expect(index.match('DE', 'Wuerttembergische Gemeinde-Versicherung a.G.')).toMatchObject({
+      how: 'exact',
+      record: { reference: '5479' },
+    });
     expect(index.match('DE', 'Wurttembergische Gemeinde Versicherung')).toMatchObject({ how: 'exact', record: { reference: '5479' } });
     expect(ref('DE', 'NUERNBERGER Beamten Allgemeine Versicherung')).toBe('5686');
     expect(ref('FR', 'Mutuelle d’Assurances du Corps de Santé Français')).toBe('04580404');
@@ -66,7 +71,10 @@ describe('InsurerIndex over the shipped register', () => {
     expect(index.match('FR', 'Aviva Insurance UK Ltd')).toMatchObject({ how: 'exact', record: { reference: '09320407' } });
     expect(index.match('FR', 'Zurich Insurance')).toMatchObject({ how: 'exact', record: { reference: '83960407' } });
     expect(index.match('UK', 'Seaview Demo Insurance Co. Ltd')).toMatchObject({ how: 'exact', record: { reference: 'DEMO-UK-0008' } });
-    expect(index.match('DE', 'Alte Leipziger Versicherung Aktiengesellschaft')).toMatchObject({ how: 'exact', record: { reference: '5405' } });
+    expect(index.match('DE', 'Alte Leipziger Versicherung Aktiengesellschaft')).toMatchObject({
+      how: 'exact',
+      record: { reference: '5405' },
+    });
     expect(index.match('DE', 'HDI Global')).toMatchObject({ how: 'exact', record: { reference: '5096' } });
     expect(index.match('FR', 'MAAF Assurances S.A.')).toMatchObject({ how: 'exact', record: { reference: '11380402' } });
     expect(index.match('DE', 'GVV Kommunalversicherung')).toMatchObject({ how: 'exact', record: { reference: '5469' } });
@@ -74,9 +82,16 @@ describe('InsurerIndex over the shipped register', () => {
   });
 
   it('matches aliases at 0.97', () => {
-    expect(index.match('DE', 'HDI-Gerling Industrie Versicherung AG')).toMatchObject({ how: 'alias', score: 0.97, record: { reference: '5096' } });
+    expect(index.match('DE', 'HDI-Gerling Industrie Versicherung AG')).toMatchObject({
+      how: 'alias',
+      score: 0.97,
+      record: { reference: '5096' },
+    });
     expect(index.match('FR', 'MACIF Rhone Alpes')).toMatchObject({ how: 'alias', record: { reference: '04560404' } });
-    expect(index.match('FR', 'Mutuelle Assurance des Instituteurs de France')).toMatchObject({ how: 'alias', record: { reference: '04550404' } });
+    expect(index.match('FR', 'Mutuelle Assurance des Instituteurs de France')).toMatchObject({
+      how: 'alias',
+      record: { reference: '04550404' },
+    });
   });
 
   it('finds the shortest name containing every provider word at 0.9', () => {
@@ -95,7 +110,10 @@ describe('InsurerIndex over the shipped register', () => {
     expect(allianz).toMatchObject({ how: 'fuzzy', record: { reference: '5441' } });
     expect(allianz?.score).toBeCloseTo(0.831, 3);
     expect(index.match('DE', 'Allainz')).toMatchObject({ how: 'fuzzy', record: { reference: '5441' } });
-    expect(index.match('DE', 'Generalli Deutschland')).toMatchObject({ how: 'fuzzy', record: { name: 'Generali Deutschland Versicherung AG' } });
+    expect(index.match('DE', 'Generalli Deutschland')).toMatchObject({
+      how: 'fuzzy',
+      record: { name: 'Generali Deutschland Versicherung AG' },
+    });
     expect(index.match('FR', 'Generalli IARD')).toMatchObject({ how: 'fuzzy', record: { reference: '02280402' } });
     expect(index.match('FR', 'MAAF Asurances')).toMatchObject({ how: 'fuzzy', record: { reference: '11380402' } });
     expect(index.match('FR', 'MAAF Assurances')?.how).toBe('exact');
@@ -152,7 +170,14 @@ describe('InsurerIndex over the shipped register', () => {
 
 describe('InsurerIndex preferences', () => {
   it('prefers a real row over a demo row with the same name, in either order', () => {
-    const demo = record({ reference: 'DEMO-UK-0100', name: 'Harbour Example Insurance Ltd', demo: true, priority: 10, source: 'demo', scheme: 'demo' });
+    const demo = record({
+      reference: 'DEMO-UK-0100',
+      name: 'Harbour Example Insurance Ltd',
+      demo: true,
+      priority: 10,
+      source: 'demo',
+      scheme: 'demo',
+    });
     const real = record({ reference: '900100', name: 'Harbour Example Insurance Limited' });
     expect(new InsurerIndex([demo, real]).match('UK', 'Harbour Example Insurance')?.record.reference).toBe('900100');
     expect(new InsurerIndex([real, demo]).match('UK', 'Harbour Example Insurance')?.record.reference).toBe('900100');
@@ -198,7 +223,8 @@ describe('toInsurerObject', () => {
       demo: false,
       register_status: 'listed as a current motor insurer',
       // The company database is searched by name: its pages are keyed by BaFin's own id, not this number.
-      register_url: 'https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=Allianz%20Direct%20Versicherungs-AG',
+      register_url:
+        'https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=Allianz%20Direct%20Versicherungs-AG',
       match_score: 0.83,
     });
     expect(ZInsurerSchema.parse(obj)).toEqual(obj);
@@ -209,7 +235,17 @@ describe('toInsurerObject', () => {
     if (!row) throw new Error('expected the demo row');
     const obj = toInsurerObject({ record: row });
     // A demo row has no register page.
-    expect(obj).toEqual({ name: 'Greyfriars Demo Underwriting Limited', reference: 'DEMO-UK-0007', regulated: 'YES', authorised: false, country: 'UK', source: 'demo', demo: true, register_status: 'Not authorised (demo)', register_url: null });
+    expect(obj).toEqual({
+      name: 'Greyfriars Demo Underwriting Limited',
+      reference: 'DEMO-UK-0007',
+      regulated: 'YES',
+      authorised: false,
+      country: 'UK',
+      source: 'demo',
+      demo: true,
+      register_status: 'Not authorised (demo)',
+      register_url: null,
+    });
     expect('match_score' in obj).toBe(false);
     expect(ZInsurerSchema.parse(obj)).toEqual(obj);
   });

@@ -29,9 +29,13 @@ describe('normaliseInsurerName', () => {
     expect(normaliseInsurerName('HDI Global SE')).toBe('hdi global');
     expect(normaliseInsurerName('GVO Gegenseitigkeit Versicherung Oldenburg VVaG')).toBe('gvo gegenseitigkeit versicherung oldenburg');
     expect(normaliseInsurerName('Vereinigte Haftpflichtversicherung V.a .G.')).toBe('vereinigte haftpflichtversicherung');
-    expect(normaliseInsurerName('LVM Landwirtschaftlicher Versicherungsverein Münster a.G.')).toBe('lvm landwirtschaftlicher versicherungsverein munster');
+    expect(normaliseInsurerName('LVM Landwirtschaftlicher Versicherungsverein Münster a.G.')).toBe(
+      'lvm landwirtschaftlicher versicherungsverein munster',
+    );
     expect(normaliseInsurerName('Concordia Versicherungs-Gesellschaft auf Gegenseitigkeit')).toBe('concordia versicherung');
-    expect(normaliseInsurerName('Bayerischer Versicherungsverband Versicherungsaktiengesellschaft')).toBe('bayerischer versicherungsverband versicherung');
+    expect(normaliseInsurerName('Bayerischer Versicherungsverband Versicherungsaktiengesellschaft')).toBe(
+      'bayerischer versicherungsverband versicherung',
+    );
   });
 
   it('drops French legal forms and articles, and folds dotted acronyms', () => {
@@ -39,7 +43,7 @@ describe('normaliseInsurerName', () => {
     expect(normaliseInsurerName('Maaf Assurances S.A.')).toBe('maaf assurance');
     expect(normaliseInsurerName('AXA FRANCE I.A.R.D.')).toBe(normaliseInsurerName('AXA France IARD'));
     expect(normaliseInsurerName('MEDICALE DE FRANCE (LA)')).toBe(normaliseInsurerName('La Médicale de France'));
-    expect(normaliseInsurerName('MAPA MUTUELLE D\'ASSURANCE')).toBe('mapa assurance');
+    expect(normaliseInsurerName("MAPA MUTUELLE D'ASSURANCE")).toBe('mapa assurance');
   });
 
   it('keeps domain words, so the exact key still tells Allianz from Allianz Versicherung', () => {

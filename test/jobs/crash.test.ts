@@ -80,7 +80,10 @@ describe('kill -9 and restart', () => {
 
     const batchIds: string[] = [];
     for (let b = 0; b < 5; b++) {
-      const r = await call(first.url, 'POST', '/api/v1/verify/batch', { key, body: { policies: Array.from({ length: 100 }, (_, i) => policy(b, i)) } });
+      const r = await call(first.url, 'POST', '/api/v1/verify/batch', {
+        key,
+        body: { policies: Array.from({ length: 100 }, (_, i) => policy(b, i)) },
+      });
       expect(r.status).toBe(202);
       batchIds.push(r.body.batch_id);
     }
@@ -154,7 +157,9 @@ describe('kill -9 and restart', () => {
     expect(refunds).toHaveLength(104);
     expect(new Set(refunds.map((e) => e.ref)).size).toBe(104);
     expect(ledger.reduce((s, e) => s + e.delta, 0)).toBe(-416);
-    const charged = batches.flatMap((b) => b.results).filter((x: any) => x.result.credits_charged === 1).length + jobs.filter((j) => j.result.credits_charged === 1).length;
+    const charged =
+      batches.flatMap((b) => b.results).filter((x: any) => x.result.credits_charged === 1).length +
+      jobs.filter((j) => j.result.credits_charged === 1).length;
     expect(charged).toBe(416);
     expect(ledger.at(-1)!.balance_after).toBe(1000 - 416);
   }, 120_000);

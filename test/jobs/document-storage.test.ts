@@ -12,10 +12,19 @@ function disk(freeMb: number) {
   const calls: string[] = [];
   return { calls, statfs: async (p: string) => (calls.push(p), { bavail: (freeMb * MB) / 4096, bsize: 4096 }) };
 }
-const storage = (over: Partial<DocumentStorage> = {}): DocumentStorage => ({ quotaBytes: { live: 10 * MB, sandbox: 2 * MB }, diskGuardPath: '/data', diskReserveBytes: 100 * MB, statfs: disk(1000).statfs, ...over });
+const storage = (over: Partial<DocumentStorage> = {}): DocumentStorage => ({
+  quotaBytes: { live: 10 * MB, sandbox: 2 * MB },
+  diskGuardPath: '/data',
+  diskReserveBytes: 100 * MB,
+  statfs: disk(1000).statfs,
+  ...over,
+});
 
 async function refusal(p: Promise<void>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -28,9 +37,11 @@ describe('requireDocumentStorage', () => {
     expect(err.retryAfter).toBeGreaterThanOrEqual(3600);
     expect(err.publicMessage).toMatch(/quota is 2 MB/);
   });
-  it('a live key has its own, larger quota; other keys\' bytes do not count', async () => {
+  it("a live key has its own, larger quota; other keys' bytes do not count", async () => {
     await requireDocumentStorage(live, 5 * MB, store({ 'k-live': 5 * MB, 'k-test': 100 * MB }), storage());
-    expect((await refusal(requireDocumentStorage(live, 5 * MB + 1, store({ 'k-live': 5 * MB }), storage()))).code).toBe('document_quota_exceeded');
+    expect((await refusal(requireDocumentStorage(live, 5 * MB + 1, store({ 'k-live': 5 * MB }), storage()))).code).toBe(
+      'document_quota_exceeded',
+    );
   });
   it('the disk guard: a document that would leave less than the reserve free is 507 insufficient_storage', async () => {
     const d = disk(101);
@@ -43,7 +54,9 @@ describe('requireDocumentStorage', () => {
     expect(err.publicMessage).not.toMatch(/\/data/);
   });
   it('the quota is checked first: a key at its quota is told so even on a full disk', async () => {
-    expect((await refusal(requireDocumentStorage(sandbox, 3 * MB, store({}), storage({ statfs: disk(0).statfs })))).code).toBe('document_quota_exceeded');
+    expect((await refusal(requireDocumentStorage(sandbox, 3 * MB, store({}), storage({ statfs: disk(0).statfs })))).code).toBe(
+      'document_quota_exceeded',
+    );
   });
   it('fails closed when the free space cannot be read', async () => {
     const statfs = async () => {

@@ -4,7 +4,15 @@ import { requireDocumentRoom } from '../../connector/src/jobs/document-room.js';
 import { DocumentTurns } from '../../connector/src/jobs/lanes.js';
 import type { ApiKeyRecord, DocumentQueueEntry, Store } from '../../connector/src/store/types.js';
 
-const entry = (key_id: string, over: Partial<DocumentQueueEntry> = {}): DocumentQueueEntry => ({ key_id, mode: 'live', leasable: 1, active: 0, pending: 1, oldest: '2026-01-01T00:00:00.000Z', ...over });
+const entry = (key_id: string, over: Partial<DocumentQueueEntry> = {}): DocumentQueueEntry => ({
+  key_id,
+  mode: 'live',
+  leasable: 1,
+  active: 0,
+  pending: 1,
+  oldest: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
 
 describe('DocumentTurns', () => {
   it('keys at their share wait; the key served longest ago goes first, then the oldest document', () => {
@@ -37,7 +45,10 @@ describe('requireDocumentRoom', () => {
   const now = new Date();
 
   it('per key: 429 with a retry delay', async () => {
-    await expect(requireDocumentRoom(key('k', 'live'), store([entry('k', { pending: 5 })]), limits, now)).rejects.toMatchObject({ code: 'rate_limit_exceeded', retryAfter: 10 });
+    await expect(requireDocumentRoom(key('k', 'live'), store([entry('k', { pending: 5 })]), limits, now)).rejects.toMatchObject({
+      code: 'rate_limit_exceeded',
+      retryAfter: 10,
+    });
     await expect(requireDocumentRoom(key('k', 'live'), store([entry('k', { pending: 4 })]), limits, now)).resolves.toBeUndefined();
   });
   it('sandbox keys together fill only their share; a live key is still let in', async () => {
@@ -46,11 +57,18 @@ describe('requireDocumentRoom', () => {
     await expect(requireDocumentRoom(key('v', 'live'), full, limits, now)).resolves.toBeUndefined();
   });
   it('a small global bound still leaves sandbox keys one place; a share of 0 leaves them none', async () => {
-    await expect(requireDocumentRoom(key('s', 'test'), store([]), { perKey: 5, max: 1, sandboxSharePct: 50 }, now)).resolves.toBeUndefined();
-    await expect(requireDocumentRoom(key('s', 'test'), store([]), { perKey: 5, max: 8, sandboxSharePct: 0 }, now)).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(
+      requireDocumentRoom(key('s', 'test'), store([]), { perKey: 5, max: 1, sandboxSharePct: 50 }, now),
+    ).resolves.toBeUndefined();
+    await expect(requireDocumentRoom(key('s', 'test'), store([]), { perKey: 5, max: 8, sandboxSharePct: 0 }, now)).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
   });
   it('everyone: the global bound', async () => {
     const full = store([entry('l1', { pending: 4 }), entry('l2', { pending: 4 })]);
-    await expect(requireDocumentRoom(key('v', 'live'), full, limits, now)).rejects.toMatchObject({ code: 'service_unavailable', retryAfter: 10 });
+    await expect(requireDocumentRoom(key('v', 'live'), full, limits, now)).rejects.toMatchObject({
+      code: 'service_unavailable',
+      retryAfter: 10,
+    });
   });
 });

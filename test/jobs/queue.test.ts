@@ -20,11 +20,24 @@ const now = () => new Date(clock);
 const policy = { ...OPERATOR_UK_MOTOR };
 
 function queue(registry?: Pick<RegistryChain, 'lookup'>) {
-  const engine = { reference: new ReferenceDataCache(store), registry: registry ?? buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }), now };
-  return new WorkQueue({ store, engine, logger: createLogger('silent'), now }, { workers: 1, batchConcurrency: 4, leaseMs: 10_000, pollMs: 10 });
+  const engine = {
+    reference: new ReferenceDataCache(store),
+    registry: registry ?? buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }),
+    now,
+  };
+  return new WorkQueue(
+    { store, engine, logger: createLogger('silent'), now },
+    { workers: 1, batchConcurrency: 4, leaseMs: 10_000, pollMs: 10 },
+  );
 }
 
-const deps = () => ({ store, allowPrivateWebhooks: true, lookup: async () => [{ address: '203.0.113.10', family: 4 }], now, notify: () => {} });
+const deps = () => ({
+  store,
+  allowPrivateWebhooks: true,
+  lookup: async () => [{ address: '203.0.113.10', family: 4 }],
+  now,
+  notify: () => {},
+});
 
 beforeEach(async () => {
   store = openTempStore('queue').store;
@@ -48,7 +61,16 @@ describe('WorkQueue', () => {
     const job = (await store.jobs.get(jobId))!;
     expect(job.status).toBe('complete');
     expect(job.attempts).toBe(2);
-    const late = await store.jobs.finish({ id: jobId, owner: 'dead-worker', status: 'complete', result: '{}', error: null, settlement: { charge: 0, refund: 1, ref: 'late' }, outbox: null, at: now().toISOString() });
+    const late = await store.jobs.finish({
+      id: jobId,
+      owner: 'dead-worker',
+      status: 'complete',
+      result: '{}',
+      error: null,
+      settlement: { charge: 0, refund: 1, ref: 'late' },
+      outbox: null,
+      at: now().toISOString(),
+    });
     expect(late).toBe(false);
     expect((await store.credits.ledger(key.id)).filter((e) => e.reason === 'refund')).toHaveLength(0);
   });
@@ -57,7 +79,16 @@ describe('WorkQueue', () => {
     const sub = await submitAsyncVerification(policy, key, deps());
     const jobId = sub.job_id;
     await queue().tick();
-    const again = await store.jobs.finish({ id: jobId, owner: 'anyone', status: 'failed', result: null, error: '{}', settlement: { charge: 0, refund: 1, ref: 'x' }, outbox: null, at: now().toISOString() });
+    const again = await store.jobs.finish({
+      id: jobId,
+      owner: 'anyone',
+      status: 'failed',
+      result: null,
+      error: '{}',
+      settlement: { charge: 0, refund: 1, ref: 'x' },
+      outbox: null,
+      at: now().toISOString(),
+    });
     expect(again).toBe(false);
     expect((await store.jobs.get(jobId))!.status).toBe('complete');
   });
@@ -83,17 +114,32 @@ describe('WorkQueue', () => {
     ]);
     const outbox = await store.outbox.forSubject(jobId);
     expect(outbox).toHaveLength(1);
-    expect(JSON.parse(outbox[0]!.body)).toMatchObject({ type: 'job.failed', data: { job_id: jobId, status: 'failed', error: { error: 'internal_error' } } });
+    expect(JSON.parse(outbox[0]!.body)).toMatchObject({
+      type: 'job.failed',
+      data: { job_id: jobId, status: 'failed', error: { error: 'internal_error' } },
+    });
   });
 
   it('a batch moves pending -> processing -> complete and its webhook row is written with the completion', async () => {
-    const sub = await submitBatch({ policies: [policy, policy, { country: 'UK' }], webhook_url: 'https://hooks.example.test/b' }, key, deps());
+    const sub = await submitBatch(
+      { policies: [policy, policy, { country: 'UK' }], webhook_url: 'https://hooks.example.test/b' },
+      key,
+      deps(),
+    );
     const batchId = sub.batch_id;
     expect((await store.batches.get(batchId))!).toMatchObject({ status: 'pending', completed_count: 1, total_count: 3 });
     // A worker that dies after one item: the batch is processing, the rest waits for the lease to expire.
     const leased = (await store.batches.lease('dying', now().toISOString(), new Date(clock + 1000).toISOString()))!;
     const items = await store.batches.items(batchId);
-    await store.batches.finishItem({ batch_id: batchId, idx: 0, owner: 'dying', result: '{"status":"verified"}', error: null, settlement: { charge: 1, refund: 0, ref: 'r' }, at: now().toISOString() });
+    await store.batches.finishItem({
+      batch_id: batchId,
+      idx: 0,
+      owner: 'dying',
+      result: '{"status":"verified"}',
+      error: null,
+      settlement: { charge: 1, refund: 0, ref: 'r' },
+      at: now().toISOString(),
+    });
     expect(leased.id).toBe(batchId);
     expect(items.filter((i) => i.state === 'pending')).toHaveLength(2);
     expect((await store.batches.get(batchId))!.status).toBe('processing');

@@ -19,11 +19,24 @@ let key: ApiKeyRecord;
 let reads: ReadDeps;
 const now = () => new Date();
 const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
-const submitDeps = () => ({ store, allowPrivateWebhooks: true, lookup: async () => [{ address: '203.0.113.10', family: 4 }], now, notify: () => {} });
+const submitDeps = () => ({
+  store,
+  allowPrivateWebhooks: true,
+  lookup: async () => [{ address: '203.0.113.10', family: 4 }],
+  now,
+  notify: () => {},
+});
 
 function queue() {
-  const engine = { reference: new ReferenceDataCache(store), registry: buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }), now };
-  return new WorkQueue({ store, engine, logger: createLogger('silent'), now, completions: reads.completions }, { workers: 1, batchConcurrency: 4, leaseMs: 10_000, pollMs: 10 });
+  const engine = {
+    reference: new ReferenceDataCache(store),
+    registry: buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }),
+    now,
+  };
+  return new WorkQueue(
+    { store, engine, logger: createLogger('silent'), now, completions: reads.completions },
+    { workers: 1, batchConcurrency: 4, leaseMs: 10_000, pollMs: 10 },
+  );
 }
 
 beforeEach(async () => {
@@ -35,7 +48,10 @@ beforeEach(async () => {
 afterEach(closeTempStores);
 
 async function notFound(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   expect((err as AppError).code).toBe('not_found');
   return (err as AppError).publicMessage;
@@ -50,7 +66,12 @@ describe('readJob', () => {
 
   it('without wait answers at once with the pending job; with wait, as soon as the job completes', async () => {
     const { job_id } = await submitAsyncVerification({ ...policy, webhook_url: 'https://hooks.example.test/x' }, key, submitDeps());
-    expect(await readJob(key.id, job_id, 0, reads)).toMatchObject({ job_id, status: 'pending', poll_url: `/api/v1/jobs/${job_id}`, webhook: { url: 'https://hooks.example.test/x', status: null, attempts: 0 } });
+    expect(await readJob(key.id, job_id, 0, reads)).toMatchObject({
+      job_id,
+      status: 'pending',
+      poll_url: `/api/v1/jobs/${job_id}`,
+      webhook: { url: 'https://hooks.example.test/x', status: null, attempts: 0 },
+    });
     const started = Date.now();
     const held = readJob(key.id, job_id, 20, reads);
     await new Promise((r) => setTimeout(r, 50));

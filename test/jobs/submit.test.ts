@@ -56,19 +56,37 @@ describe('submitAsyncVerification', () => {
   });
 
   it('a missing field is missing_required_field (singular) off the sync route', async () => {
-    expect((await refusal(submitAsyncVerification({ country: 'UK', insurance_type: 'motor' }, key, deps()))).code).toBe('missing_required_field');
+    expect((await refusal(submitAsyncVerification({ country: 'UK', insurance_type: 'motor' }, key, deps()))).code).toBe(
+      'missing_required_field',
+    );
   });
 
   it('refuses a document that is not a PDF, and a private webhook address when those are not allowed', async () => {
     const notPdf = await refusal(submitAsyncVerification({ ...policy, document: Buffer.from('hello').toString('base64') }, key, deps()));
     expect([notPdf.code, notPdf.publicMessage]).toEqual(['invalid_document', 'document is not a PDF (it does not start with %PDF-).']);
-    const hook = await refusal(submitAsyncVerification({ ...policy, webhook_url: 'https://10.0.0.1/x' }, key, deps({ allowPrivateWebhooks: false, lookup: async () => [{ address: '10.0.0.1', family: 4 }] })));
+    const hook = await refusal(
+      submitAsyncVerification(
+        { ...policy, webhook_url: 'https://10.0.0.1/x' },
+        key,
+        deps({ allowPrivateWebhooks: false, lookup: async () => [{ address: '10.0.0.1', family: 4 }] }),
+      ),
+    );
     expect(hook.code).toBe('invalid_webhook_url');
   });
 
   it('a pre-decoded document is taken from deps.checkDocument, whose refusal stands', async () => {
     const refused = new AppError('payload_too_large', 'too big');
-    const err = await refusal(submitAsyncVerification({ ...policy, document: 'sha256:abc' }, key, deps({ checkDocument: () => { throw refused; } })));
+    const err = await refusal(
+      submitAsyncVerification(
+        { ...policy, document: 'sha256:abc' },
+        key,
+        deps({
+          checkDocument: () => {
+            throw refused;
+          },
+        }),
+      ),
+    );
     expect(err).toBe(refused);
     const out = await submitAsyncVerification({ ...policy, document: 'sha256:abc' }, key, deps({ checkDocument: () => pdf }));
     expect((await store.jobs.document(out.job_id))?.equals(pdf)).toBe(true);
@@ -76,7 +94,9 @@ describe('submitAsyncVerification', () => {
 
   it('a key at its bound on waiting documents is told to retry in 10 s', async () => {
     await submitAsyncVerification({ ...policy, document: pdf.toString('base64') }, key, deps({ maxPendingDocumentsPerKey: 1 }));
-    const err = await refusal(submitAsyncVerification({ ...policy, document: pdf.toString('base64') }, key, deps({ maxPendingDocumentsPerKey: 1 })));
+    const err = await refusal(
+      submitAsyncVerification({ ...policy, document: pdf.toString('base64') }, key, deps({ maxPendingDocumentsPerKey: 1 })),
+    );
     expect([err.code, err.retryAfter]).toEqual(['rate_limit_exceeded', 10]);
   });
 
@@ -100,7 +120,10 @@ describe('submitExtraction', () => {
     expect((await refusal(submitExtraction(null, undefined, key, deps()))).code).toBe('missing_required_field');
     expect((await refusal(submitExtraction(Buffer.alloc(0), undefined, key, deps()))).publicMessage).toBe('The uploaded file is empty.');
     const notPdf = await refusal(submitExtraction(Buffer.from('GIF89a'), undefined, key, deps()));
-    expect([notPdf.code, notPdf.publicMessage]).toEqual(['invalid_document', 'The uploaded file is not a PDF (it does not start with %PDF-).']);
+    expect([notPdf.code, notPdf.publicMessage]).toEqual([
+      'invalid_document',
+      'The uploaded file is not a PDF (it does not start with %PDF-).',
+    ]);
   });
 
   it('with too many extractions waiting: service_unavailable with a retry delay, nothing stored', async () => {
@@ -111,12 +134,15 @@ describe('submitExtraction', () => {
   });
 
   it('a sheet_target that is not JSON is invalid_request', async () => {
-    expect((await refusal(submitExtraction(pdf, undefined, key, deps(), '{nope'))).publicMessage).toBe('sheet_target must be a JSON object (as text in the multipart field).');
+    expect((await refusal(submitExtraction(pdf, undefined, key, deps(), '{nope'))).publicMessage).toBe(
+      'sheet_target must be a JSON object (as text in the multipart field).',
+    );
   });
 
   it('a sheet_target may map the coverage details and needs_review; the coverage object itself, and coverage on a verification, are refused', async () => {
     const bound = deps({ sheetBindings: { require: async () => {} } });
-    const target = (columns: Record<string, string>) => JSON.stringify({ spreadsheet_id: 'sheet-submit-test-0001', sheet_name: 'Policies', key_column: 'A', columns });
+    const target = (columns: Record<string, string>) =>
+      JSON.stringify({ spreadsheet_id: 'sheet-submit-test-0001', sheet_name: 'Policies', key_column: 'A', columns });
     const columns = { insurer: 'B', motor_cover: 'C', trip_type: 'D', region: 'E', health_plan: 'F', needs_review: 'G' };
     const { job_id } = await submitExtraction(pdf, undefined, key, bound, target(columns));
     expect(JSON.parse((await store.jobs.get(job_id))!.sheet_target!)).toMatchObject({ columns });
@@ -124,7 +150,9 @@ describe('submitExtraction', () => {
     expect(err.publicMessage).toBe(
       'sheet_target.columns: unknown field coverage; use policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration, motor_cover, trip_type, region, health_plan, needs_review.',
     );
-    const onVerification = await refusal(submitAsyncVerification({ ...policy, sheet_target: JSON.parse(target({ status: 'B', motor_cover: 'C' })) }, key, bound));
+    const onVerification = await refusal(
+      submitAsyncVerification({ ...policy, sheet_target: JSON.parse(target({ status: 'B', motor_cover: 'C' })) }, key, bound),
+    );
     expect(onVerification.publicMessage).toMatch(/^sheet_target\.columns: unknown field motor_cover;/);
   });
 });
@@ -135,7 +163,11 @@ describe('submitBatch', () => {
     expect(out).toEqual({ batch_id: expect.any(String), status: 'pending', total_count: 3 });
     const items = await store.batches.items(out.batch_id);
     expect(items.map((i) => i.state)).toEqual(['pending', 'done', 'done']);
-    expect(JSON.parse(items[1]!.error!)).toEqual({ error: 'invalid_policy_number', message: expect.stringContaining('is not a recognised UK motor format'), code: 400 });
+    expect(JSON.parse(items[1]!.error!)).toEqual({
+      error: 'invalid_policy_number',
+      message: expect.stringContaining('is not a recognised UK motor format'),
+      code: 400,
+    });
     expect(JSON.parse(items[2]!.error!)).toMatchObject({ error: 'missing_required_field', code: 400 });
     expect(items[1]!.policy_number).toBe('X!');
     expect((await store.keys.get(key.id))!.balance).toBe(1);
@@ -150,7 +182,11 @@ describe('submitBatch', () => {
   it('refuses bodies of the wrong shape', async () => {
     expect((await refusal(submitBatch([], key, deps()))).code).toBe('invalid_request');
     expect((await refusal(submitBatch({}, key, deps()))).code).toBe('missing_required_field');
-    expect((await refusal(submitBatch({ policies: [] }, key, deps()))).publicMessage).toBe('policies must hold 1 to 100 policy objects; got 0.');
-    expect((await refusal(submitBatch({ policies: [policy], extra: 1 }, key, deps()))).publicMessage).toBe('Unknown field: extra. Accepted: policies, webhook_url, sheet_target.');
+    expect((await refusal(submitBatch({ policies: [] }, key, deps()))).publicMessage).toBe(
+      'policies must hold 1 to 100 policy objects; got 0.',
+    );
+    expect((await refusal(submitBatch({ policies: [policy], extra: 1 }, key, deps()))).publicMessage).toBe(
+      'Unknown field: extra. Accepted: policies, webhook_url, sheet_target.',
+    );
   });
 });

@@ -131,10 +131,18 @@ async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> 
 async function victimRound(c: Child, key: string): Promise<{ upload: number; verify: number }> {
   const form = new FormData();
   form.append('file', new Blob([corpusPdf('002')], { type: 'application/pdf' }), 'policy.pdf');
-  const up = await timed(() => fetch(`${c.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }));
+  const up = await timed(() =>
+    fetch(`${c.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }),
+  );
   const upText = await up.value.text();
   expect(up.value.status, `the victim's upload: ${upText}`).toBe(202);
-  const ver = await timed(() => fetch(`${c.url}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(POLICY) }));
+  const ver = await timed(() =>
+    fetch(`${c.url}/api/v1/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(POLICY),
+    }),
+  );
   const verText = await ver.value.text();
   expect(ver.value.status, `the victim's verification: ${verText}`).toBe(200);
   return { upload: up.ms, verify: ver.ms };
@@ -257,7 +265,12 @@ describe.runIf(process.platform === 'linux')('uploads that never finish, from on
     expect.soft(rssPeak - rssBefore, 'RSS growth of the connector during the attack (MB)').toBeLessThanOrEqual(SHARE_MB + RSS_SLACK_MB);
     // Its share holds SHARE_MB / DECLARED uploads; every other one was refused at once, in the contract's body.
     expect.soft(refused.length, 'attacker uploads refused').toBe(UPLOADS - (SHARE_MB * MB) / DECLARED);
-    expect.soft(answers.filter((a) => a !== null && a.status !== 429), 'attacker uploads answered otherwise').toEqual([]);
+    expect
+      .soft(
+        answers.filter((a) => a !== null && a.status !== 429),
+        'attacker uploads answered otherwise',
+      )
+      .toEqual([]);
     if (refused[0]) {
       expect(refused[0].headers['retry-after']).toMatch(/^\d+$/);
       expect(JSON.parse(refused[0].text)).toMatchObject({ error: 'rate_limit_exceeded', code: 429, retry_after: expect.any(Number) });
@@ -273,6 +286,9 @@ describe.runIf(process.platform === 'linux')('uploads that never finish, from on
     await new Promise((r) => setTimeout(r, 500));
     // The whole share is free again: SHARE_MB / DECLARED uploads of DECLARED bytes are all read (400: `document` is not a PDF).
     const statuses = await Promise.all(Array.from({ length: (SHARE_MB * MB) / DECLARED }, () => wholeUpload(c.port, attacker)));
-    expect(statuses.every((s) => s === 400), `statuses of whole uploads after the attack: ${statuses.join(', ')}`).toBe(true);
+    expect(
+      statuses.every((s) => s === 400),
+      `statuses of whole uploads after the attack: ${statuses.join(', ')}`,
+    ).toBe(true);
   });
 });

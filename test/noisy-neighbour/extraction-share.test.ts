@@ -60,7 +60,11 @@ afterAll(async () => {
 async function upload(key: string, id: string): Promise<{ status: number; body: any }> {
   const form = new FormData();
   form.append('file', new Blob([corpusPdf(id)], { type: 'application/pdf' }), `${id}.pdf`);
-  const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -123,7 +127,7 @@ async function victimUpload(): Promise<{ ms: number; status: number }> {
 }
 
 describe('sandbox keys reading slow documents beside a live key', () => {
-  it('the live key\'s verifications keep their pace, its upload is accepted and waits for at most the document being read', async () => {
+  it("the live key's verifications keep their pace, its upload is accepted and waits for at most the document being read", async () => {
     // Warm up (the extraction process and its OCR engine start on first use), then the baselines.
     await victimUpload();
     const heavyAlone = await timed(async () => {
@@ -152,7 +156,13 @@ describe('sandbox keys reading slow documents beside a live key', () => {
     // Every attacker document is still read in the end (nothing lost).
     for (const j of jobs) expect((await finished(j.poll, j.key, 300_000)).status).toBe('complete');
 
-    const report = JSON.stringify({ heavyAloneMs: Math.round(heavyAlone.ms), base, attacked, attackerAccepted: jobs.length, attackerRefused: refused });
+    const report = JSON.stringify({
+      heavyAloneMs: Math.round(heavyAlone.ms),
+      base,
+      attacked,
+      attackerAccepted: jobs.length,
+      attackerRefused: refused,
+    });
     console.log(`extraction noisy neighbour: ${report}`);
     // The victim's upload is never refused while sandbox keys hold their share.
     expect(attacked.upload.status, report).toBe(202);

@@ -106,7 +106,12 @@ function verify(c: Child): Promise<{ status: number; ms: number }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${c.url}/api/v1/verify`,
-      { method: 'POST', agent: false, localAddress: '127.0.0.1', headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent: false,
+        localAddress: '127.0.0.1',
+        headers: { authorization: `Bearer ${c.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode!, ms: performance.now() - t0 }));
@@ -178,7 +183,11 @@ async function settled(held: Held[]): Promise<void> {
 async function extractDocument(c: Child): Promise<any> {
   const form = new FormData();
   form.append('file', new Blob([corpusPdf('002')], { type: 'application/pdf' }), 'policy.pdf');
-  const res = await fetch(`${c.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${c.key}` }, body: form });
+  const res = await fetch(`${c.url}/api/v1/documents/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.key}` },
+    body: form,
+  });
   expect(res.status).toBe(202);
   const { poll_url } = (await res.json()) as { poll_url: string };
   return pollUntil(c.url, poll_url, c.key, (b: any) => b.status !== 'pending', 60_000);
@@ -188,7 +197,11 @@ describe.runIf(process.platform === 'linux')('idle connections from other addres
   let c: Child;
   let held: Held[] = [];
   beforeAll(async () => {
-    c = await startChild({ COVERCHECK_MAX_CONNECTIONS: String(TOTAL), COVERCHECK_MAX_CONNECTIONS_PER_IP: String(PER_ADDRESS), COVERCHECK_CONNECTION_IDLE_MS: '120000' });
+    c = await startChild({
+      COVERCHECK_MAX_CONNECTIONS: String(TOTAL),
+      COVERCHECK_MAX_CONNECTIONS_PER_IP: String(PER_ADDRESS),
+      COVERCHECK_CONNECTION_IDLE_MS: '120000',
+    });
   });
   afterAll(async () => {
     for (const h of held) h.socket.destroy();
@@ -210,7 +223,9 @@ describe.runIf(process.platform === 'linux')('idle connections from other addres
     expect(job.status).toBe('complete');
     expect(job.result.policy_number).toBe(corpusTruth('002').policy_number);
     const fds = fs.readdirSync(`/proc/${c.proc.pid}/fd`).length;
-    console.log(`idle connections: victim median ${baseline.toFixed(1)} ms alone, ${under.toFixed(1)} ms under ${held.length} attacker sockets (ratio ${(under / baseline).toFixed(2)}); child descriptors ${fds} of ${OPEN_FILES}`);
+    console.log(
+      `idle connections: victim median ${baseline.toFixed(1)} ms alone, ${under.toFixed(1)} ms under ${held.length} attacker sockets (ratio ${(under / baseline).toFixed(2)}); child descriptors ${fds} of ${OPEN_FILES}`,
+    );
     expect(under / baseline).toBeLessThanOrEqual(FACTOR);
     // The descriptors in reserve stayed free: the connections took no more than their bound.
     expect(fds).toBeLessThan(OPEN_FILES / 2);
@@ -221,7 +236,11 @@ describe.runIf(process.platform === 'linux')('idle connections from other addres
     expect(refusals.length).toBeGreaterThan(0);
     const refusal = refusals[0]!.data;
     expect(refusal).toMatch(/\r\nRetry-After: \d+\r\n/i);
-    expect(JSON.parse(refusal.slice(refusal.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: 'service_unavailable', code: 503, retry_after: expect.any(Number) });
+    expect(JSON.parse(refusal.slice(refusal.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: 'service_unavailable',
+      code: 503,
+      retry_after: expect.any(Number),
+    });
   });
 });
 
@@ -233,7 +252,11 @@ describe('idle and slow connections are timed out', { timeout: 30_000 }, () => {
   let key: string;
   beforeAll(async () => {
     srv = await startTestServer({
-      env: { COVERCHECK_CONNECTION_IDLE_MS: String(IDLE_MS), COVERCHECK_HEADERS_TIMEOUT_MS: String(HEADERS_MS), COVERCHECK_REQUEST_TIMEOUT_MS: String(REQUEST_MS) },
+      env: {
+        COVERCHECK_CONNECTION_IDLE_MS: String(IDLE_MS),
+        COVERCHECK_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+        COVERCHECK_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+      },
     });
     ({ key } = await srv.key({ mode: 'test' }));
   });

@@ -55,7 +55,10 @@ beforeAll(async () => {
   });
   victim = (await srv.key({ mode: 'test', name: 'victim' })).key;
   attacker = (await srv.key({ mode: 'test', name: 'attacker' })).key;
-  google.sheet(VICTIM_SHEET, 'Policies', [['Policy', 'Status'], ['UKM-1000-0001', '']]);
+  google.sheet(VICTIM_SHEET, 'Policies', [
+    ['Policy', 'Status'],
+    ['UKM-1000-0001', ''],
+  ]);
   await bindOverHttp(srv.url, victim, google, VICTIM_SHEET);
 }, 60_000);
 afterAll(async () => {
@@ -69,9 +72,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One write-back of the victim's, submission to `written`, in ms. */
 async function victimWriteback(): Promise<number> {
   const started = performance.now();
-  const r = await call(srv.url, 'POST', '/api/v1/verify/async', { key: victim, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: target } });
+  const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
+    key: victim,
+    body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: target },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(202);
-  const job = await pollUntil(srv.url, r.body.poll_url, victim, (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending', 120_000);
+  const job = await pollUntil(
+    srv.url,
+    r.body.poll_url,
+    victim,
+    (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending',
+    120_000,
+  );
   expect(job.sheet_writeback).toMatchObject({ status: 'written', written: 1 });
   return performance.now() - started;
 }
@@ -118,12 +130,17 @@ describe('noisy neighbour: Google Sheets', () => {
     }
 
     const ratio = median(attacked) / median(baseline);
-    console.log(`sheets write-back: baseline ${baseline.map(Math.round).join(', ')} ms; attacked ${attacked.map(Math.round).join(', ')} ms; ratio of medians ${ratio.toFixed(2)} (bound ${FACTOR}); attacker answers ${JSON.stringify(Object.fromEntries(answers))}, ${searchesDuring} of its checks reached Google meanwhile`);
+    console.log(
+      `sheets write-back: baseline ${baseline.map(Math.round).join(', ')} ms; attacked ${attacked.map(Math.round).join(', ')} ms; ratio of medians ${ratio.toFixed(2)} (bound ${FACTOR}); attacker answers ${JSON.stringify(Object.fromEntries(answers))}, ${searchesDuring} of its checks reached Google meanwhile`,
+    );
     // The attack was real: the attacker's checks kept reaching Google while the victim wrote.
     expect(searchesDuring).toBeGreaterThanOrEqual(ROUNDS);
     expect(answers.get(403) ?? 0).toBeGreaterThan(0);
     expect(ratio).toBeLessThanOrEqual(FACTOR);
     // Nothing of the attacker's is written into the victim's spreadsheet.
-    expect(google.grid(VICTIM_SHEET, 'Policies')).toEqual([['Policy', 'Status'], ['UKM-1000-0001', 'verified']]);
+    expect(google.grid(VICTIM_SHEET, 'Policies')).toEqual([
+      ['Policy', 'Status'],
+      ['UKM-1000-0001', 'verified'],
+    ]);
   }, 180_000);
 });

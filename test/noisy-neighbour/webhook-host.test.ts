@@ -87,7 +87,10 @@ const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 
 /** One victim webhook: ms from submission to the receiver holding its verified event (VICTIM_CAP_MS if it never comes). */
 async function victimWebhookMs(): Promise<number> {
   const started = performance.now();
-  const r = await call(srv.url, 'POST', '/api/v1/verify/async', { key: victim.key, body: { ...policy, webhook_url: `${hooks.url}/victim` } });
+  const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
+    key: victim.key,
+    body: { ...policy, webhook_url: `${hooks.url}/victim` },
+  });
   expect(r.status).toBe(202);
   const jobId = r.body.job_id as string;
   while (performance.now() - started < VICTIM_CAP_MS) {
@@ -116,7 +119,9 @@ describe('a webhook host that never answers', () => {
     const baseline = await victimMedian();
 
     const submitted = await Promise.all(
-      Array.from({ length: ATTACK_JOBS }, () => call(srv.url, 'POST', '/api/v1/verify/async', { key: attacker.key, body: { ...policy, webhook_url: silentUrl } })),
+      Array.from({ length: ATTACK_JOBS }, () =>
+        call(srv.url, 'POST', '/api/v1/verify/async', { key: attacker.key, body: { ...policy, webhook_url: silentUrl } }),
+      ),
     );
     expect(submitted.every((r) => r.status === 202)).toBe(true);
     // Every attacker job done and its delivery queued, and attempts to the silent host under way.
@@ -128,7 +133,9 @@ describe('a webhook host that never answers', () => {
 
     const attacked = await victimMedian(ATTACK_SPACING_MS);
     const ratio = attacked / baseline;
-    console.log(`victim webhook median: alone ${baseline.toFixed(0)} ms, beside the silent host ${attacked.toFixed(0)} ms, ratio ${ratio.toFixed(2)}; connections to the silent host: ${accepted}`);
+    console.log(
+      `victim webhook median: alone ${baseline.toFixed(0)} ms, beside the silent host ${attacked.toFixed(0)} ms, ratio ${ratio.toFixed(2)}; connections to the silent host: ${accepted}`,
+    );
     expect(ratio).toBeLessThanOrEqual(FACTOR);
 
     // The attacker's deliveries are kept, not dropped: pending for a later attempt, none delivered.

@@ -69,10 +69,16 @@ beforeAll(async () => {
   });
   victim = (await srv.key({ mode: 'test', name: 'victim' })).key;
   attacker = (await srv.key({ mode: 'test', name: 'attacker' })).key;
-  google.sheet(VICTIM_SHEET, 'Policies', [['Policy', 'Status'], ['UKM-1000-0001', '']]);
+  google.sheet(VICTIM_SHEET, 'Policies', [
+    ['Policy', 'Status'],
+    ['UKM-1000-0001', ''],
+  ]);
   await bindOverHttp(srv.url, victim, google, VICTIM_SHEET);
   for (const sheet of [STALL_SHEET, ...Array.from({ length: SHEETS }, (_, i) => attackSheet(i))]) {
-    google.sheet(sheet, 'Policies', [['Policy', 'Status'], ['UKM-1000-0001', '']]);
+    google.sheet(sheet, 'Policies', [
+      ['Policy', 'Status'],
+      ['UKM-1000-0001', ''],
+    ]);
     await bindOverHttp(srv.url, attacker, google, sheet);
   }
 }, 120_000);
@@ -98,7 +104,13 @@ async function victimWriteback(): Promise<number> {
   const started = performance.now();
   const r = await call(srv.url, 'POST', '/api/v1/verify/async', { key: victim, body: { ...policy, sheet_target: target(VICTIM_SHEET) } });
   expect(r.status, JSON.stringify(r.body)).toBe(202);
-  const job = await pollUntil(srv.url, r.body.poll_url, victim, (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending', 120_000);
+  const job = await pollUntil(
+    srv.url,
+    r.body.poll_url,
+    victim,
+    (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending',
+    120_000,
+  );
   expect(job.sheet_writeback).toMatchObject({ status: 'written', written: 1 });
   return performance.now() - started;
 }
@@ -111,7 +123,10 @@ async function victimRounds(): Promise<number[]> {
 
 /** One attacker batch into `sheet`; returns its id once it is complete (its write-back queued). */
 async function attackerBatch(sheet: string): Promise<string> {
-  const r = await call(srv.url, 'POST', '/api/v1/verify/batch', { key: attacker, body: { policies: [policy], sheet_target: target(sheet) } });
+  const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
+    key: attacker,
+    body: { policies: [policy], sheet_target: target(sheet) },
+  });
   expect(r.status, JSON.stringify(r.body)).toBe(202);
   await pollUntil(srv.url, `/api/v1/batches/${r.body.batch_id}`, attacker, (b) => b.status === 'complete', 60_000);
   return r.body.batch_id;
@@ -121,7 +136,10 @@ async function attackerBatch(sheet: string): Promise<string> {
 async function attackerWave(): Promise<string[]> {
   const ids: string[] = [];
   for (let n = 0; n < WAVE; n++) {
-    const r = await call(srv.url, 'POST', '/api/v1/verify/batch', { key: attacker, body: { policies: [policy], sheet_target: target(attackSheet(n % SHEETS)) } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
+      key: attacker,
+      body: { policies: [policy], sheet_target: target(attackSheet(n % SHEETS)) },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     ids.push(r.body.batch_id);
   }
@@ -170,7 +188,10 @@ describe('noisy neighbour: Sheets write-backs', () => {
     expect(ratio).toBeLessThanOrEqual(FACTOR);
     // The attack was real: the victim's write-back was written while the attacker's was still stalled.
     expect(Math.min(...stalledAfter)).toBeGreaterThan(0);
-    expect(google.grid(STALL_SHEET, 'Policies')).toEqual([['Policy', 'Status'], ['UKM-1000-0001', 'verified']]);
+    expect(google.grid(STALL_SHEET, 'Policies')).toEqual([
+      ['Policy', 'Status'],
+      ['UKM-1000-0001', 'verified'],
+    ]);
   }, 120_000);
 
   it("an attacker's backlog of write-backs into many spreadsheets leaves the victim's write-back within a small factor of its time alone", async () => {
@@ -199,6 +220,9 @@ describe('noisy neighbour: Sheets write-backs', () => {
     // The victim's write-back went ahead of the backlog, not after it.
     expect(Math.min(...waitingAfter)).toBeGreaterThan(0);
     // Nothing of the attacker's is written into the victim's spreadsheet.
-    expect(google.grid(VICTIM_SHEET, 'Policies')).toEqual([['Policy', 'Status'], ['UKM-1000-0001', 'verified']]);
+    expect(google.grid(VICTIM_SHEET, 'Policies')).toEqual([
+      ['Policy', 'Status'],
+      ['UKM-1000-0001', 'verified'],
+    ]);
   }, 300_000);
 });

@@ -7,7 +7,14 @@ const check = (text: string, limits?: { maxDepth?: number; maxValues?: number })
 describe('jsonShapeProblem', () => {
   it('passes ordinary bodies, a full batch included', () => {
     expect(check('{"policy_number":"UKM-1000-0001","country":"UK","insurance_type":"motor"}')).toBeNull();
-    const batch = { policies: Array.from({ length: 100 }, (_, i) => ({ policy_number: `UKM-1000-${i}`, country: 'UK', insurance_type: 'motor', provider: 'Albion' })) };
+    const batch = {
+      policies: Array.from({ length: 100 }, (_, i) => ({
+        policy_number: `UKM-1000-${i}`,
+        country: 'UK',
+        insurance_type: 'motor',
+        provider: 'Albion',
+      })),
+    };
     expect(check(JSON.stringify(batch))).toBeNull();
     expect(check('')).toBeNull();
     expect(check('42')).toBeNull();

@@ -18,7 +18,11 @@ describe('readJsonBody', () => {
   it('decodes a document field and leaves the sha-256 of its text in the body', () => {
     const text = pdf(1000).toString('base64');
     const out = readJsonBody(body({ policy_number: 'X', document: text }), ['document']);
-    expect(out).toEqual({ ok: true, value: { policy_number: 'X', document: `sha256:${crypto.createHash('sha256').update(text).digest('hex')}` }, documents: { document: { ok: true, value: pdf(1000) } } });
+    expect(out).toEqual({
+      ok: true,
+      value: { policy_number: 'X', document: `sha256:${crypto.createHash('sha256').update(text).digest('hex')}` },
+      documents: { document: { ok: true, value: pdf(1000) } },
+    });
   });
   it('keeps a refusal for a document that is not a base64 PDF; leaves non-strings and other fields alone', () => {
     const out = readJsonBody(body({ document: 'not base64!', other: 'JVBERi0=' }), ['document']);
@@ -46,7 +50,10 @@ describe('createOffload', () => {
   it('refuses there as inline: too deep, not JSON', async () => {
     const deep = Buffer.from(`{"pad":"${' '.repeat(OFF_THREAD_BYTES)}","x":${'['.repeat(40)}${']'.repeat(40)}}`);
     expect(await offload.readBody(deep)).toEqual({ ok: false, message: 'The JSON body is nested more than 32 levels deep.' });
-    expect(await offload.readBody(Buffer.from(`{"a":"${'x'.repeat(OFF_THREAD_BYTES)}`))).toEqual({ ok: false, message: 'The request body is not valid JSON.' });
+    expect(await offload.readBody(Buffer.from(`{"a":"${'x'.repeat(OFF_THREAD_BYTES)}`))).toEqual({
+      ok: false,
+      message: 'The request body is not valid JSON.',
+    });
   });
   it('a small document in a large body comes back intact (copied, not moved out of the pool)', async () => {
     const small = pdf(100);

@@ -8,12 +8,28 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFormat } from '../../connector/src/verify/format-check.js';
 import { inferType } from '../../connector/src/extract/fields/document-fields.js';
-import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LABEL_KINDS, LANGUAGE_PACKS, LANGUAGES, countryFromInput, countryProfile, foldInput, inputIndex, insuranceTypeFromInput } from '../../shared/packs/index.js';
+import {
+  COUNTRIES,
+  COUNTRY_PROFILES,
+  INSURANCE_TYPES,
+  LABEL_KINDS,
+  LANGUAGE_PACKS,
+  LANGUAGES,
+  countryFromInput,
+  countryProfile,
+  foldInput,
+  inputIndex,
+  insuranceTypeFromInput,
+} from '../../shared/packs/index.js';
 import { classifyHeader } from '../../addon/src/mapping.js';
 import { CHECK_SOURCES } from '../../shared/verification.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const folded = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+const folded = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
 
 describe('country profiles', () => {
   for (const code of COUNTRIES) {
@@ -57,13 +73,21 @@ describe('language packs', () => {
       expect(pack.code).toBe(code);
       expect(pack.months).toHaveLength(12);
       // Matched on folded text: written folded, or they could never match.
-      for (const m of [...pack.months, ...Object.keys(pack.monthVariants), ...Object.keys(pack.monthAbbreviations)]) expect(folded(m), m).toBe(m);
-      for (const n of [...Object.values(pack.monthVariants), ...Object.values(pack.monthAbbreviations)]) expect(n >= 1 && n <= 12).toBe(true);
+      for (const m of [...pack.months, ...Object.keys(pack.monthVariants), ...Object.keys(pack.monthAbbreviations)])
+        expect(folded(m), m).toBe(m);
+      for (const n of [...Object.values(pack.monthVariants), ...Object.values(pack.monthAbbreviations)])
+        expect(n >= 1 && n <= 12).toBe(true);
       for (const type of INSURANCE_TYPES) expect(pack.typeWords[type].words.length, `${code} ${type}`).toBeGreaterThan(0);
       for (const kind of LABEL_KINDS) expect(pack.labels[kind].length, `${code} ${kind} labels`).toBeGreaterThan(0);
       expect(pack.indicatorWords.length).toBeGreaterThan(5);
-      expect(fs.existsSync(path.join(ROOT, 'node_modules/@tesseract.js-data', pack.tesseract)), `@tesseract.js-data/${pack.tesseract}`).toBe(true);
-      expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies[`@tesseract.js-data/${pack.tesseract}`], 'a dependency').toBeDefined();
+      expect(
+        fs.existsSync(path.join(ROOT, 'node_modules/@tesseract.js-data', pack.tesseract)),
+        `@tesseract.js-data/${pack.tesseract}`,
+      ).toBe(true);
+      expect(
+        JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).dependencies[`@tesseract.js-data/${pack.tesseract}`],
+        'a dependency',
+      ).toBeDefined();
     });
     it(`${code}: the add-on finds a policy-number column headed in this language`, () => {
       const header = `${pack.sheetHeaders.policy[0]!.replace('\\w*', '')} ${pack.sheetHeaders.number[0]}`;
@@ -74,7 +98,11 @@ describe('language packs', () => {
     const seen = new Map<string, number>();
     for (const code of LANGUAGES) {
       const p = LANGUAGE_PACKS[code];
-      const entries: [string, number][] = [...p.months.map((m, i): [string, number] => [m, i + 1]), ...Object.entries(p.monthVariants), ...Object.entries(p.monthAbbreviations)];
+      const entries: [string, number][] = [
+        ...p.months.map((m, i): [string, number] => [m, i + 1]),
+        ...Object.entries(p.monthVariants),
+        ...Object.entries(p.monthAbbreviations),
+      ];
       for (const [word, month] of entries) {
         if (seen.has(word)) expect(seen.get(word), `${code}: ${word}`).toBe(month);
         seen.set(word, month);
@@ -109,24 +137,36 @@ describe('language packs', () => {
       }
       return out;
     };
-    const countryWords = COUNTRIES.flatMap((c) => [c, ...COUNTRY_PROFILES[c].aliases, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].countryNames[c])].map((w): [string, string] => [w, c]));
-    const typeWords = INSURANCE_TYPES.flatMap((t) => [t, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].insuranceTypeWords[t])].map((w): [string, string] => [w, t]));
+    const countryWords = COUNTRIES.flatMap((c) =>
+      [c, ...COUNTRY_PROFILES[c].aliases, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].countryNames[c])].map((w): [string, string] => [
+        w,
+        c,
+      ]),
+    );
+    const typeWords = INSURANCE_TYPES.flatMap((t) =>
+      [t, ...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].insuranceTypeWords[t])].map((w): [string, string] => [w, t]),
+    );
     expect(clashes(countryWords)).toEqual([]);
     expect(clashes(typeWords)).toEqual([]);
   });
   it('a word that names two values is refused rather than guessed', () => {
-    const lookup = inputIndex([['Kfz', 'motor'], ['KFZ', 'health'], ['Reise', 'travel']]);
+    const lookup = inputIndex([
+      ['Kfz', 'motor'],
+      ['KFZ', 'health'],
+      ['Reise', 'travel'],
+    ]);
     expect(lookup('kfz')).toBeNull();
     expect(lookup('reise')).toBe('travel');
   });
   it('an insurance-type word a document states is not read as another type by the extractor', () => {
     for (const code of LANGUAGES) {
       for (const t of INSURANCE_TYPES) {
-        for (const w of LANGUAGE_PACKS[code].insuranceTypeWords[t]) expect(inferType([{ text: w, cells: [] }])?.type ?? t, `${code}: ${w}`).toBe(t);
+        for (const w of LANGUAGE_PACKS[code].insuranceTypeWords[t])
+          expect(inferType([{ text: w, cells: [] }])?.type ?? t, `${code}: ${w}`).toBe(t);
       }
     }
   });
-  it('every country document language has a pack, and every pack is some country\'s language', () => {
+  it("every country document language has a pack, and every pack is some country's language", () => {
     const used = new Set(COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].languages as readonly string[]));
     expect([...used].sort()).toEqual([...LANGUAGES].sort());
   });

@@ -60,7 +60,13 @@ export async function startPortalServer(env: Record<string, string> = {}): Promi
   });
   let offset = 0;
   // No reference data: the portal reads none, and the suite starts faster.
-  const connector = await startConnector({ config, logger: createLogger('trace', sink), now: () => new Date(Date.now() + offset), seed: false, extractionThreads: 0 });
+  const connector = await startConnector({
+    config,
+    logger: createLogger('trace', sink),
+    now: () => new Date(Date.now() + offset),
+    seed: false,
+    extractionThreads: 0,
+  });
   connector.startWorkers();
   const server = await connector.listen(port, '127.0.0.1');
   return {

@@ -44,7 +44,15 @@ beforeAll(async () => {
   srv = await startPortalServer({ COVERCHECK_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, COVERCHECK_KEY_SWEEP_INTERVAL_MS: '3600000' });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
@@ -168,7 +176,9 @@ describe.skipIf(!have && !process.env.CI)('key portal in Chromium', () => {
     expect(await apiStatus(unused)).toEqual({ status: 401, error: 'invalid_api_key' });
     expect(await apiStatus(used)).toEqual({ status: 200 });
     // Its holder is told why, and where to get a new one.
-    const body = (await (await fetch(`${srv.url}/api/v1/account`, { headers: { authorization: `Bearer ${unused}` } })).json()) as { message: string };
+    const body = (await (await fetch(`${srv.url}/api/v1/account`, { headers: { authorization: `Bearer ${unused}` } })).json()) as {
+      message: string;
+    };
     expect(body.message).toMatch(/deactivated because it was not used within 7 days.*\/portal/);
   });
 

@@ -34,7 +34,7 @@ describe('portal forms over HTTP', () => {
     expect(await account.json()).toMatchObject({ plan: 'free' });
   });
 
-  it('refuses a POST without the CSRF field, without the cookie, or with another browser\'s token', async () => {
+  it("refuses a POST without the CSRF field, without the cookie, or with another browser's token", async () => {
     const before = (await srv.store.keys.list()).length;
     const a = new FormClient(srv.url);
     await a.get('/portal');

@@ -56,7 +56,13 @@ describe('e-mail requests and activation', () => {
     expect(mail.text).toContain('https://keys.example.com/portal/activate?token=');
     expect(mail.text + mail.html).not.toMatch(/pk_(live|test)_[A-Za-z0-9]{44}/);
     const stored = await store.portal.findRequest(hashToken(token));
-    expect(stored).toMatchObject({ id: req.id, email: 'ana@example.com', used_at: null, key_id: null, expires_at: new Date(T0.getTime() + DAY).toISOString() });
+    expect(stored).toMatchObject({
+      id: req.id,
+      email: 'ana@example.com',
+      used_at: null,
+      key_id: null,
+      expires_at: new Date(T0.getTime() + DAY).toISOString(),
+    });
     expect(JSON.stringify(stored)).not.toContain(token);
     // No key exists before activation.
     expect(await store.keys.list()).toHaveLength(0);
@@ -156,7 +162,10 @@ describe('CSRF guard', () => {
     const field = guard.issue(sid);
     const tampered = field.slice(0, -1) + (field.endsWith('0') ? '1' : '0');
     expect(await guard.verify(sid, tampered)).toMatchObject({ ok: false, reason: 'invalid' });
-    expect(await guard.verify(sid, new CsrfGuard('t'.repeat(32), () => new Date(clock)).issue(sid))).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(await guard.verify(sid, new CsrfGuard('t'.repeat(32), () => new Date(clock)).issue(sid))).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+    });
     const old = guard.issue(sid);
     clock += 60 * 60 * 1000 + 1;
     expect(await guard.verify(sid, old)).toMatchObject({ ok: false, reason: 'expired' });

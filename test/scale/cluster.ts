@@ -71,7 +71,8 @@ function baseEnv(): Record<string, string> {
 async function waitHealthy(url: string, child: ChildProcess, out: () => string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`instance at ${url} exited (${child.exitCode ?? child.signalCode}) before it was healthy:\n${out()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`instance at ${url} exited (${child.exitCode ?? child.signalCode}) before it was healthy:\n${out()}`);
     const ok = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
       (r) => r.status === 200,
       () => false,
@@ -84,7 +85,8 @@ async function waitHealthy(url: string, child: ChildProcess, out: () => string, 
 
 function stopChild(child: ChildProcess, graceMs: number): Promise<Exit> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode, killed: false });
+    if (child.exitCode !== null || child.signalCode !== null)
+      return resolve({ code: child.exitCode, signal: child.signalCode, killed: false });
     let killed = false;
     const timer = setTimeout(() => {
       killed = true;
@@ -100,7 +102,8 @@ function stopChild(child: ChildProcess, graceMs: number): Promise<Exit> {
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const sandboxKey = generateKey('test').key;
-  const database = opts.backend.kind === 'postgres' ? { COVERCHECK_DATABASE_URL: opts.backend.databaseUrl } : { COVERCHECK_DB: opts.backend.path };
+  const database =
+    opts.backend.kind === 'postgres' ? { COVERCHECK_DATABASE_URL: opts.backend.databaseUrl } : { COVERCHECK_DB: opts.backend.path };
   const children: ChildProcess[] = [];
   const outputs: string[] = [];
   const urls: string[] = [];
@@ -144,7 +147,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     async createKey(k = {}) {
       const store = await openStore(storeOptions(opts.backend));
       try {
-        const { key, record } = await createApiKey(store, { mode: k.mode ?? 'test', name: 'cluster test', scopes: k.scopes ?? ['verify'], ...(k.credits !== undefined ? { credits: k.credits } : {}) });
+        const { key, record } = await createApiKey(store, {
+          mode: k.mode ?? 'test',
+          name: 'cluster test',
+          scopes: k.scopes ?? ['verify'],
+          ...(k.credits !== undefined ? { credits: k.credits } : {}),
+        });
         return { key, id: record.id };
       } finally {
         await store.close();

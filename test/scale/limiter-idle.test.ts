@@ -91,7 +91,11 @@ describe('a shared limiter idle past its timeout', () => {
         return { kind: 'not_found', source: 'upstream-idle', demo: false };
       },
     };
-    const limited = limitedRegistry(upstream, { maxConcurrent: 2, minTimeMs: 0, timeoutMs: 3_000, perSecond: 5 }, createLimiters(handle, { idleTimeoutMs: IDLE_MS }));
+    const limited = limitedRegistry(
+      upstream,
+      { maxConcurrent: 2, minTimeMs: 0, timeoutMs: 3_000, perSecond: 5 },
+      createLimiters(handle, { idleTimeoutMs: IDLE_MS }),
+    );
     const query = { policy_number: 'UKM10000001', country: 'UK', insurance_type: 'motor' } as const;
     expect(await limited.lookup(query, new AbortController().signal)).toMatchObject({ kind: 'not_found' });
     await sleep(IDLE_MS * 2.5);
@@ -105,7 +109,12 @@ describe('bareScriptError', () => {
     expect(bareScriptError(new Error('ERR SETTINGS_KEY_NOT_FOUND'))?.message).toBe('SETTINGS_KEY_NOT_FOUND');
     expect(bareScriptError(new Error('ERR UNKNOWN_CLIENT'))?.message).toBe('UNKNOWN_CLIENT');
     expect(bareScriptError(new Error('ERR OVERWEIGHT:3:2'))?.message).toBe('OVERWEIGHT:3:2');
-    for (const other of ['ERR SETTINGS_KEY_NOT_FOUND_ELSEWHERE', 'ERR unknown command', 'NOSCRIPT No matching script', 'SETTINGS_KEY_NOT_FOUND']) {
+    for (const other of [
+      'ERR SETTINGS_KEY_NOT_FOUND_ELSEWHERE',
+      'ERR unknown command',
+      'NOSCRIPT No matching script',
+      'SETTINGS_KEY_NOT_FOUND',
+    ]) {
       const err = new Error(other);
       expect(bareScriptError(err)).toBe(err);
     }

@@ -36,7 +36,12 @@ async function instance(prefix: string, url = redisUrl): Promise<RedisHandle> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `n` jobs on `limiter`, recording start times and the peak of jobs running at once in `probe`. */
-function runJobs(limiter: Bottleneck, n: number, probe: { running: number; peak: number; starts: number[] }, durationMs: number): Promise<unknown[]> {
+function runJobs(
+  limiter: Bottleneck,
+  n: number,
+  probe: { running: number; peak: number; starts: number[] },
+  durationMs: number,
+): Promise<unknown[]> {
   return Promise.all(
     Array.from({ length: n }, () =>
       limiter.schedule(async () => {
@@ -122,7 +127,11 @@ describe('clustered bottleneck limiters (two instances, one Redis)', () => {
     const gb = createLimiters(await instance(prefix)).group('hosts', { maxConcurrent: 1 });
     const x = { running: 0, peak: 0, starts: [] as number[] };
     const y = { running: 0, peak: 0, starts: [] as number[] };
-    await Promise.all([runJobs(ga.key('x.example'), 3, x, 40), runJobs(gb.key('x.example'), 3, x, 40), runJobs(gb.key('y.example'), 3, y, 40)]);
+    await Promise.all([
+      runJobs(ga.key('x.example'), 3, x, 40),
+      runJobs(gb.key('x.example'), 3, x, 40),
+      runJobs(gb.key('y.example'), 3, y, 40),
+    ]);
     expect(x.peak).toBe(1);
     expect(y.peak).toBe(1);
     // Keys differ: y ran beside x, so y's first start came before x's last.
@@ -134,7 +143,10 @@ describe('clustered bottleneck limiters (two instances, one Redis)', () => {
     expect(local.shared).toBe(false);
     expect(local.job(1000)).toEqual({});
     const probe = { running: 0, peak: 0, starts: [] as number[] };
-    await Promise.all([runJobs(local.limiter('conc', { maxConcurrent: 2 }), 4, probe, 30), runJobs(createLimiters(null).limiter('conc', { maxConcurrent: 2 }), 4, probe, 30)]);
+    await Promise.all([
+      runJobs(local.limiter('conc', { maxConcurrent: 2 }), 4, probe, 30),
+      runJobs(createLimiters(null).limiter('conc', { maxConcurrent: 2 }), 4, probe, 30),
+    ]);
     // Two processes' local limiters don't know each other: 2 + 2.
     expect(probe.peak).toBe(4);
   });
@@ -143,9 +155,9 @@ describe('clustered bottleneck limiters (two instances, one Redis)', () => {
 describe('Redis unavailable', () => {
   it('at start: a readable error naming the cause, instead of silently per-process limits', async () => {
     const port = await freePort();
-    await expect(connectRedis({ url: `redis://127.0.0.1:${port}`, prefix: freshPrefix() }, logger, { connectTimeoutMs: 500 })).rejects.toThrow(
-      new RegExp(`Redis at redis://127.0.0.1:${port} did not answer within 500 ms \\(.*ECONNREFUSED`),
-    );
+    await expect(
+      connectRedis({ url: `redis://127.0.0.1:${port}`, prefix: freshPrefix() }, logger, { connectTimeoutMs: 500 }),
+    ).rejects.toThrow(new RegExp(`Redis at redis://127.0.0.1:${port} did not answer within 500 ms \\(.*ECONNREFUSED`));
   });
 
   it('later: an upstream lookup behind a shared limit is answered unavailable, and the upstream is not called', async () => {
@@ -160,7 +172,11 @@ describe('Redis unavailable', () => {
           return { kind: 'not_found', source: 'upstream-test', demo: false };
         },
       };
-      const limited = limitedRegistry(upstream, { maxConcurrent: 2, minTimeMs: 0, timeoutMs: 3_000, perSecond: 5 }, createLimiters(await instance(freshPrefix(), own.url)));
+      const limited = limitedRegistry(
+        upstream,
+        { maxConcurrent: 2, minTimeMs: 0, timeoutMs: 3_000, perSecond: 5 },
+        createLimiters(await instance(freshPrefix(), own.url)),
+      );
       const query = { policy_number: 'UKM10000001', country: 'UK', insurance_type: 'motor' } as const;
       expect(await limited.lookup(query, new AbortController().signal)).toMatchObject({ kind: 'not_found' });
       expect(calls).toBe(1);
@@ -168,7 +184,10 @@ describe('Redis unavailable', () => {
       stopped = true;
       const started = Date.now();
       // Refused after the client's two reconnect attempts, well before the 3 s deadline.
-      expect(await limited.lookup(query, new AbortController().signal)).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('rate limiter unavailable') });
+      expect(await limited.lookup(query, new AbortController().signal)).toMatchObject({
+        kind: 'unavailable',
+        reason: expect.stringContaining('rate limiter unavailable'),
+      });
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(calls).toBe(1);
     } finally {
@@ -308,7 +327,12 @@ describe('an embedded deployment', () => {
       process.stdout.write(JSON.stringify({ loaded, shared: connector.ctx.limiters.shared }));
     `;
     const run = (env: Record<string, string>) =>
-      JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(env)], { encoding: 'utf8', timeout: 30_000 })) as { loaded: boolean; shared: boolean };
+      JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(env)], {
+          encoding: 'utf8',
+          timeout: 30_000,
+        }),
+      ) as { loaded: boolean; shared: boolean };
     expect(run({})).toEqual({ loaded: false, shared: false });
     expect(run({ COVERCHECK_REDIS_URL: redisUrl, COVERCHECK_REDIS_PREFIX: freshPrefix() })).toEqual({ loaded: true, shared: true });
   });

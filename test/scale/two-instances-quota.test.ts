@@ -61,7 +61,10 @@ let cluster: Cluster | undefined;
 
 beforeAll(async () => {
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  backend = process.env.COVERCHECK_SCALE_BACKEND === 'sqlite' ? sqliteBackend() : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_quota') };
+  backend =
+    process.env.COVERCHECK_SCALE_BACKEND === 'sqlite'
+      ? sqliteBackend()
+      : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_quota') };
   cluster = await startCluster({
     instances: 2,
     backend,
@@ -106,7 +109,10 @@ describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
       for (let sent = 0; sent < REQUESTS_PER_CLIENT; sent++) {
         const n = seq++;
         const policy_number = `UKM-${String(5000 + Math.floor(n / 10_000)).padStart(4, '0')}-${String(n % 10_000).padStart(4, '0')}`;
-        const r = await call(c.urls[instance]!, 'POST', '/api/v1/verify', { key, body: { policy_number, country: 'UK', insurance_type: 'motor' } });
+        const r = await call(c.urls[instance]!, 'POST', '/api/v1/verify', {
+          key,
+          body: { policy_number, country: 'UK', insurance_type: 'motor' },
+        });
         const outcome = r.status === 200 ? r.body.status : `http_${r.status}`;
         statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
         if (r.status !== 200) throw new Error(`instance ${instance} answered ${r.status}: ${JSON.stringify(r.body)}`);
@@ -121,7 +127,16 @@ describe(`two instances, one Redis: COVERCHECK_REGISTRY_PER_SEC=${N}`, () => {
 
     const times = [...arrivals].sort((a, b) => a - b);
     const bound = N * (Math.ceil(load / 1000) + 2);
-    const report = { n: times.length, load, bound, asked: seq, per1s: maxInWindow(times, 1000), per2s: maxInWindow(times, 2000), statuses: Object.fromEntries(statuses), byInstance };
+    const report = {
+      n: times.length,
+      load,
+      bound,
+      asked: seq,
+      per1s: maxInWindow(times, 1000),
+      per2s: maxInWindow(times, 2000),
+      statuses: Object.fromEntries(statuses),
+      byInstance,
+    };
     const why = JSON.stringify(report);
 
     // The bound derived above.

@@ -29,7 +29,10 @@ let hooks: WebhookReceiver;
 
 beforeAll(async () => {
   hooks = await startWebhookReceiver();
-  backend = process.env.COVERCHECK_SCALE_BACKEND === 'sqlite' ? sqliteBackend() : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_work') };
+  backend =
+    process.env.COVERCHECK_SCALE_BACKEND === 'sqlite'
+      ? sqliteBackend()
+      : { kind: 'postgres', databaseUrl: await createDatabase(inject('postgresUrl'), 'scale_work') };
   cluster = await startCluster({
     instances: 2,
     backend,
@@ -44,7 +47,9 @@ beforeAll(async () => {
       COVERCHECK_WEBHOOK_HOST_CONCURRENCY: '8',
     },
   });
-  store = await openStore(backend.kind === 'postgres' ? { databasePath: '', databaseUrl: backend.databaseUrl, poolSize: 4 } : { databasePath: backend.path });
+  store = await openStore(
+    backend.kind === 'postgres' ? { databasePath: '', databaseUrl: backend.databaseUrl, poolSize: 4 } : { databasePath: backend.path },
+  );
   expect(store.kind).toBe(backend.kind);
   // Live keys are answered from real sources only: an operator's registry extract, shared by both instances.
   await importOperatorRegistry(store);
@@ -89,11 +94,18 @@ describe('two instances on one database and one Redis', () => {
     hooks.secret = (await store.keys.get(keyId))!.webhook_secret!;
     expect(hooks.secret).toMatch(/^whsec_/);
 
-    const submitted = await pool(Array.from({ length: JOBS }, (_, i) => i), 16, async (i) => {
-      const r = await call(cluster.urls[i % 2]!, 'POST', '/api/v1/verify/async', { key, body: { ...POLICIES[i % POLICIES.length], webhook_url: hooks.url } });
-      expect(r.status, JSON.stringify(r.body)).toBe(202);
-      return r.body.job_id as string;
-    });
+    const submitted = await pool(
+      Array.from({ length: JOBS }, (_, i) => i),
+      16,
+      async (i) => {
+        const r = await call(cluster.urls[i % 2]!, 'POST', '/api/v1/verify/async', {
+          key,
+          body: { ...POLICIES[i % POLICIES.length], webhook_url: hooks.url },
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(202);
+        return r.body.job_id as string;
+      },
+    );
     expect(new Set(submitted).size).toBe(JOBS);
 
     // Wait for every job and every delivery.

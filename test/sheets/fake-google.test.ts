@@ -16,20 +16,29 @@ const SID = 'metadata-rules-sheet-01';
 
 beforeAll(async () => {
   await google.start();
-  sheets = googleapis.sheets({ version: 'v4', auth: serviceAccountAuth(readServiceAccount(google.keyFile)) as never, rootUrl: `${google.url}/`, retry: false });
+  sheets = googleapis.sheets({
+    version: 'v4',
+    auth: serviceAccountAuth(readServiceAccount(google.keyFile)) as never,
+    rootUrl: `${google.url}/`,
+    retry: false,
+  });
   google.sheet(SID, 'Data', []);
   google.sheet(SID, 'Other', []);
 });
 afterAll(async () => google.stop());
 
-const search = (dataFilters: sheets_v4.Schema$DataFilter[], spreadsheetId = SID) => sheets.spreadsheets.developerMetadata.search({ spreadsheetId, requestBody: { dataFilters } });
+const search = (dataFilters: sheets_v4.Schema$DataFilter[], spreadsheetId = SID) =>
+  sheets.spreadsheets.developerMetadata.search({ spreadsheetId, requestBody: { dataFilters } });
 async function status(p: Promise<unknown>): Promise<{ status: number; message: string }> {
   try {
     await p;
     return { status: 200, message: '' };
   } catch (err) {
     const e = err as { status?: number; response?: { status?: number; data?: { error?: { message?: string; status?: string } } } };
-    return { status: e.response?.status ?? e.status ?? 0, message: `${e.response?.data?.error?.status ?? ''} ${e.response?.data?.error?.message ?? ''}` };
+    return {
+      status: e.response?.status ?? e.status ?? 0,
+      message: `${e.response?.data?.error?.status ?? ''} ${e.response?.data?.error?.message ?? ''}`,
+    };
   }
 }
 const at = { metadataLocation: { spreadsheet: true }, locationMatchingStrategy: 'EXACT_LOCATION' } as const;
@@ -41,7 +50,10 @@ describe('Sheets stand-in: developer metadata', () => {
     google.addDeveloperMetadata(SID, { key, value: 'project-of-the-addon', visibility: 'PROJECT', project: ADDON_PROJECT });
     google.addDeveloperMetadata(SID, { key, value: 'project-of-the-connector', visibility: 'PROJECT', project: google.project });
     const r = await search([{ developerMetadataLookup: { metadataKey: key } }]);
-    expect(r.data.matchedDeveloperMetadata!.map((m) => m.developerMetadata!.metadataValue).sort()).toEqual(['document', 'project-of-the-connector']);
+    expect(r.data.matchedDeveloperMetadata!.map((m) => m.developerMetadata!.metadataValue).sort()).toEqual([
+      'document',
+      'project-of-the-connector',
+    ]);
     // Asking for PROJECT visibility does not reveal another project's entries either.
     const p = await search([{ developerMetadataLookup: { metadataKey: key, visibility: 'PROJECT' } }]);
     expect(p.data.matchedDeveloperMetadata!.map((m) => m.developerMetadata!.metadataValue)).toEqual(['project-of-the-connector']);
@@ -55,10 +67,18 @@ describe('Sheets stand-in: developer metadata', () => {
     const byValue = { developerMetadataLookup: { metadataKey: key, metadataValue: 'a' } };
     const byId = { developerMetadataLookup: { metadataId: a.metadataId } };
     const r = await search([byValue, byId, { developerMetadataLookup: { metadataKey: key, ...at } }]);
-    const got = Object.fromEntries(r.data.matchedDeveloperMetadata!.map((m) => [m.developerMetadata!.metadataValue, m.dataFilters!.length]));
+    const got = Object.fromEntries(
+      r.data.matchedDeveloperMetadata!.map((m) => [m.developerMetadata!.metadataValue, m.dataFilters!.length]),
+    );
     // "a" matched three filters, "b" one (the location lookup); the sheet-level entry none of them.
     expect(got).toEqual({ a: 3, b: 1 });
-    expect(r.data.matchedDeveloperMetadata![0]!.developerMetadata).toEqual({ metadataId: a.metadataId, metadataKey: key, metadataValue: 'a', location: { locationType: 'SPREADSHEET', spreadsheet: true }, visibility: 'DOCUMENT' });
+    expect(r.data.matchedDeveloperMetadata![0]!.developerMetadata).toEqual({
+      metadataId: a.metadataId,
+      metadataKey: key,
+      metadataValue: 'a',
+      location: { locationType: 'SPREADSHEET', spreadsheet: true },
+      visibility: 'DOCUMENT',
+    });
     const sheetLevel = await search([{ developerMetadataLookup: { metadataKey: key, locationType: 'SHEET' } }]);
     expect(sheetLevel.data.matchedDeveloperMetadata!.map((m) => m.developerMetadata!.metadataValue)).toEqual(['on-a-sheet']);
   });
@@ -75,8 +95,21 @@ describe('Sheets stand-in: developer metadata', () => {
       ['an empty DataFilter', {}],
       ['a strategy without a location', { developerMetadataLookup: { metadataKey: 'k', locationMatchingStrategy: 'EXACT_LOCATION' } }],
       ['a locationType with EXACT_LOCATION', { developerMetadataLookup: { metadataKey: 'k', locationType: 'SPREADSHEET', ...at } }],
-      ['locationType SPREADSHEET with the default INTERSECTING strategy', { developerMetadataLookup: { metadataKey: 'k', locationType: 'SPREADSHEET' } }],
-      ['locationType SPREADSHEET at a sheet location', { developerMetadataLookup: { metadataKey: 'k', locationType: 'SPREADSHEET', metadataLocation: { sheetId: 0 }, locationMatchingStrategy: 'INTERSECTING_LOCATION' } }],
+      [
+        'locationType SPREADSHEET with the default INTERSECTING strategy',
+        { developerMetadataLookup: { metadataKey: 'k', locationType: 'SPREADSHEET' } },
+      ],
+      [
+        'locationType SPREADSHEET at a sheet location',
+        {
+          developerMetadataLookup: {
+            metadataKey: 'k',
+            locationType: 'SPREADSHEET',
+            metadataLocation: { sheetId: 0 },
+            locationMatchingStrategy: 'INTERSECTING_LOCATION',
+          },
+        },
+      ],
     ];
     for (const [why, filter] of bad) expect((await status(search([filter]))).status, why).toBe(400);
   });
@@ -85,7 +118,10 @@ describe('Sheets stand-in: developer metadata', () => {
     const PRIVATE = 'metadata-private-sheet';
     google.sheet(PRIVATE, 'Data', [['secret']]);
     google.share(PRIVATE, false);
-    expect(await status(search([{ developerMetadataLookup: { metadataKey: 'k' } }], PRIVATE))).toEqual({ status: 403, message: 'PERMISSION_DENIED The caller does not have permission' });
+    expect(await status(search([{ developerMetadataLookup: { metadataKey: 'k' } }], PRIVATE))).toEqual({
+      status: 403,
+      message: 'PERMISSION_DENIED The caller does not have permission',
+    });
     expect((await status(sheets.spreadsheets.values.get({ spreadsheetId: PRIVATE, range: "'Data'!A:A" }))).status).toBe(403);
     google.share(PRIVATE, true);
     expect((await status(search([{ developerMetadataLookup: { metadataKey: 'k' } }], PRIVATE))).status).toBe(200);
@@ -100,7 +136,10 @@ describe('Sheets stand-in: developer metadata', () => {
     google.addDeveloperMetadata(SHEET, { key: 'covercheck.binding', value: 'spreadsheet-project', visibility: 'PROJECT' });
     google.addDeveloperMetadata(SHEET, { key: 'another.key', value: 'other', visibility: 'DOCUMENT' });
     const limiter = new SheetsLimiter({ perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 });
-    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter }, google.serviceEmail);
+    const api = new SheetsApi(
+      { auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter },
+      google.serviceEmail,
+    );
     expect(await api.spreadsheetMetadataValues(SHEET, 'covercheck.binding')).toEqual(['spreadsheet-document']);
     expect(await api.spreadsheetMetadataValues(SHEET, 'nothing')).toEqual([]);
     await limiter.stop();

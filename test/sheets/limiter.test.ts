@@ -36,7 +36,11 @@ async function untilStarted(...gs: { started: boolean }[]): Promise<void> {
   while (!gs.every((g) => g.started) && Date.now() < deadline) await tick(5);
   expect(gs.map((g) => g.started)).toEqual(gs.map(() => true));
 }
-const refusal = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 describe('SheetsLimiter: bounds', () => {
   it("refuses a key's call at once past its bound of calls waiting, retryably; another key still gets in", async () => {
@@ -70,7 +74,11 @@ describe('SheetsLimiter: bounds', () => {
       l.schedule({ keyId: 'b', spreadsheetId: 'sheet-b' }, async () => 'b'),
     ];
     expect(l.waiting()).toBe(4);
-    for (const k of ['a', 'b']) expect(await refusal(l.schedule({ keyId: k, spreadsheetId: 'x' }, async () => 'never'))).toMatchObject({ scope: 'all', transient: true });
+    for (const k of ['a', 'b'])
+      expect(await refusal(l.schedule({ keyId: k, spreadsheetId: 'x' }, async () => 'never'))).toMatchObject({
+        scope: 'all',
+        transient: true,
+      });
     // A key with nothing waiting always has one place, whatever the others queued.
     const c = l.schedule({ keyId: 'c', spreadsheetId: 'sheet-c' }, async () => 'c');
     expect(l.waiting()).toBe(5);
@@ -97,7 +105,8 @@ describe('SheetsLimiter: turns', () => {
     // 20 calls a second on the spreadsheet: the backlog is 2 s of work.
     const l = limiter({ perProject: 20, perSpreadsheet: 20, waitingPerKey: 50 });
     const order: string[] = [];
-    const call = (key: string, i: number) => l.schedule({ keyId: key, spreadsheetId: 'shared-sheet' }, async () => void order.push(`${key}${i}`));
+    const call = (key: string, i: number) =>
+      l.schedule({ keyId: key, spreadsheetId: 'shared-sheet' }, async () => void order.push(`${key}${i}`));
     const backlog = Array.from({ length: 40 }, (_, i) => call('noisy', i));
     await tick(10);
     const quiet = call('quiet', 0);
@@ -111,7 +120,9 @@ describe('SheetsLimiter: turns', () => {
   it('keys with backlogs alternate', async () => {
     const l = limiter({ perProject: 100, perSpreadsheet: 100, waitingPerKey: 50 });
     const order: string[] = [];
-    const calls = ['a', 'b', 'c'].flatMap((k) => Array.from({ length: 5 }, (_, i) => l.schedule({ keyId: k, spreadsheetId: `sheet-${k}` }, async () => void order.push(k))));
+    const calls = ['a', 'b', 'c'].flatMap((k) =>
+      Array.from({ length: 5 }, (_, i) => l.schedule({ keyId: k, spreadsheetId: `sheet-${k}` }, async () => void order.push(k))),
+    );
     await Promise.all(calls);
     // After the first round, every window of three calls holds one of each key.
     for (let i = 0; i + 3 <= order.length; i += 3) expect(new Set(order.slice(i, i + 3)).size, order.join('')).toBe(3);
@@ -121,7 +132,11 @@ describe('SheetsLimiter: turns', () => {
     // One call every 100 ms for the connector, whichever key's turn it is.
     const l = limiter({ perProject: 10, perSpreadsheet: 1000, windowMs: 1000 });
     const at: number[] = [];
-    await Promise.all(Array.from({ length: 12 }, (_, i) => l.schedule({ keyId: `key-${i % 4}`, spreadsheetId: `s-${i}` }, async () => void at.push(performance.now()))));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        l.schedule({ keyId: `key-${i % 4}`, spreadsheetId: `s-${i}` }, async () => void at.push(performance.now())),
+      ),
+    );
     at.sort((a, b) => a - b);
     // Bottleneck spaces the times it sets for each call; a timer that fires late shortens the next
     // gap as seen here, but not the span: 11 gaps of 100 ms (20 ms of slack for the clocks).

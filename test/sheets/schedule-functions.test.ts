@@ -4,13 +4,27 @@ import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { seedReferenceData } from '../../connector/src/demo/seed.js';
 import { AppError } from '../../connector/src/errors.js';
 import { shippedDataDir } from '../../connector/src/paths.js';
-import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSchedule, type ScheduleDeps } from '../../connector/src/sheets/schedules.js';
+import {
+  createSchedule,
+  deleteSchedule,
+  getSchedule,
+  listSchedules,
+  resumeSchedule,
+  type ScheduleDeps,
+} from '../../connector/src/sheets/schedules.js';
 import type { Store } from '../../connector/src/store/types.js';
 import { closeTempStores, openTempStore } from '../helpers/temp-store.js';
 
 const SID = '1AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
 const at = new Date('2026-11-22T10:00:00Z');
-const request = { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' as const, limit: 3, mode: 'overwrite' as const };
+const request = {
+  dataset: 'uk-gdp-abmi',
+  spreadsheet_id: SID,
+  sheet_name: 'GDP',
+  cadence: 'daily' as const,
+  limit: 3,
+  mode: 'overwrite' as const,
+};
 let store: Store;
 let woken: number;
 let bound: boolean;
@@ -29,7 +43,10 @@ const deps = (): ScheduleDeps => ({
 });
 
 async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(AppError);
   return err as AppError;
 }
@@ -92,8 +109,15 @@ describe('list, get, delete', () => {
     const s = await createSchedule(A, request, deps());
     const leased = await store.schedules.leaseDue(at.toISOString(), new Date(at.getTime() + 60_000).toISOString());
     expect(leased?.id).toBe(s.schedule_id);
-    await store.schedules.finishRun(s.schedule_id, at.toISOString(), { finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }, new Date(at.getTime() + 86_400_000).toISOString());
-    expect((await getSchedule(A, s.schedule_id, store)).runs).toEqual([{ started_at: at.toISOString(), finished_at: at.toISOString(), status: 'ok', rows: 3, error: null }]);
+    await store.schedules.finishRun(
+      s.schedule_id,
+      at.toISOString(),
+      { finished_at: at.toISOString(), status: 'ok', rows: 3, error: null },
+      new Date(at.getTime() + 86_400_000).toISOString(),
+    );
+    expect((await getSchedule(A, s.schedule_id, store)).runs).toEqual([
+      { started_at: at.toISOString(), finished_at: at.toISOString(), status: 'ok', rows: 3, error: null },
+    ]);
   });
 
   it("a schedule's view shows its last 30 runs, newest first", async () => {
@@ -108,14 +132,22 @@ describe('list, get, delete', () => {
     expect(runs.map((r) => r.rows)).toEqual(Array.from({ length: 30 }, (_, i) => 34 - i));
   });
 
-  it('resumeSchedule un-pauses the key\'s schedule, resets its count, runs it now and wakes the runner; another key gets not_found', async () => {
+  it("resumeSchedule un-pauses the key's schedule, resets its count, runs it now and wakes the runner; another key gets not_found", async () => {
     const s = await createSchedule(A, request, deps());
     await store.schedules.pause(s.schedule_id, 'Paused after 3 failed runs in a row. The last: x', at.toISOString());
-    expect(await getSchedule(A, s.schedule_id, store)).toMatchObject({ paused: true, paused_reason: 'Paused after 3 failed runs in a row. The last: x' });
+    expect(await getSchedule(A, s.schedule_id, store)).toMatchObject({
+      paused: true,
+      paused_reason: 'Paused after 3 failed runs in a row. The last: x',
+    });
     expect((await refusal(resumeSchedule(B, s.schedule_id, deps()))).code).toBe('not_found');
     expect((await getSchedule(A, s.schedule_id, store)).paused).toBe(true);
     woken = 0;
-    expect(await resumeSchedule(A, s.schedule_id, deps())).toMatchObject({ paused: false, paused_reason: null, failures_in_row: 0, next_run_at: at.toISOString() });
+    expect(await resumeSchedule(A, s.schedule_id, deps())).toMatchObject({
+      paused: false,
+      paused_reason: null,
+      failures_in_row: 0,
+      next_run_at: at.toISOString(),
+    });
     expect(woken).toBe(1);
   });
 });

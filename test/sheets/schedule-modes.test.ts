@@ -15,7 +15,15 @@ let points: { date: string; value: number }[];
 beforeAll(async () => {
   await google.start();
   // No background workers: each test runs the schedule it made with one runner tick.
-  srv = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
+  srv = await startTestServer({
+    workers: false,
+    env: {
+      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+      COVERCHECK_SHEETS_PER_MIN: '6000',
+      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+    },
+  });
   ({ key } = await srv.key({ mode: 'test' }));
   google.sheet(SID, 'Notes', []);
   await bindOverHttp(srv.url, key, google, SID);
@@ -28,10 +36,16 @@ afterAll(async () => {
 });
 
 async function runOnce(sheet: string, mode?: string) {
-  const r = await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence: 'daily', limit: 6, ...(mode ? { mode } : {}) } });
+  const r = await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+    key,
+    body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence: 'daily', limit: 6, ...(mode ? { mode } : {}) },
+  });
   expect(r.status).toBe(201);
   const { api, bindings } = srv.ctx.sheets!;
-  const runner = new ScheduleRunner({ store: srv.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 5000, concurrency: 1, pauseAfter: 3 });
+  const runner = new ScheduleRunner(
+    { store: srv.store, api, bindings, logger: createLogger('silent'), now: () => new Date() },
+    { pollMs: 10, leaseMs: 5000, concurrency: 1, pauseAfter: 3 },
+  );
   expect(await runner.tick()).toBe(true);
   const s = await call(srv.url, 'GET', `/api/v1/sheets/schedules/${r.body.schedule_id}`, { key });
   expect(s.body.runs[0]).toMatchObject({ status: 'ok', error: null });
@@ -42,7 +56,10 @@ const row = (p: { date: string; value: number }, note = '') => [p.date, String(p
 
 describe('connector schedule output modes', () => {
   it('mode defaults to overwrite and is shown; an unknown mode is refused with 400', async () => {
-    const bad = await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'X', cadence: 'daily', mode: 'replace' } });
+    const bad = await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+      key,
+      body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'X', cadence: 'daily', mode: 'replace' },
+    });
     expect(bad.status).toBe(400);
     google.sheet(SID, 'Default', []);
     const s = await runOnce('Default');
@@ -57,7 +74,11 @@ describe('connector schedule output modes', () => {
     const grid = google.grid(SID, 'Over');
     expect(grid[0]).toEqual(['date', expect.stringContaining('UK GDP'), 'Comment']);
     expect(grid.slice(1, 7).map((r) => r.slice(0, 2))).toEqual(points.map((p) => [p.date, String(p.value)]));
-    expect(grid.slice(7, 10).map((r) => r.slice(0, 2))).toEqual([['', ''], ['', ''], ['', '']]);
+    expect(grid.slice(7, 10).map((r) => r.slice(0, 2))).toEqual([
+      ['', ''],
+      ['', ''],
+      ['', ''],
+    ]);
     expect(grid.slice(1).map((r) => r[2])).toEqual(old.map((r) => r[2]));
   });
 
@@ -74,14 +95,25 @@ describe('connector schedule output modes', () => {
     expect(grid.slice(5).map((r) => r.slice(0, 2))).toEqual(points.slice(4).map((p) => [p.date, String(p.value)]));
     expect(grid.slice(5).every((r) => (r[2] ?? '') === '')).toBe(true);
     // A second run finds nothing newer and writes no point.
-    google.sheet(SID, 'App2', grid.map((r) => [...r]));
+    google.sheet(
+      SID,
+      'App2',
+      grid.map((r) => [...r]),
+    );
     const again = await runOnce('App2', 'append');
     expect(again.runs[0].rows).toBe(0);
     expect(google.grid(SID, 'App2')).toEqual(grid);
   });
 
   it('merge: rows whose date exists are updated in place, the rest added below sorted; other dates and column C untouched', async () => {
-    const [p0, p1, p2, p3, p4, p5] = points as [typeof points[0], typeof points[0], typeof points[0], typeof points[0], typeof points[0], typeof points[0]];
+    const [p0, p1, p2, p3, p4, p5] = points as [
+      (typeof points)[0],
+      (typeof points)[0],
+      (typeof points)[0],
+      (typeof points)[0],
+      (typeof points)[0],
+      (typeof points)[0],
+    ];
     // Out of order, with stale values, and a date the series does not have (kept as it is).
     const before = [
       [p3.date, '0', 'third-ish'],
@@ -109,6 +141,11 @@ describe('connector schedule output modes', () => {
     expect((await runOnce('EmptyA', 'append')).runs[0].rows).toBe(6);
     expect((await runOnce('EmptyM', 'merge')).runs[0].rows).toBe(6);
     expect(google.grid(SID, 'EmptyM')[0]).toEqual(['date', expect.stringContaining('UK GDP'), 'Comment']);
-    expect(google.grid(SID, 'EmptyA').slice(1).map((r) => r[0])).toEqual(points.map((p) => p.date));
+    expect(
+      google
+        .grid(SID, 'EmptyA')
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual(points.map((p) => p.date));
   });
 });

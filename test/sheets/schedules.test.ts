@@ -34,7 +34,15 @@ beforeAll(async () => {
     },
   });
   ({ key } = await srv.key({ mode: 'test' }));
-  quiet = await startTestServer({ workers: false, env: { GOOGLE_APPLICATION_CREDENTIALS: google.keyFile, COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`, COVERCHECK_SHEETS_PER_MIN: '6000', COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000' } });
+  quiet = await startTestServer({
+    workers: false,
+    env: {
+      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
+      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
+      COVERCHECK_SHEETS_PER_MIN: '6000',
+      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
+    },
+  });
   const quietKey = await quiet.key({ mode: 'test' });
   quietKeyId = quietKey.id;
   quietKeyText = quietKey.key;
@@ -52,11 +60,25 @@ afterAll(async () => {
 
 function runner() {
   const { api, bindings } = quiet.ctx.sheets!;
-  return new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 300, concurrency: 2, pauseAfter: 3 });
+  return new ScheduleRunner(
+    { store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date() },
+    { pollMs: 10, leaseMs: 300, concurrency: 2, pauseAfter: 3 },
+  );
 }
 
 async function makeSchedule(id: string, sheet: string, nextRunAt: string, cadence: 'hourly' | 'daily' | 'weekly' = 'daily') {
-  await quiet.store.schedules.create({ id, key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: sheet, cadence, point_limit: 10, output_mode: 'overwrite', next_run_at: nextRunAt, created_at: nextRunAt });
+  await quiet.store.schedules.create({
+    id,
+    key_id: quietKeyId,
+    dataset: 'uk-gdp-abmi',
+    spreadsheet_id: SID,
+    sheet_name: sheet,
+    cadence,
+    point_limit: 10,
+    output_mode: 'overwrite',
+    next_run_at: nextRunAt,
+    created_at: nextRunAt,
+  });
 }
 
 describe('GET /api/v1/sheets/service-account', () => {
@@ -68,25 +90,59 @@ describe('GET /api/v1/sheets/service-account', () => {
 
 describe('schedules API', () => {
   it('POST runs at once and writes header + latest points; GET shows the run; DELETE removes it', async () => {
-    google.sheet(SID, 'GDP', [['old', 'data'], ['x', 'y']]);
-    const r = await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily', limit: 3 } });
+    google.sheet(SID, 'GDP', [
+      ['old', 'data'],
+      ['x', 'y'],
+    ]);
+    const r = await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+      key,
+      body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily', limit: 3 },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ schedule_id: expect.stringMatching(/^sch_/), dataset: 'uk-gdp-abmi', cadence: 'daily', limit: 3 });
-    const s = await pollUntil(srv.url, `/api/v1/sheets/schedules/${r.body.schedule_id}`, key, (b: any) => b.runs.length > 0 && b.runs[0].status !== 'running');
+    const s = await pollUntil(
+      srv.url,
+      `/api/v1/sheets/schedules/${r.body.schedule_id}`,
+      key,
+      (b: any) => b.runs.length > 0 && b.runs[0].status !== 'running',
+    );
     expect(s.runs[0]).toMatchObject({ status: 'ok', rows: 3, error: null });
     expect(Date.parse(s.next_run_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
     const grid = google.grid(SID, 'GDP');
     expect(grid[0]).toEqual(['date', expect.stringContaining('UK GDP')]);
     expect(grid.slice(1, 4).map((row) => row[0])).toEqual(['2024-01-01', '2024-04-01', '2024-07-01']);
     expect(grid.slice(4).every((row) => row.every((c) => c === ''))).toBe(true);
-    expect((await call(srv.url, 'GET', '/api/v1/sheets/schedules', { key })).body.schedules.map((x: any) => x.schedule_id)).toContain(r.body.schedule_id);
+    expect((await call(srv.url, 'GET', '/api/v1/sheets/schedules', { key })).body.schedules.map((x: any) => x.schedule_id)).toContain(
+      r.body.schedule_id,
+    );
     expect((await call(srv.url, 'DELETE', `/api/v1/sheets/schedules/${r.body.schedule_id}`, { key })).status).toBe(204);
     expect((await call(srv.url, 'GET', `/api/v1/sheets/schedules/${r.body.schedule_id}`, { key })).status).toBe(404);
   });
   it('refuses bad bodies and unknown datasets; schedules are per key', async () => {
-    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'monthly' } })).status).toBe(400);
-    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'nope', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' } })).status).toBe(404);
-    expect((await call(srv.url, 'POST', '/api/v1/sheets/schedules', { key, body: { dataset: 'uk-gdp-abmi', spreadsheet_id: 'x', sheet_name: 'GDP', cadence: 'daily' } })).status).toBe(400);
+    expect(
+      (
+        await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+          key,
+          body: { dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'monthly' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+          key,
+          body: { dataset: 'nope', spreadsheet_id: SID, sheet_name: 'GDP', cadence: 'daily' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call(srv.url, 'POST', '/api/v1/sheets/schedules', {
+          key,
+          body: { dataset: 'uk-gdp-abmi', spreadsheet_id: 'x', sheet_name: 'GDP', cadence: 'daily' },
+        })
+      ).status,
+    ).toBe(400);
     const other = await srv.key({ mode: 'test' });
     expect((await call(srv.url, 'GET', '/api/v1/sheets/schedules', { key: other.key })).body).toEqual({ schedules: [] });
   });
@@ -108,7 +164,9 @@ describe('schedule runner', () => {
     google.sheet(SID, 'Restart', []);
     await makeSchedule('sch_restart', 'Restart', new Date(Date.now() - 1000).toISOString());
     // A process leases it and dies before finishing.
-    expect(await quiet.store.schedules.leaseDue(new Date().toISOString(), new Date(Date.now() + 300).toISOString())).toMatchObject({ id: 'sch_restart' });
+    expect(await quiet.store.schedules.leaseDue(new Date().toISOString(), new Date(Date.now() + 300).toISOString())).toMatchObject({
+      id: 'sch_restart',
+    });
     const r = runner();
     expect(await r.tick()).toBe(false);
     await new Promise((res) => setTimeout(res, 350));
@@ -123,13 +181,30 @@ describe('schedule runner', () => {
     const sid = 'schedule-slow-sheet-01';
     google.sheet(sid, 'Slow', []);
     await bindOverHttp(quiet.url, quietKeyText, google, sid);
-    await quiet.store.schedules.create({ id: 'sch_slow', key_id: quietKeyId, dataset: 'uk-gdp-abmi', spreadsheet_id: sid, sheet_name: 'Slow', cadence: 'daily', point_limit: 10, output_mode: 'overwrite', next_run_at: new Date(Date.now() - 1000).toISOString(), created_at: new Date().toISOString() });
+    await quiet.store.schedules.create({
+      id: 'sch_slow',
+      key_id: quietKeyId,
+      dataset: 'uk-gdp-abmi',
+      spreadsheet_id: sid,
+      sheet_name: 'Slow',
+      cadence: 'daily',
+      point_limit: 10,
+      output_mode: 'overwrite',
+      next_run_at: new Date(Date.now() - 1000).toISOString(),
+      created_at: new Date().toISOString(),
+    });
     // The run's clear is never answered the first time: it waits out a 3 s deadline, then is sent again.
     google.unanswered.push({ kind: 'values.clear', spreadsheetId: sid });
     const limiter = new SheetsLimiter({ perProject: 6000, perSpreadsheet: 6000, windowMs: 60_000 });
-    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, timeoutMs: 3000, backoffMs: 10 }, google.serviceEmail);
+    const api = new SheetsApi(
+      { auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, timeoutMs: 3000, backoffMs: 10 },
+      google.serviceEmail,
+    );
     // Leases of 1 s, renewed every 333 ms.
-    const slow = new ScheduleRunner({ store: quiet.store, api, bindings: quiet.ctx.sheets!.bindings, logger: createLogger('silent'), now: () => new Date() }, { pollMs: 10, leaseMs: 1000, concurrency: 1, pauseAfter: 3 });
+    const slow = new ScheduleRunner(
+      { store: quiet.store, api, bindings: quiet.ctx.sheets!.bindings, logger: createLogger('silent'), now: () => new Date() },
+      { pollMs: 10, leaseMs: 1000, concurrency: 1, pauseAfter: 3 },
+    );
     const running = slow.tick();
     await new Promise((res) => setTimeout(res, 2000));
     expect(await runner().tick()).toBe(false);
@@ -144,7 +219,10 @@ describe('schedule runner', () => {
     await makeSchedule('sch_pause', 'Later', new Date(Date.now() - 1000).toISOString(), 'hourly');
     let clock = Date.now();
     const { api, bindings } = quiet.ctx.sheets!;
-    const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date(clock) }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+    const r = new ScheduleRunner(
+      { store: quiet.store, api, bindings, logger: createLogger('silent'), now: () => new Date(clock) },
+      { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 },
+    );
     const view = async (k = quietKeyText) => call(quiet.url, 'GET', '/api/v1/sheets/schedules/sch_pause', { key: k });
     for (let i = 1; i <= 3; i++) {
       expect((await view()).body).toMatchObject({ paused: false, paused_reason: null, failures_in_row: i - 1 });
@@ -158,12 +236,18 @@ describe('schedule runner', () => {
     clock += 7 * 86_400_000;
     // A week on, the runner runs whatever else is due, but not the paused schedule.
     while (await r.tick());
-    expect((await view()).body).toMatchObject({ paused: true, failures_in_row: 3, runs: [{ status: 'failed' }, { status: 'failed' }, { status: 'failed' }] });
+    expect((await view()).body).toMatchObject({
+      paused: true,
+      failures_in_row: 3,
+      runs: [{ status: 'failed' }, { status: 'failed' }, { status: 'failed' }],
+    });
 
     const other = await quiet.key({ mode: 'test' });
     const foreign = await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: other.key, body: {} });
     expect(foreign.status).toBe(404);
-    expect((await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: { now: true } })).status).toBe(400);
+    expect(
+      (await call(quiet.url, 'POST', '/api/v1/sheets/schedules/sch_pause/resume', { key: quietKeyText, body: { now: true } })).status,
+    ).toBe(400);
     expect((await view()).body.paused).toBe(true);
 
     google.sheet(SID, 'Later', []);
@@ -180,14 +264,29 @@ describe('schedule runner', () => {
     try {
       const logger = createLogger('silent');
       const mailer = createMailer({ smtpUrl: undefined, from: 'Covercheck <no-reply@covercheck.invalid>', outbox, logger });
-      const owner = (await createApiKey(quiet.store, { mode: 'test', name: 'owner', scopes: ['datasets'], email: 'owner@example.com' })).record.id;
+      const owner = (await createApiKey(quiet.store, { mode: 'test', name: 'owner', scopes: ['datasets'], email: 'owner@example.com' }))
+        .record.id;
       const t0 = new Date(Date.now() - 1000).toISOString();
       // Not bound to this key: every run fails with NO_LONGER_BOUND.
-      await quiet.store.schedules.create({ id: 'sch_alert', key_id: owner, dataset: 'uk-gdp-abmi', spreadsheet_id: SID, sheet_name: 'Alerts', cadence: 'hourly', point_limit: 10, output_mode: 'overwrite', next_run_at: t0, created_at: t0 });
+      await quiet.store.schedules.create({
+        id: 'sch_alert',
+        key_id: owner,
+        dataset: 'uk-gdp-abmi',
+        spreadsheet_id: SID,
+        sheet_name: 'Alerts',
+        cadence: 'hourly',
+        point_limit: 10,
+        output_mode: 'overwrite',
+        next_run_at: t0,
+        created_at: t0,
+      });
       await makeSchedule('sch_silent', 'Nowhere', t0, 'hourly');
       let clock = Date.now();
       const { api, bindings } = quiet.ctx.sheets!;
-      const r = new ScheduleRunner({ store: quiet.store, api, bindings, logger, now: () => new Date(clock), mailer }, { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 });
+      const r = new ScheduleRunner(
+        { store: quiet.store, api, bindings, logger, now: () => new Date(clock), mailer },
+        { pollMs: 10, leaseMs: 300, concurrency: 1, pauseAfter: 3 },
+      );
       const mails = () =>
         fs
           .readdirSync(outbox)
@@ -209,7 +308,10 @@ describe('schedule runner', () => {
       const pausedMail = mails().filter((m) => /^Subject: Covercheck: scheduled refresh paused after 3 failures$/m.test(m));
       expect(pausedMail).toHaveLength(1);
       expect(pausedMail[0]).toContain('/api/v1/sheets/schedules/sch_alert/resume');
-      expect(await quiet.store.schedules.get('sch_alert')).toMatchObject({ failures_in_row: 3, paused_reason: expect.stringContaining('Paused after 3') });
+      expect(await quiet.store.schedules.get('sch_alert')).toMatchObject({
+        failures_in_row: 3,
+        paused_reason: expect.stringContaining('Paused after 3'),
+      });
       await runAll();
       expect(mails()).toHaveLength(2);
       // The outbox's file names sort by time only to the millisecond; the rest are found by subject.
@@ -256,15 +358,33 @@ describe('schedule runner', () => {
 describe('sheet_target end to end', () => {
   it('a batch with a sheet_target writes each result into the row of its policy number', async () => {
     const SHEET = 'batch-target-sheet-01';
-    google.sheet(SHEET, 'Book', [['Policy', 'Country', 'Status', 'Confidence'], ['UKM-9999-9999', 'UK'], ['UKM-1000-0001', 'UK'], ['UKM-1000-0002', 'UK']]);
-    const policies = ['UKM-1000-0001', 'UKM-1000-0002', 'UKM-9999-9999', 'UKM-1234-5678'].map((p) => ({ policy_number: p, country: 'UK', insurance_type: 'motor' }));
+    google.sheet(SHEET, 'Book', [
+      ['Policy', 'Country', 'Status', 'Confidence'],
+      ['UKM-9999-9999', 'UK'],
+      ['UKM-1000-0001', 'UK'],
+      ['UKM-1000-0002', 'UK'],
+    ]);
+    const policies = ['UKM-1000-0001', 'UKM-1000-0002', 'UKM-9999-9999', 'UKM-1234-5678'].map((p) => ({
+      policy_number: p,
+      country: 'UK',
+      insurance_type: 'motor',
+    }));
     const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
       key,
-      body: { policies, sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Book', key_column: 'A', columns: { status: 'C', confidence_score: 'D' } } },
+      body: {
+        policies,
+        sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Book', key_column: 'A', columns: { status: 'C', confidence_score: 'D' } },
+      },
     });
     expect(r.status).toBe(202);
     const batch = await pollUntil(srv.url, `/api/v1/batches/${r.body.batch_id}`, key, (b: any) => b.sheet_writeback?.status === 'written');
-    expect(batch.sheet_writeback).toMatchObject({ status: 'written', written: 3, missing: ['UKM-1234-5678'], spreadsheet_id: SHEET, sheet_name: 'Book' });
+    expect(batch.sheet_writeback).toMatchObject({
+      status: 'written',
+      written: 3,
+      missing: ['UKM-1234-5678'],
+      spreadsheet_id: SHEET,
+      sheet_name: 'Book',
+    });
     const grid = google.grid(SHEET, 'Book');
     expect(grid.slice(1).map((row) => [row[0], row[2]])).toEqual([
       ['UKM-9999-9999', 'unverified'],
@@ -277,7 +397,17 @@ describe('sheet_target end to end', () => {
     google.sheet(SHEET, 'Jobs', [['Policy', 'Status'], ['KFZ-5096-000001']]);
     const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
       key,
-      body: { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Jobs', key_column: 'A', columns: { status: 'B', insurer: 'C', checked_at: 'D' } } },
+      body: {
+        policy_number: 'KFZ-5096-000001',
+        country: 'DE',
+        insurance_type: 'motor',
+        sheet_target: {
+          spreadsheet_id: SHEET,
+          sheet_name: 'Jobs',
+          key_column: 'A',
+          columns: { status: 'B', insurer: 'C', checked_at: 'D' },
+        },
+      },
     });
     const job = await pollUntil(srv.url, r.body.poll_url, key, (b: any) => b.sheet_writeback?.status === 'written');
     expect(job.sheet_writeback).toMatchObject({ written: 1, missing: [] });
@@ -292,7 +422,10 @@ describe('sheet_target end to end', () => {
       [{ spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { status: 'B' }, extra: 1 }, 'sheet_target'],
     ] as const;
     for (const [target, mention] of bad) {
-      const res = await call(srv.url, 'POST', '/api/v1/verify/batch', { key, body: { policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }], sheet_target: target } });
+      const res = await call(srv.url, 'POST', '/api/v1/verify/batch', {
+        key,
+        body: { policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }], sheet_target: target },
+      });
       expect(res.status, mention).toBe(400);
       expect(res.body.message, mention).toContain(mention);
     }
@@ -306,7 +439,12 @@ describe('without a service account', () => {
       const { key: k } = await plain.key({ mode: 'test' });
       const r = await call(plain.url, 'POST', '/api/v1/verify/async', {
         key: k,
-        body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: { spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { status: 'B' } } },
+        body: {
+          policy_number: 'UKM-1000-0001',
+          country: 'UK',
+          insurance_type: 'motor',
+          sheet_target: { spreadsheet_id: SID, sheet_name: 'S', key_column: 'A', columns: { status: 'B' } },
+        },
       });
       expect(r.body).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('no Google service account') });
       expect((await call(plain.url, 'GET', '/api/v1/sheets/service-account', { key: k })).status).toBe(503);

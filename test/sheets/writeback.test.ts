@@ -20,7 +20,13 @@ let store: Store;
 let db: string;
 let keyId: string;
 const SID = 'sheet-writeback-test-0001';
-const target: TSheetTarget = { spreadsheet_id: SID, sheet_name: 'Policies 2026', key_column: 'A', header_rows: 1, columns: { status: 'C', confidence_score: 'D', flags: 'F' } };
+const target: TSheetTarget = {
+  spreadsheet_id: SID,
+  sheet_name: 'Policies 2026',
+  key_column: 'A',
+  header_rows: 1,
+  columns: { status: 'C', confidence_score: 'D', flags: 'F' },
+};
 
 beforeAll(async () => {
   await google.start();
@@ -37,17 +43,38 @@ afterEach(closeTempStores);
 
 function processor(limits = { perProject: 1000, perSpreadsheet: 1000, windowMs: 1000 }, o: { leaseMs?: number; timeoutMs?: number } = {}) {
   const limiter = new SheetsLimiter(limits);
-  const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter, backoffMs: 20, ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}) }, google.serviceEmail);
+  const api = new SheetsApi(
+    {
+      auth: serviceAccountAuth(readServiceAccount(google.keyFile)),
+      rootUrl: `${google.url}/`,
+      limiter,
+      backoffMs: 20,
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    },
+    google.serviceEmail,
+  );
   const now = () => new Date();
   const bindings = new SheetBindings({ store, api, now }, { recheckMs: 600_000 });
-  return { limiter, api, bindings, proc: new WritebackProcessor({ store, api, bindings, logger: createLogger('silent'), now }, { pollMs: 10, retryBaseMs: 10, leaseMs: o.leaseMs ?? 60_000 }) };
+  return {
+    limiter,
+    api,
+    bindings,
+    proc: new WritebackProcessor(
+      { store, api, bindings, logger: createLogger('silent'), now },
+      { pollMs: 10, retryBaseMs: 10, leaseMs: o.leaseMs ?? 60_000 },
+    ),
+  };
 }
 
 const number = (i: number) => `UKM-7777-${String(i).padStart(4, '0')}`;
 
 async function queueBatches(batches: number, perBatch: number, t: TSheetTarget = target) {
   for (let b = 0; b < batches; b++) {
-    const rows = Array.from({ length: perBatch }, (_, i) => ({ policy_number: number(b * perBatch + i), cells: { C: 'verified', D: 0.85, F: `batch ${b}` }, append_if_missing: false }));
+    const rows = Array.from({ length: perBatch }, (_, i) => ({
+      policy_number: number(b * perBatch + i),
+      cells: { C: 'verified', D: 0.85, F: `batch ${b}` },
+      append_if_missing: false,
+    }));
     const wb = newWriteback('verification', { type: 'batch', id: `batch-${b}`, key_id: keyId }, t, rows, new Date().toISOString());
     // Written as the queue does: in the transaction that completes the batch (here, straight into the store).
     await insert(wb);
@@ -57,14 +84,21 @@ async function queueBatches(batches: number, perBatch: number, t: TSheetTarget =
 async function insert(wb: ReturnType<typeof newWriteback>) {
   const Database = (await import('better-sqlite3')).default;
   const raw = new Database(db);
-  raw.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
-    VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`).run(wb);
+  raw
+    .prepare(
+      `INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+    VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`,
+    )
+    .run(wb);
   raw.close();
 }
 
 describe('sheet write-back', () => {
   it('1,000 results of 10 batches: one key-column read and one batchUpdate, every row right', async () => {
-    google.sheet(SID, 'Policies 2026', [['Policy', 'Holder', 'Status'], ...Array.from({ length: 1000 }, (_, i) => [number(i), `Holder ${i}`])]);
+    google.sheet(SID, 'Policies 2026', [
+      ['Policy', 'Holder', 'Status'],
+      ...Array.from({ length: 1000 }, (_, i) => [number(i), `Holder ${i}`]),
+    ]);
     await queueBatches(10, 100);
     const { proc, limiter, bindings } = processor();
     await bindDirect(bindings, google, keyId, SID);
@@ -81,7 +115,8 @@ describe('sheet write-back', () => {
       expect(grid[i + 1]!.slice(2, 6)).toEqual(['verified', '0.85', '', `batch ${Math.floor(i / 100)}`]);
     }
     expect(grid[0]).toEqual(['Policy', 'Holder', 'Status']);
-    for (let b = 0; b < 10; b++) expect(await store.writebacks.forSubject(`batch-${b}`)).toMatchObject({ status: 'written', written: 100, missing: [] });
+    for (let b = 0; b < 10; b++)
+      expect(await store.writebacks.forSubject(`batch-${b}`)).toMatchObject({ status: 'written', written: 100, missing: [] });
   });
 
   it('a sheet sorted and edited meanwhile still gets every result in the right row; vanished rows are reported', async () => {
@@ -90,7 +125,10 @@ describe('sheet write-back', () => {
     await queueBatches(1, 50);
     // After the batch completed, someone sorts the sheet descending and deletes two rows.
     const grid = google.grid(SID, 'Policies 2026');
-    const body = grid.splice(1).sort((a, b) => (a[0]! < b[0]! ? 1 : -1)).filter((r) => r[0] !== number(7) && r[0] !== number(31));
+    const body = grid
+      .splice(1)
+      .sort((a, b) => (a[0]! < b[0]! ? 1 : -1))
+      .filter((r) => r[0] !== number(7) && r[0] !== number(31));
     grid.push(...body);
     const { proc, limiter, bindings } = processor();
     await bindDirect(bindings, google, keyId, SID);
@@ -98,12 +136,25 @@ describe('sheet write-back', () => {
     await limiter.stop();
     for (const row of grid.slice(1)) expect(row[2], row[0]).toBe('verified');
     expect(grid.slice(1).map((r) => r[1])).toEqual(body.map((r) => r[1]));
-    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'written', written: 48, missing: [number(7), number(31)] });
+    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({
+      status: 'written',
+      written: 48,
+      missing: [number(7), number(31)],
+    });
   });
 
   it('extraction: fields and coverage details into their mapped columns, only those read; low-confidence values named in needs_review', async () => {
-    google.sheet(SID, 'Policies 2026', [['Policy', 'Insurer', 'Cover level', 'Trip', 'Plan', 'Check'], ['UKM-1000-0001', 'old insurer', 'third_party', 'keep me', '', 'Insurer']]);
-    const t: TSheetTarget = { spreadsheet_id: SID, sheet_name: 'Policies 2026', key_column: 'A', header_rows: 1, columns: { insurer: 'B', motor_cover: 'C', trip_type: 'D', health_plan: 'E', needs_review: 'F' } };
+    google.sheet(SID, 'Policies 2026', [
+      ['Policy', 'Insurer', 'Cover level', 'Trip', 'Plan', 'Check'],
+      ['UKM-1000-0001', 'old insurer', 'third_party', 'keep me', '', 'Insurer'],
+    ]);
+    const t: TSheetTarget = {
+      spreadsheet_id: SID,
+      sheet_name: 'Policies 2026',
+      key_column: 'A',
+      header_rows: 1,
+      columns: { insurer: 'B', motor_cover: 'C', trip_type: 'D', health_plan: 'E', needs_review: 'F' },
+    };
     const job = (id: string) => ({ id, key_id: keyId, kind: 'extraction', sheet_target: JSON.stringify(t) }) as JobRecord;
     const motor: TExtractedFields = {
       policy_number: 'UKM-1000-0001',
@@ -118,7 +169,11 @@ describe('sheet write-back', () => {
       coverage: { health_plan: { value: 'Bupa By You — Comprehensive', confidence: 0.75 } },
     };
     const at = new Date().toISOString();
-    for (const [id, fields] of [['job-motor', motor], ['job-health', health]] as const) await insert(jobWriteback(job(id), { result: fields }, at)!);
+    for (const [id, fields] of [
+      ['job-motor', motor],
+      ['job-health', health],
+    ] as const)
+      await insert(jobWriteback(job(id), { result: fields }, at)!);
     const { proc, limiter, bindings } = processor();
     await bindDirect(bindings, google, keyId, SID);
     await proc.tick();
@@ -148,7 +203,15 @@ describe('sheet write-back', () => {
 
   it('a write that outlasts its lease keeps it: a second instance takes nothing meanwhile, and the row is appended once', async () => {
     google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)]]);
-    await insert(newWriteback('verification', { type: 'job', id: 'job-slow', key_id: keyId }, target, [{ policy_number: number(1), cells: { C: 'verified' }, append_if_missing: true }], new Date().toISOString()));
+    await insert(
+      newWriteback(
+        'verification',
+        { type: 'job', id: 'job-slow', key_id: keyId },
+        target,
+        [{ policy_number: number(1), cells: { C: 'verified' }, append_if_missing: true }],
+        new Date().toISOString(),
+      ),
+    );
     // Instance A's first batchUpdate is never answered: it waits out its 3 s deadline, then sends again.
     google.unanswered.push('values.batchUpdate');
     // Leases of 1 s, renewed every 333 ms: a loaded machine's late timer still renews in time.
@@ -175,14 +238,26 @@ describe('sheet write-back', () => {
     google.spreadsheets.delete(GONE);
     await queueBatches(1, 1, { ...target, spreadsheet_id: GONE });
     await proc.tick();
-    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({ status: 'failed', last_error: expect.stringContaining('not found. Check the id') });
+    expect(await store.writebacks.forSubject('batch-0')).toMatchObject({
+      status: 'failed',
+      last_error: expect.stringContaining('not found. Check the id'),
+    });
     google.sheet(SID, 'Policies 2026', [['Policy'], [number(0)]]);
     await bindDirect(bindings, google, keyId, SID);
-    const later = newWriteback('verification', { type: 'job', id: 'job-5xx', key_id: keyId }, target, [{ policy_number: number(0), cells: { C: 'unverified' }, append_if_missing: false }], new Date().toISOString());
+    const later = newWriteback(
+      'verification',
+      { type: 'job', id: 'job-5xx', key_id: keyId },
+      target,
+      [{ policy_number: number(0), cells: { C: 'unverified' }, append_if_missing: false }],
+      new Date().toISOString(),
+    );
     await insert(later);
     for (let i = 0; i < 5; i++) google.failures.push({ kind: 'values.get', status: 503 });
     await proc.tick();
-    expect(await store.writebacks.forSubject('job-5xx')).toMatchObject({ status: 'pending', last_error: expect.stringContaining('HTTP 503') });
+    expect(await store.writebacks.forSubject('job-5xx')).toMatchObject({
+      status: 'pending',
+      last_error: expect.stringContaining('HTTP 503'),
+    });
     await new Promise((r) => setTimeout(r, 50));
     await proc.tick();
     await limiter.stop();
@@ -194,7 +269,15 @@ describe('sheet write-back', () => {
     const other = (await createApiKey(store, { mode: 'test', name: 'other tenant', scopes: ['verify'] })).record.id;
     const { proc, limiter, bindings } = processor();
     await bindDirect(bindings, google, keyId, SID);
-    await insert(newWriteback('verification', { type: 'job', id: 'mine', key_id: keyId }, target, [{ policy_number: number(0), cells: { C: 'verified' }, append_if_missing: false }], new Date().toISOString()));
+    await insert(
+      newWriteback(
+        'verification',
+        { type: 'job', id: 'mine', key_id: keyId },
+        target,
+        [{ policy_number: number(0), cells: { C: 'verified' }, append_if_missing: false }],
+        new Date().toISOString(),
+      ),
+    );
     // The other key names a policy that is not in the sheet: a `missing` list would tell it so.
     const probe = [number(1), 'UKM-0000-0404'].map((p) => ({ policy_number: p, cells: { C: 'probe' }, append_if_missing: false }));
     await insert(newWriteback('verification', { type: 'job', id: 'theirs', key_id: other }, target, probe, new Date().toISOString()));
@@ -202,7 +285,12 @@ describe('sheet write-back', () => {
     await proc.tick();
     await limiter.stop();
     expect(await store.writebacks.forSubject('mine')).toMatchObject({ status: 'written', written: 1 });
-    expect(await store.writebacks.forSubject('theirs')).toMatchObject({ status: 'failed', written: 0, missing: [], last_error: NO_LONGER_BOUND });
+    expect(await store.writebacks.forSubject('theirs')).toMatchObject({
+      status: 'failed',
+      written: 0,
+      missing: [],
+      last_error: NO_LONGER_BOUND,
+    });
     expect(google.grid(SID, 'Policies 2026').map((r) => r[2] ?? '')).toEqual(['', 'verified', '']);
     // One key-column read, for the bound key's target; none for the other (it has no binding: no metadata search either).
     expect(google.count('values.get', SID)).toBe(1);
@@ -216,8 +304,14 @@ describe('sheet write-back', () => {
     // When the limiter lets each call go: what the limits govern. (Arrival times at the stand-in add
     // network and event-loop jitter on a loaded machine, which can bunch two spaced calls together.)
     const sent: { id: string; at: number }[] = [];
-    const watched = { schedule: <T>(c: SheetsCall, fn: () => Promise<T>) => limiter.schedule(c, () => (sent.push({ id: c.spreadsheetId, at: performance.now() }), fn())) } as unknown as SheetsLimiter;
-    const api = new SheetsApi({ auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter: watched }, google.serviceEmail);
+    const watched = {
+      schedule: <T>(c: SheetsCall, fn: () => Promise<T>) =>
+        limiter.schedule(c, () => (sent.push({ id: c.spreadsheetId, at: performance.now() }), fn())),
+    } as unknown as SheetsLimiter;
+    const api = new SheetsApi(
+      { auth: serviceAccountAuth(readServiceAccount(google.keyFile)), rootUrl: `${google.url}/`, limiter: watched },
+      google.serviceEmail,
+    );
     await api.readColumn(ids[0]!, 'S', 'A'); // token fetched before the timed part
     google.calls.length = 0;
     sent.length = 0;

@@ -32,7 +32,9 @@ describe('SQLite store', () => {
     await s1.close();
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect((db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+    expect((db.prepare('SELECT id FROM schema_migrations ORDER BY id').all() as { id: number }[]).map((r) => r.id)).toEqual(
+      MIGRATIONS.map((m) => m.id),
+    );
     db.close();
     const s2 = open(file);
     expect(await s2.ping()).toBe(true);

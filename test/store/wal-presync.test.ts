@@ -94,7 +94,10 @@ describe('WAL pre-sync', () => {
     const wal = path.join(dir, 'late.db-wal');
     const errors: Error[] = [];
     const p = startWalPresync(wal, { intervalMs: 5, onError: (e) => errors.push(e) });
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }), () => p.stop());
+    cleanup.push(
+      () => fs.rmSync(dir, { recursive: true, force: true }),
+      () => p.stop(),
+    );
     await sleep(40);
     expect(syncs.on(wal)).toBe(0);
     fs.writeFileSync(wal, 'frames');
@@ -112,7 +115,10 @@ describe('WAL pre-sync', () => {
     }) as typeof fs.fdatasync);
     const errors: Error[] = [];
     const p = startWalPresync(wal, { intervalMs: 5, onError: (e) => errors.push(e) });
-    cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }), () => p.stop());
+    cleanup.push(
+      () => fs.rmSync(dir, { recursive: true, force: true }),
+      () => p.stop(),
+    );
     // The file stays unsynced, so every tick retries and fails: reported once.
     await sleep(60);
     expect(errors.map((e) => e.message)).toEqual([`WAL pre-sync of ${wal}: EIO: i/o error, fdatasync`]);

@@ -39,7 +39,10 @@ beforeEach(() => {
 
 // A number the operator's extract covers but does not hold: the register check then rests on the provider alone.
 async function verify(key: string, provider: string, policy_number = 'UKO-9999-0001'): Promise<TVerificationResult> {
-  const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { policy_number, country: 'UK', insurance_type: 'motor', provider } });
+  const r = await call(srv.url, 'POST', '/api/v1/verify', {
+    key,
+    body: { policy_number, country: 'UK', insurance_type: 'motor', provider },
+  });
   expect(r.status).toBe(200);
   return ZVerificationResultSchema.parse(r.body);
 }
@@ -48,17 +51,26 @@ const register = (r: TVerificationResult) => r.checks.find((c) => c.source === '
 describe('a live key with the FCA register API configured', () => {
   it('a firm the shipped extract lacks is found online, with its register status and link', async () => {
     const r = await verify(live, 'Example Bancassurance plc');
-    expect(r.insurer).toMatchObject({ name: 'Example Bancassurance plc', reference: '900004', source: 'fca-register-api', authorised: true, demo: false });
+    expect(r.insurer).toMatchObject({
+      name: 'Example Bancassurance plc',
+      reference: '900004',
+      source: 'fca-register-api',
+      authorised: true,
+      demo: false,
+    });
     expect(r.insurer!.register_url).toContain('q=900004');
     expect(register(r).outcome).toBe('pass');
     expect(fca.requests.some((q) => q.startsWith('/services/V0.1/Search'))).toBe(true);
   });
 
-  it('a firm whose permissions are an intermediary\'s is refused as the insurer', async () => {
+  it("a firm whose permissions are an intermediary's is refused as the insurer", async () => {
     const r = await verify(live, 'Example Motor Brokers Limited');
     expect(r.insurer).toBeNull();
     expect(r.flags).toContain('provider_is_intermediary');
-    expect(register(r)).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('is an intermediary, FRN 900001, not an insurer') });
+    expect(register(r)).toMatchObject({
+      outcome: 'fail',
+      detail: expect.stringContaining('is an intermediary, FRN 900001, not an insurer'),
+    });
   });
 
   it('a name the register does not hold is provider_not_found: that register is complete', async () => {

@@ -5,7 +5,12 @@ import type { TCountry, TInsuranceType } from '../../shared/policy.js';
 
 // [country, type, valid examples, invalid examples] — examples as a user would type them.
 const TABLE: [TCountry, TInsuranceType, string[], string[]][] = [
-  ['UK', 'motor', ['UKM-1000-0001', 'abc 123 456 78', 'P12345678'], ['1234', 'SMITH', 'AB12 CDE', 'UKM-1000-0001-0001-0001-99', 'POL#123456']],
+  [
+    'UK',
+    'motor',
+    ['UKM-1000-0001', 'abc 123 456 78', 'P12345678'],
+    ['1234', 'SMITH', 'AB12 CDE', 'UKM-1000-0001-0001-0001-99', 'POL#123456'],
+  ],
   ['UK', 'travel', ['UKT-2000-0001', 'TR1234', 'ttt-9999-x'], ['TR12', 'TRAVEL', '12345678901234567890123']],
   ['UK', 'health', ['UKH-3000-0001', '87654321', 'bupa 12345'], ['1234', 'HEALTH-A-B', '12345678901234567']],
   ['DE', 'motor', ['KFZ-5096-000001', '12345', 'AB 123 456'], ['AB12', 'KFZ-ABCDEF', '123456789012345678', 'KFZ-5096-ÄÖÜ01']],
@@ -19,7 +24,8 @@ const TABLE: [TCountry, TInsuranceType, string[], string[]][] = [
 describe('policy-number format table', () => {
   it('has exactly one rule per supported country and type', () => {
     expect(formatRules()).toHaveLength(9);
-    for (const [country, type] of TABLE) expect(formatRules().filter((r) => r.country === country && r.insurance_type === type)).toHaveLength(1);
+    for (const [country, type] of TABLE)
+      expect(formatRules().filter((r) => r.country === country && r.insurance_type === type)).toHaveLength(1);
   });
 
   for (const [country, type, valid, invalid] of TABLE) {

@@ -24,7 +24,9 @@ describe('liveReadiness', () => {
 
   it('an upstream covers its country; an imported extract its pairs; a real list ends the sanctions gap', async () => {
     await importOperatorRegistry(store);
-    await store.sanctions.replaceList('eu-fsf', [{ name: 'Example Sanctioned Insurance Company Limited', country: null, list: 'eu-fsf', reference: 'EU.1', demo: false }]);
+    await store.sanctions.replaceList('eu-fsf', [
+      { name: 'Example Sanctioned Insurance Company Limited', country: null, list: 'eu-fsf', reference: 'EU.1', demo: false },
+    ]);
     const r = await liveReadiness(store, { upstreams: { FR: 'https://registry.example/fr' }, fcaApi: true });
     // The extract covers UK motor, travel, health and DE motor and health; the FR upstream all of FR.
     expect(r.registryMissing).toEqual(['DE travel']);

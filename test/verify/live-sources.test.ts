@@ -33,7 +33,11 @@ async function balance(key: string): Promise<number> {
 }
 const check = (r: TVerificationResult, source: string): TCheck | undefined => r.checks.find((c) => c.source === source);
 
-const demoRows = parseRegistryCsv(fs.readFileSync(path.join(shippedDataDir(), 'registry', 'demo_policies.csv'), 'utf8'), { source: 'demo', demo: true, now: '2026-01-01' }).rows;
+const demoRows = parseRegistryCsv(fs.readFileSync(path.join(shippedDataDir(), 'registry', 'demo_policies.csv'), 'utf8'), {
+  source: 'demo',
+  demo: true,
+  now: '2026-01-01',
+}).rows;
 
 describe('a live key on a fresh install (shipped data only)', () => {
   it('a real, well-formed UK policy with a real insurer is inconclusive, free, and names every missing source', async () => {
@@ -43,7 +47,10 @@ describe('a live key on a fresh install (shipped data only)', () => {
     expect(r.flags).not.toContain('demo_data');
     expect(r.flags).not.toContain('provider_not_found');
     expect(r.flags).toEqual(expect.arrayContaining(['no_registry_coverage', 'sanctions_not_checked']));
-    expect(check(r, 'registry')).toMatchObject({ outcome: 'not_available', detail: expect.stringContaining('No registry source is configured for UK motor') });
+    expect(check(r, 'registry')).toMatchObject({
+      outcome: 'not_available',
+      detail: expect.stringContaining('No registry source is configured for UK motor'),
+    });
     expect(check(r, 'registry')!.detail).toContain('COVERCHECK_REGISTRY_UPSTREAMS');
     // Aviva is real but not in the shipped extract: unknown, never "not authorised" or "not found".
     expect(check(r, 'fca_register')).toMatchObject({ outcome: 'unknown' });
@@ -63,7 +70,12 @@ describe('a live key on a fresh install (shipped data only)', () => {
   });
 
   it('the demo insurers and the demo sanctions list are invisible to it', async () => {
-    const r = await verify(live, { policy_number: 'UKM-1000-0006', country: 'UK', insurance_type: 'motor', provider: 'Seaview Demo Insurance Company Limited' });
+    const r = await verify(live, {
+      policy_number: 'UKM-1000-0006',
+      country: 'UK',
+      insurance_type: 'motor',
+      provider: 'Seaview Demo Insurance Company Limited',
+    });
     expect(r.flags).not.toContain('sanctioned');
     expect(r.insurer).toBeNull();
     expect(check(r, 'sanctions')!.outcome).toBe('not_checked');
@@ -71,7 +83,14 @@ describe('a live key on a fresh install (shipped data only)', () => {
 
   it('finds a UK insurer of the real extract by name, with its FRN, status and register link', async () => {
     const r = await verify(live, { policy_number: 'AB12345678', country: 'UK', insurance_type: 'travel', provider: 'Hiscox' });
-    expect(r.insurer).toMatchObject({ name: 'Hiscox Insurance Company Limited', reference: '113849', authorised: true, demo: false, source: 'uk-register-extract', register_status: 'Authorised' });
+    expect(r.insurer).toMatchObject({
+      name: 'Hiscox Insurance Company Limited',
+      reference: '113849',
+      authorised: true,
+      demo: false,
+      source: 'uk-register-extract',
+      register_status: 'Authorised',
+    });
     expect(r.insurer!.register_url).toBe('https://register.fca.org.uk/s/search?q=113849&type=Companies');
     expect(check(r, 'fca_register')).toMatchObject({ outcome: 'pass' });
     expect(r.status).toBe('inconclusive'); // still no registry source
@@ -81,18 +100,31 @@ describe('a live key on a fresh install (shipped data only)', () => {
     const r = await verify(live, { policy_number: 'AB12345678', country: 'UK', insurance_type: 'motor', provider: 'Hastings Direct' });
     expect(r.insurer).toBeNull();
     expect(r.flags).toContain('provider_is_intermediary');
-    expect(check(r, 'fca_register')).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('Hastings Insurance Services Limited is an intermediary, FRN 311492, not an insurer') });
+    expect(check(r, 'fca_register')).toMatchObject({
+      outcome: 'fail',
+      detail: expect.stringContaining('Hastings Insurance Services Limited is an intermediary, FRN 311492, not an insurer'),
+    });
   });
 
   it('an insurer whose source states no status is unknown, not "not authorised"', async () => {
-    const r = await verify(live, { policy_number: 'AB12345678', country: 'UK', insurance_type: 'motor', provider: 'Direct Line Insurance PLC' });
+    const r = await verify(live, {
+      policy_number: 'AB12345678',
+      country: 'UK',
+      insurance_type: 'motor',
+      provider: 'Direct Line Insurance PLC',
+    });
     expect(r.insurer).toMatchObject({ reference: '202684', authorised: false, register_status: null });
     expect(r.flags).not.toContain('insurer_not_authorised');
     expect(check(r, 'fca_register')!.outcome).toBe('unknown');
   });
 
   it('a firm the register shows as no longer authorised fails the register check', async () => {
-    const r = await verify(live, { policy_number: 'AB12345678', country: 'UK', insurance_type: 'motor', provider: 'Linea Directa Aseguradora' });
+    const r = await verify(live, {
+      policy_number: 'AB12345678',
+      country: 'UK',
+      insurance_type: 'motor',
+      provider: 'Linea Directa Aseguradora',
+    });
     expect(r.insurer).toMatchObject({ reference: '203342', authorised: false, register_status: 'No longer authorised' });
     expect(r.flags).toContain('insurer_not_authorised');
   });
@@ -116,8 +148,14 @@ describe('a sandbox key beside it: answers unchanged', () => {
     expect(r.flags).not.toContain('sanctions_not_checked');
   });
   it('FR health stays uncovered (inconclusive) and an unknown number unverified', async () => {
-    expect(await verify(sandbox, { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' })).toMatchObject({ status: 'inconclusive', confidence_score: 0.2 });
-    expect(await verify(sandbox, { policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' })).toMatchObject({ status: 'unverified', confidence_score: 0.2 });
+    expect(await verify(sandbox, { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' })).toMatchObject({
+      status: 'inconclusive',
+      confidence_score: 0.2,
+    });
+    expect(await verify(sandbox, { policy_number: 'UKM-9999-9999', country: 'UK', insurance_type: 'motor' })).toMatchObject({
+      status: 'unverified',
+      confidence_score: 0.2,
+    });
   });
 });
 
@@ -145,7 +183,7 @@ describe('a live key once the operator imports a real registry extract', () => {
     expect(r.flags).not.toContain('demo_data');
   });
 
-  it('a registry record naming an intermediary\'s FRN gets no insurer', async () => {
+  it("a registry record naming an intermediary's FRN gets no insurer", async () => {
     const r = await verify(live, { policy_number: 'UKD-4242-0002', country: 'UK', insurance_type: 'motor' });
     expect(r.insurer).toBeNull();
     expect(check(r, 'fca_register')).toMatchObject({ outcome: 'fail', detail: expect.stringContaining('an intermediary') });
@@ -157,7 +195,7 @@ describe('a live key once the operator imports a real registry extract', () => {
     expect(check(r, 'registry')).toMatchObject({ outcome: 'not_available', detail: expect.stringContaining('UK health') });
   });
 
-  it('the sandbox still does not see the operator\'s rows', async () => {
+  it("the sandbox still does not see the operator's rows", async () => {
     const r = await verify(sandbox, { policy_number: 'UKD-4242-0001', country: 'UK', insurance_type: 'motor' });
     expect(r.status).toBe('unverified');
     expect(r.coverage).toBeNull();
@@ -188,7 +226,10 @@ describe('a live key once the operator loads the official sanctions lists', () =
   afterAll(async () => withLists.close());
 
   const verifyOn = async (provider: string, country = 'UK') => {
-    const r = await call(withLists.url, 'POST', '/api/v1/verify', { key, body: { policy_number: country === 'UK' ? 'AB12345678' : 'KFZ-5096-000001', country, insurance_type: 'motor', provider } });
+    const r = await call(withLists.url, 'POST', '/api/v1/verify', {
+      key,
+      body: { policy_number: country === 'UK' ? 'AB12345678' : 'KFZ-5096-000001', country, insurance_type: 'motor', provider },
+    });
     return ZVerificationResultSchema.parse(r.body);
   };
 
@@ -198,7 +239,10 @@ describe('a live key once the operator loads the official sanctions lists', () =
       expect(r.flags, country).toContain('sanctioned');
       expect(r.flags).not.toContain('sanctions_not_checked');
       expect(r.confidence_score).toBeLessThanOrEqual(0.1);
-      expect(check(r, 'sanctions')).toMatchObject({ outcome: 'fail', detail: expect.stringMatching(/on the (uk-ofsi|eu-fsf) sanctions list/) });
+      expect(check(r, 'sanctions')).toMatchObject({
+        outcome: 'fail',
+        detail: expect.stringMatching(/on the (uk-ofsi|eu-fsf) sanctions list/),
+      });
     }
   });
 

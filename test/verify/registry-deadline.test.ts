@@ -15,7 +15,8 @@ import { httpRegistry, limitedRegistry, registryChain, type RegistryAnswer } fro
 import { gc } from '../helpers/gc.js';
 
 /** Resolves with what `p` settles to, or 'still waiting' after `ms`. */
-const within = <T>(p: Promise<T>, ms: number) => Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))]);
 const aborted = (s: AbortSignal) => new Promise<unknown>((r) => s.addEventListener('abort', () => r(s.reason), { once: true }));
 
 describe('deadline()', () => {
@@ -70,7 +71,9 @@ describe('limitedRegistry over an upstream that never answers', () => {
     const limited = limitedRegistry(httpRegistry('upstream-uk', base), { maxConcurrent: 4, minTimeMs: 0, timeoutMs: 300 });
     try {
       // Four run at once, two wait in the limiter's queue: both kinds of wait must end.
-      const lookups = Array.from({ length: 6 }, (_, i) => limited.lookup({ policy_number: `UKM-7777-000${i}`, country: 'UK', insurance_type: 'motor' }));
+      const lookups = Array.from({ length: 6 }, (_, i) =>
+        limited.lookup({ policy_number: `UKM-7777-000${i}`, country: 'UK', insurance_type: 'motor' }),
+      );
       await new Promise((r) => setTimeout(r, 50));
       gc();
       const answers = await within(Promise.all(lookups), 5000);
@@ -91,7 +94,9 @@ it('no source composes signals with AbortSignal.any (deadline() is the one way t
   const offenders = ['connector/src', 'shared', 'addon/src'].flatMap((dir) =>
     (fs.readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' }) as string[])
       .filter((f) => /\.(?:ts|mts|js)$/.test(f))
-      .filter((f) => /AbortSignal\.any\s*\(/.test(fs.readFileSync(path.join(root, dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+      .filter((f) =>
+        /AbortSignal\.any\s*\(/.test(fs.readFileSync(path.join(root, dir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')),
+      )
       .map((f) => `${dir}/${f}`),
   );
   expect(offenders).toEqual([]);
@@ -103,11 +108,22 @@ describe('the registry chain under many lookups at once', () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      const slowUpstream = { name: 'slow', lookup: () => new Promise<RegistryAnswer>((r) => setTimeout(() => r({ kind: 'not_found', source: 'slow', demo: false }), 30)) };
+      const slowUpstream = {
+        name: 'slow',
+        lookup: () => new Promise<RegistryAnswer>((r) => setTimeout(() => r({ kind: 'not_found', source: 'slow', demo: false }), 30)),
+      };
       const noLocal = { name: 'local', lookup: async (): Promise<RegistryAnswer> => ({ kind: 'no_coverage', source: 'local' }) };
       // Ten run at once, the others wait in the limiter's queue, each with its deadline running.
-      const chain = registryChain(noLocal, { UK: limitedRegistry(slowUpstream, { maxConcurrent: 10, minTimeMs: 0, timeoutMs: 5000 }) }, noLocal);
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => chain.lookup({ country: 'UK', insurance_type: 'motor', policy_number: `UKM${i}0000000` }, 'live')));
+      const chain = registryChain(
+        noLocal,
+        { UK: limitedRegistry(slowUpstream, { maxConcurrent: 10, minTimeMs: 0, timeoutMs: 5000 }) },
+        noLocal,
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          chain.lookup({ country: 'UK', insurance_type: 'motor', policy_number: `UKM${i}0000000` }, 'live'),
+        ),
+      );
       expect(answers.every((a) => a.kind === 'not_found')).toBe(true);
       await chain.stop();
       // Warnings are emitted on a later tick.

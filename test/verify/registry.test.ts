@@ -18,7 +18,19 @@ const upstream = http.createServer((req, res) => {
   if (mode === 'missing') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"found":false}');
   const number = decodeURIComponent(req.url!.split('/').pop()!);
   res.writeHead(200, { 'content-type': 'application/json' }).end(
-    JSON.stringify({ found: true, policies: [{ policy_number: number, insurance_type: 'health', insurer_reference: '21090402', start_date: '2026-01-01', end_date: '2030-12-31', status: 'active' }] }),
+    JSON.stringify({
+      found: true,
+      policies: [
+        {
+          policy_number: number,
+          insurance_type: 'health',
+          insurer_reference: '21090402',
+          start_date: '2026-01-01',
+          end_date: '2030-12-31',
+          status: 'active',
+        },
+      ],
+    }),
   );
 });
 
@@ -27,7 +39,9 @@ let key: string;
 beforeAll(async () => {
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   const port = (upstream.address() as AddressInfo).port;
-  srv = await startTestServer({ env: { COVERCHECK_REGISTRY_UPSTREAMS: `FR=http://127.0.0.1:${port}`, COVERCHECK_REGISTRY_TIMEOUT_MS: '300' } });
+  srv = await startTestServer({
+    env: { COVERCHECK_REGISTRY_UPSTREAMS: `FR=http://127.0.0.1:${port}`, COVERCHECK_REGISTRY_TIMEOUT_MS: '300' },
+  });
   key = (await srv.key({ mode: 'live', credits: 100 })).key;
 });
 afterAll(async () => {
@@ -73,7 +87,10 @@ describe('upstream registry adapter', () => {
     mode = 'down';
     await importOperatorRegistry(srv.store);
     const before = hits;
-    const r = await call(srv.url, 'POST', '/api/v1/verify', { key, body: { policy_number: 'AUTO-2109-900001', country: 'FR', insurance_type: 'motor' } });
+    const r = await call(srv.url, 'POST', '/api/v1/verify', {
+      key,
+      body: { policy_number: 'AUTO-2109-900001', country: 'FR', insurance_type: 'motor' },
+    });
     expect(r.body.status).toBe('verified');
     expect(hits).toBe(before);
   });
@@ -93,13 +110,22 @@ describe('upstream limiter', () => {
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const limited = await startTestServer({
-      env: { COVERCHECK_REGISTRY_UPSTREAMS: `UK=http://127.0.0.1:${(slow.address() as AddressInfo).port}`, COVERCHECK_REGISTRY_MAX_CONCURRENT: '2', COVERCHECK_REGISTRY_TIMEOUT_MS: '5000' },
+      env: {
+        COVERCHECK_REGISTRY_UPSTREAMS: `UK=http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+        COVERCHECK_REGISTRY_MAX_CONCURRENT: '2',
+        COVERCHECK_REGISTRY_TIMEOUT_MS: '5000',
+      },
     });
     try {
       // A live key: a sandbox key never reaches an upstream (sandbox.test.ts).
       const { key: k } = await limited.key({ mode: 'live', credits: 100 });
       const rs = await Promise.all(
-        Array.from({ length: 12 }, (_, i) => call(limited.url, 'POST', '/api/v1/verify', { key: k, body: { policy_number: `UKM-7777-${String(i).padStart(4, '0')}`, country: 'UK', insurance_type: 'motor' } })),
+        Array.from({ length: 12 }, (_, i) =>
+          call(limited.url, 'POST', '/api/v1/verify', {
+            key: k,
+            body: { policy_number: `UKM-7777-${String(i).padStart(4, '0')}`, country: 'UK', insurance_type: 'motor' },
+          }),
+        ),
       );
       expect(rs.every((r) => r.status === 200 && r.body.status === 'unverified')).toBe(true);
       expect(peak).toBe(2);

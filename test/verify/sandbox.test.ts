@@ -16,7 +16,19 @@ const upstream = http.createServer((req, res) => {
   const number = decodeURIComponent(req.url!.split('/').pop()!);
   const type = req.url!.split('/')[3];
   res.writeHead(200, { 'content-type': 'application/json' }).end(
-    JSON.stringify({ found: true, policies: [{ policy_number: number, insurance_type: type, insurer_reference: '21090402', start_date: '2026-01-01', end_date: '2030-12-31', status: 'active' }] }),
+    JSON.stringify({
+      found: true,
+      policies: [
+        {
+          policy_number: number,
+          insurance_type: type,
+          insurer_reference: '21090402',
+          start_date: '2026-01-01',
+          end_date: '2030-12-31',
+          status: 'active',
+        },
+      ],
+    }),
   );
 });
 
@@ -31,9 +43,22 @@ beforeAll(async () => {
   sandbox = (await srv.key({ mode: 'test' })).key;
   // A real (non-demo) registry file the operator imported: a UK motor policy, and FR health coverage.
   await srv.store.registry.upsertMany([
-    { policy_number: 'UKM77770001', country: 'UK', insurance_type: 'motor', insurer_reference: 'DEMO-UK-0001', start_date: '2026-01-01', end_date: '2030-12-31', status: 'active', vehicle_registration: null, source: 'mid-extract', demo: false },
+    {
+      policy_number: 'UKM77770001',
+      country: 'UK',
+      insurance_type: 'motor',
+      insurer_reference: 'DEMO-UK-0001',
+      start_date: '2026-01-01',
+      end_date: '2030-12-31',
+      status: 'active',
+      vehicle_registration: null,
+      source: 'mid-extract',
+      demo: false,
+    },
   ]);
-  await srv.store.registry.setCoverage([{ country: 'FR', insurance_type: 'health', source: 'fr-mutuelles', demo: false, updated_at: new Date().toISOString() }]);
+  await srv.store.registry.setCoverage([
+    { country: 'FR', insurance_type: 'health', source: 'fr-mutuelles', demo: false, updated_at: new Date().toISOString() },
+  ]);
 });
 afterAll(async () => {
   await srv.close();
@@ -83,11 +108,19 @@ describe('a sandbox key', () => {
     const done = await pollUntil(srv.url, job.body.poll_url, sandbox, (b) => b.status !== 'pending');
     expect(ZVerificationResultSchema.parse(done.result).flags).toContain('sandbox');
 
-    const batch = await call(srv.url, 'POST', '/api/v1/verify/batch', { key: sandbox, body: { policies: [unknownUk, frHealth, realUk, demoUk] } });
+    const batch = await call(srv.url, 'POST', '/api/v1/verify/batch', {
+      key: sandbox,
+      body: { policies: [unknownUk, frHealth, realUk, demoUk] },
+    });
     expect(batch.status).toBe(202);
     const b = await pollUntil(srv.url, `/api/v1/batches/${batch.body.batch_id}`, sandbox, (x) => x.status === 'complete');
     for (const item of b.results) expect(ZVerificationResultSchema.parse(item.result).flags).toContain('sandbox');
-    expect(b.results.map((i: { result: { status: string } }) => i.result.status)).toEqual(['unverified', 'inconclusive', 'unverified', 'verified']);
+    expect(b.results.map((i: { result: { status: string } }) => i.result.status)).toEqual([
+      'unverified',
+      'inconclusive',
+      'unverified',
+      'verified',
+    ]);
     expect(calls).toEqual([]);
   });
 });

@@ -28,18 +28,33 @@ describe('score', () => {
     expect(score({ ...agreed, inForce: false })).toEqual({ status: 'unverified', confidence: 0.4 });
   });
   it('a sanctioned insurer is capped at 0.1', () => {
-    expect(score({ ...agreed, provider: { kind: 'match', score: 1 }, sanctioned: true })).toEqual({ status: 'unverified', confidence: 0.1 });
+    expect(score({ ...agreed, provider: { kind: 'match', score: 1 }, sanctioned: true })).toEqual({
+      status: 'unverified',
+      confidence: 0.1,
+    });
   });
   it('unknown to a covering registry is unverified, at most 0.3', () => {
-    expect(score({ ...agreed, registry: 'not_found', provider: { kind: 'match', score: 1 } })).toEqual({ status: 'unverified', confidence: 0.3 });
+    expect(score({ ...agreed, registry: 'not_found', provider: { kind: 'match', score: 1 } })).toEqual({
+      status: 'unverified',
+      confidence: 0.3,
+    });
     expect(score({ ...agreed, registry: 'type_mismatch' }).status).toBe('unverified');
   });
   it('no coverage or an unavailable registry is inconclusive, at most 0.5', () => {
-    expect(score({ ...agreed, registry: 'no_coverage', provider: { kind: 'match', score: 1 } })).toEqual({ status: 'inconclusive', confidence: 0.45 });
+    expect(score({ ...agreed, registry: 'no_coverage', provider: { kind: 'match', score: 1 } })).toEqual({
+      status: 'inconclusive',
+      confidence: 0.45,
+    });
     expect(score({ ...agreed, registry: 'unavailable' }).status).toBe('inconclusive');
   });
   it('never leaves 0..1', () => {
-    const worst = score({ registry: 'not_found', inForce: false, insurer: 'not_authorised', provider: { kind: 'mismatch' }, sanctioned: true });
+    const worst = score({
+      registry: 'not_found',
+      inForce: false,
+      insurer: 'not_authorised',
+      provider: { kind: 'mismatch' },
+      sanctioned: true,
+    });
     expect(worst.confidence).toBe(0);
   });
 });

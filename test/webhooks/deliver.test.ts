@@ -27,7 +27,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), servername: (req.socket as import('node:tls').TLSSocket).servername });
+      received.push({
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        servername: (req.socket as import('node:tls').TLSSocket).servername,
+      });
       if (mode === 'hang') return;
       if (mode === 'error') return void res.writeHead(500).end('boom');
       if (mode === 'redirect') return void res.writeHead(302, { location: 'https://169.254.169.254/' }).end();
@@ -61,14 +65,23 @@ beforeEach(() => {
 
 /** Resolves every name to 127.0.0.1 and counts calls, so tests never depend on real DNS. */
 function loopbackLookup(): LookupAll & { calls: number } {
-  const fn = Object.assign(async () => {
-    fn.calls++;
-    return [{ address: '127.0.0.1', family: 4 }];
-  }, { calls: 0 });
+  const fn = Object.assign(
+    async () => {
+      fn.calls++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    },
+    { calls: 0 },
+  );
   return fn;
 }
 
-const request = (url = `https://localhost:${port}/hooks/covercheck?tenant=7`) => ({ url, id: 'msg_1', timestampS: Math.floor(Date.now() / 1000), body: BODY, secret: SECRET });
+const request = (url = `https://localhost:${port}/hooks/covercheck?tenant=7`) => ({
+  url,
+  id: 'msg_1',
+  timestampS: Math.floor(Date.now() / 1000),
+  body: BODY,
+  secret: SECRET,
+});
 
 describe('deliverWebhook', () => {
   it('delivers a body the receiver verifies with the shared helper', async () => {
@@ -91,7 +104,12 @@ describe('deliverWebhook', () => {
 
   it('connects to the checked address and checks the certificate against the host name', async () => {
     // The system resolver knows nothing of .test names: success means the socket used the pinned address.
-    const attempt = await deliverWebhook(request(`https://hooks.customer.test:${port}/x`), { timeoutMs: 5_000, allowPrivate: true, ca, lookup: loopbackLookup() });
+    const attempt = await deliverWebhook(request(`https://hooks.customer.test:${port}/x`), {
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      ca,
+      lookup: loopbackLookup(),
+    });
     expect(attempt).toMatchObject({ ok: true, status: 204 });
     expect(received[0]!.servername).toBe('hooks.customer.test');
   });
@@ -150,7 +168,8 @@ describe('deliverWebhook', () => {
   it('refuses a host that rebinds to a private address after passing the registration check', async () => {
     let calls = 0;
     // Public at registration, loopback at delivery: the classic DNS rebinding move.
-    const rebinding: LookupAll = async () => (calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]);
+    const rebinding: LookupAll = async () =>
+      calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
     const url = `https://localhost:${port}/hook`;
     expect((await checkWebhookUrl(url, { allowPrivate: false, lookup: rebinding })).ok).toBe(true);
     const attempt = await deliverWebhook(request(url), { timeoutMs: 5_000, allowPrivate: false, ca, lookup: rebinding });
@@ -174,7 +193,12 @@ describe('deliverWebhook', () => {
   });
 
   it('fails with a TLS error when the certificate does not name the host', async () => {
-    const attempt = await deliverWebhook(request(`https://other.customer.test:${port}/`), { timeoutMs: 5_000, allowPrivate: true, ca, lookup: loopbackLookup() });
+    const attempt = await deliverWebhook(request(`https://other.customer.test:${port}/`), {
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      ca,
+      lookup: loopbackLookup(),
+    });
     expect(attempt).toMatchObject({ ok: false, status: null });
     expect(attempt.error).toMatch(/^TLS error: .*\(ERR_TLS_CERT_ALTNAME_INVALID\)/);
     expect(received).toHaveLength(0);
@@ -185,13 +209,24 @@ describe('deliverWebhook', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const attempt = await deliverWebhook(request(`https://localhost:${freePort}/`), { timeoutMs: 5_000, allowPrivate: true, ca, lookup: loopbackLookup() });
+    const attempt = await deliverWebhook(request(`https://localhost:${freePort}/`), {
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      ca,
+      lookup: loopbackLookup(),
+    });
     expect(attempt).toMatchObject({ ok: false, status: null, error: 'connection refused' });
   });
 
   it('uses a clock it is given for durationMs', async () => {
     let t = 1_000;
-    const attempt = await deliverWebhook(request(), { timeoutMs: 5_000, allowPrivate: true, ca, lookup: loopbackLookup(), now: () => (t += 7) });
+    const attempt = await deliverWebhook(request(), {
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      ca,
+      lookup: loopbackLookup(),
+      now: () => (t += 7),
+    });
     expect(attempt).toMatchObject({ ok: true, durationMs: 7 });
   });
 });

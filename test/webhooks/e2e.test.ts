@@ -68,14 +68,23 @@ describe('signed webhooks with retries', () => {
     const accepted = new Map(hooks.received.filter((x) => x.status < 300).map((x) => [x.id, x.event]));
     expect(accepted.size).toBe(1);
     const event = ZWebhookEventSchema.parse([...accepted.values()][0]);
-    expect(event).toMatchObject({ type: 'job.completed', data: { job_id: r.body.job_id, status: 'complete', result: { status: 'verified' } } });
+    expect(event).toMatchObject({
+      type: 'job.completed',
+      data: { job_id: r.body.job_id, status: 'complete', result: { status: 'verified' } },
+    });
 
     const job = await pollUntil(srv.url, r.body.poll_url, k.key, (b: any) => b.webhook?.status === 'delivered');
     expect(job.webhook).toEqual({ url: receiverUrl, status: 'delivered', attempts: 4 });
     const log = await call(srv.url, 'GET', '/api/v1/webhooks/deliveries', { key: k.key });
     expect(log.status).toBe(200);
     expect(log.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
-    expect(log.body.deliveries[0]).toMatchObject({ webhook_id: hooks.received[0]!.id, event_type: 'job.completed', subject_id: r.body.job_id, status: 'delivered', attempts: 4 });
+    expect(log.body.deliveries[0]).toMatchObject({
+      webhook_id: hooks.received[0]!.id,
+      event_type: 'job.completed',
+      subject_id: r.body.job_id,
+      status: 'delivered',
+      attempts: 4,
+    });
     expect(log.body.deliveries[0].attempt_log.map((a: any) => a.status)).toEqual([500, 500, 500, 204]);
   });
 
@@ -86,11 +95,17 @@ describe('signed webhooks with retries', () => {
     failFirst = 0;
     const r = await call(srv.url, 'POST', '/api/v1/verify/batch', {
       key: k.key,
-      body: { webhook_url: receiverUrl, policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }, { country: 'UK' }] },
+      body: {
+        webhook_url: receiverUrl,
+        policies: [{ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }, { country: 'UK' }],
+      },
     });
     await waitFor(() => hooks.received.length === 1);
     expect(hooks.received[0]!.verified).toBe(true);
-    expect(hooks.received[0]!.event).toMatchObject({ type: 'batch.completed', data: { batch_id: r.body.batch_id, status: 'complete', completed_count: 2 } });
+    expect(hooks.received[0]!.event).toMatchObject({
+      type: 'batch.completed',
+      data: { batch_id: r.body.batch_id, status: 'complete', completed_count: 2 },
+    });
     expect(hooks.received[0]!.event.data.results).toHaveLength(2);
   });
 
@@ -102,11 +117,18 @@ describe('signed webhooks with retries', () => {
     const form = new FormData();
     form.append('file', new Blob([corpusPdf('002')], { type: 'application/pdf' }), 'policy.pdf');
     form.append('webhook_url', receiverUrl);
-    const res = await fetch(`${srv.url}/api/v1/documents/extract`, { method: 'POST', headers: { authorization: `Bearer ${k.key}` }, body: form });
+    const res = await fetch(`${srv.url}/api/v1/documents/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k.key}` },
+      body: form,
+    });
     expect(res.status).toBe(202);
     await waitFor(() => hooks.received.length === 1, 30_000);
     const event = ZWebhookEventSchema.parse(hooks.received[0]!.event);
-    expect(event).toMatchObject({ type: 'job.completed', data: { kind: 'extraction', status: 'complete', result: { insurance_type: 'motor' } } });
+    expect(event).toMatchObject({
+      type: 'job.completed',
+      data: { kind: 'extraction', status: 'complete', result: { insurance_type: 'motor' } },
+    });
     expect(event.data).not.toHaveProperty('document');
   });
 
@@ -115,7 +137,10 @@ describe('signed webhooks with retries', () => {
     hooks.secret = (await srv.store.keys.get(k.id))!.webhook_secret!;
     hooks.received.length = 0;
     failFirst = 1_000;
-    await call(srv.url, 'POST', '/api/v1/verify/async', { key: k.key, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: receiverUrl } });
+    await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key: k.key,
+      body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: receiverUrl },
+    });
     const deadline = Date.now() + 15_000;
     let delivery: any;
     while (Date.now() < deadline) {

@@ -4,7 +4,15 @@ import { HostGate, type HostGateOptions } from '../../connector/src/webhooks/hos
 
 let clock = 0;
 const gate = (o: Partial<HostGateOptions> = {}) =>
-  new HostGate<string>({ perHost: 2, waitingPerHost: 2, waitingTotal: 100, breakerFailures: 3, breakerCooldownMs: 1000, now: () => clock, ...o });
+  new HostGate<string>({
+    perHost: 2,
+    waitingPerHost: 2,
+    waitingTotal: 100,
+    breakerFailures: 3,
+    breakerCooldownMs: 1000,
+    now: () => clock,
+    ...o,
+  });
 
 beforeEach(() => {
   clock = 0;

@@ -83,7 +83,12 @@ async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, what:
 /** Submits `n` async verifications calling back to `url`; returns their job ids. */
 async function jobs(n: number, url: string): Promise<string[]> {
   const rs = await Promise.all(
-    Array.from({ length: n }, () => call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: url } })),
+    Array.from({ length: n }, () =>
+      call(srv.url, 'POST', '/api/v1/verify/async', {
+        key,
+        body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', webhook_url: url },
+      }),
+    ),
   );
   expect(rs.map((r) => r.status)).toEqual(rs.map(() => 202));
   return rs.map((r) => r.body.job_id as string);
@@ -140,11 +145,24 @@ describe('per-host circuit breaker', () => {
     // A fresh processor on the same store, on a clock past every lease this one took.
     const next = new OutboxProcessor(
       { store: srv.store, logger: createLogger('silent'), now: () => new Date(Date.now() + TIMEOUT_MS * 6 + 1000) },
-      { concurrency: 4, perHostConcurrency: 2, perHostMinTimeMs: 0, timeoutMs: TIMEOUT_MS, retryScale: 0.001, pollMs: 20, allowPrivate: true, ca: fs.readFileSync(cert.caFile) },
+      {
+        concurrency: 4,
+        perHostConcurrency: 2,
+        perHostMinTimeMs: 0,
+        timeoutMs: TIMEOUT_MS,
+        retryScale: 0.001,
+        pollMs: 20,
+        allowPrivate: true,
+        ca: fs.readFileSync(cert.caFile),
+      },
     );
     next.start();
     try {
-      await waitFor(async () => (await deliveries(ids)).every((d) => d.status === 'delivered'), 10_000, 'all delivered by the next process');
+      await waitFor(
+        async () => (await deliveries(ids)).every((d) => d.status === 'delivered'),
+        10_000,
+        'all delivered by the next process',
+      );
     } finally {
       await next.stop();
     }

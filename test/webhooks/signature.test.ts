@@ -76,7 +76,11 @@ describe('verifyWebhook', () => {
 
   it('reads header names case-insensitively', () => {
     const p = payload();
-    const headers = { 'Webhook-Id': p.headers['webhook-id'], 'WEBHOOK-TIMESTAMP': p.headers['webhook-timestamp'], 'Webhook-Signature': p.headers['webhook-signature'] };
+    const headers = {
+      'Webhook-Id': p.headers['webhook-id'],
+      'WEBHOOK-TIMESTAMP': p.headers['webhook-timestamp'],
+      'Webhook-Signature': p.headers['webhook-signature'],
+    };
     expect(verifyWebhook(SECRET, headers, p.body, { nowS: NOW_S })).toMatchObject({ type: 'job.completed' });
   });
 
@@ -158,7 +162,11 @@ describe('verifyWebhook', () => {
 describe('ZWebhookEventSchema', () => {
   it('accepts each event type with an ISO datetime', () => {
     for (const type of WEBHOOK_EVENT_TYPES) {
-      expect(ZWebhookEventSchema.parse({ type, created_at: '2026-01-01T00:00:00Z', data: { job_id: 'j1' } })).toEqual({ type, created_at: '2026-01-01T00:00:00Z', data: { job_id: 'j1' } });
+      expect(ZWebhookEventSchema.parse({ type, created_at: '2026-01-01T00:00:00Z', data: { job_id: 'j1' } })).toEqual({
+        type,
+        created_at: '2026-01-01T00:00:00Z',
+        data: { job_id: 'j1' },
+      });
     }
   });
 

@@ -60,7 +60,10 @@ describe('through the API', () => {
       }
     }
     // A public host is accepted, so the refusals above are about the address.
-    const ok = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { ...policy, webhook_url: 'https://hooks.example.com/hook' } });
+    const ok = await call(srv.url, 'POST', '/api/v1/verify/async', {
+      key,
+      body: { ...policy, webhook_url: 'https://hooks.example.com/hook' },
+    });
     expect(ok.status).toBe(202);
   });
 });

@@ -110,12 +110,21 @@ describe('checkWebhookUrl', () => {
   });
 
   it('refuses http', async () => {
-    expect(await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: true, lookup })).toEqual({ ok: false, reason: 'webhook_url must use https' });
+    expect(await checkWebhookUrl('http://hooks.example.com/', { allowPrivate: true, lookup })).toEqual({
+      ok: false,
+      reason: 'webhook_url must use https',
+    });
   });
 
   it('refuses other schemes and garbage', async () => {
-    expect(await checkWebhookUrl('file:///etc/passwd', { allowPrivate: true, lookup })).toEqual({ ok: false, reason: 'webhook_url must use https' });
-    expect(await checkWebhookUrl('not a url', { allowPrivate: true, lookup })).toEqual({ ok: false, reason: 'webhook_url is not a valid URL' });
+    expect(await checkWebhookUrl('file:///etc/passwd', { allowPrivate: true, lookup })).toEqual({
+      ok: false,
+      reason: 'webhook_url must use https',
+    });
+    expect(await checkWebhookUrl('not a url', { allowPrivate: true, lookup })).toEqual({
+      ok: false,
+      reason: 'webhook_url is not a valid URL',
+    });
   });
 
   it('refuses credentials in the URL', async () => {
@@ -139,10 +148,22 @@ describe('checkWebhookUrl', () => {
 
   it('refuses IP literals in private ranges without a lookup, including shorthand forms', async () => {
     const calls = lookup.calls.length;
-    expect(await checkWebhookUrl('https://127.1/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: 127.0.0.1' });
-    expect(await checkWebhookUrl('https://0x7f000001/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: 127.0.0.1' });
-    expect(await checkWebhookUrl('https://[::1]:8443/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: 'loopback: ::1' });
-    expect(await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: false, lookup })).toMatchObject({ ok: false, detail: expect.stringContaining('link-local') });
+    expect(await checkWebhookUrl('https://127.1/', { allowPrivate: false, lookup })).toMatchObject({
+      ok: false,
+      detail: 'loopback: 127.0.0.1',
+    });
+    expect(await checkWebhookUrl('https://0x7f000001/', { allowPrivate: false, lookup })).toMatchObject({
+      ok: false,
+      detail: 'loopback: 127.0.0.1',
+    });
+    expect(await checkWebhookUrl('https://[::1]:8443/', { allowPrivate: false, lookup })).toMatchObject({
+      ok: false,
+      detail: 'loopback: ::1',
+    });
+    expect(await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: false, lookup })).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('link-local'),
+    });
     expect(lookup.calls.length).toBe(calls);
   });
 
@@ -156,7 +177,11 @@ describe('checkWebhookUrl', () => {
       ['https://[2001:db8::10]/hook', 'reserved'],
       ['https://192.88.99.1/', 'reserved'],
     ] as const) {
-      expect(await checkWebhookUrl(url, { allowPrivate: false, lookup }), url).toMatchObject({ ok: false, reason: ADDRESS_NOT_ALLOWED, detail: expect.stringContaining(`${kind}:`) });
+      expect(await checkWebhookUrl(url, { allowPrivate: false, lookup }), url).toMatchObject({
+        ok: false,
+        reason: ADDRESS_NOT_ALLOWED,
+        detail: expect.stringContaining(`${kind}:`),
+      });
     }
     expect(lookup.calls.length).toBe(calls);
     expect((await checkWebhookUrl('https://93.184.215.14/hook', { allowPrivate: false, lookup })).ok).toBe(true);

@@ -19,11 +19,18 @@ const sheetsEnv = () => ({
   COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '6000',
 });
 
-describe('the connector\'s workers', () => {
+describe("the connector's workers", () => {
   it('are one list, started in order and stopped in reverse, each stop awaited before the next', async () => {
     const srv = await startTestServer({ workers: false, seed: false, env: { ...sheetsEnv(), COVERCHECK_DATASET_REFRESH: 'true' } });
     const { workers } = srv.connector;
-    expect(workers.map((w) => w.name)).toEqual(['key sweep', 'sheet schedules', 'sheet write-back', 'dataset refresh', 'webhook outbox', 'work queue']);
+    expect(workers.map((w) => w.name)).toEqual([
+      'key sweep',
+      'sheet schedules',
+      'sheet write-back',
+      'dataset refresh',
+      'webhook outbox',
+      'work queue',
+    ]);
     const events: string[] = [];
     for (const w of workers) {
       const [start, stop] = [w.start.bind(w), w.stop.bind(w)];
@@ -57,14 +64,28 @@ describe('the connector\'s workers', () => {
 
   it('a write-back holds its spreadsheet for COVERCHECK_SHEETS_WRITEBACK_LEASE_MS', async () => {
     const LEASE_MS = 45_000;
-    const srv = await startTestServer({ workers: false, env: { ...sheetsEnv(), COVERCHECK_SHEETS_WRITEBACK_LEASE_MS: String(LEASE_MS), COVERCHECK_SHEETS_TIMEOUT_MS: '500', COVERCHECK_SHEETS_RETRY_MS: '10' } });
+    const srv = await startTestServer({
+      workers: false,
+      env: {
+        ...sheetsEnv(),
+        COVERCHECK_SHEETS_WRITEBACK_LEASE_MS: String(LEASE_MS),
+        COVERCHECK_SHEETS_TIMEOUT_MS: '500',
+        COVERCHECK_SHEETS_RETRY_MS: '10',
+      },
+    });
     try {
       const SHEET = 'writeback-lease-sheet-01';
-      google.sheet(SHEET, 'Claims', [['Policy', 'Holder', 'Status'], ['UKM-1000-0001', 'Jane Doe', '']]);
+      google.sheet(SHEET, 'Claims', [
+        ['Policy', 'Holder', 'Status'],
+        ['UKM-1000-0001', 'Jane Doe', ''],
+      ]);
       const { key } = await srv.key({ mode: 'test' });
       await bindOverHttp(srv.url, key, google, SHEET);
       const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
-      const job = await call(srv.url, 'POST', '/api/v1/verify/async', { key, body: { ...policy, sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Claims', key_column: 'A', columns: { status: 'C' } } } });
+      const job = await call(srv.url, 'POST', '/api/v1/verify/async', {
+        key,
+        body: { ...policy, sheet_target: { spreadsheet_id: SHEET, sheet_name: 'Claims', key_column: 'A', columns: { status: 'C' } } },
+      });
       expect(job.status).toBe(202);
       while (await srv.ctx.queue.tick());
       // The key-column read goes unanswered: the write-back is held, under its lease, until the call's deadline.
@@ -75,8 +96,16 @@ describe('the connector\'s workers', () => {
       while (google.count('values.get', SHEET) === reads) await new Promise((r) => setTimeout(r, 2));
       // Another instance can take it only once the lease has run out.
       const at = (ms: number) => new Date(ms).toISOString();
-      expect(await srv.store.writebacks.leaseSpreadsheet('other-instance', at(before + LEASE_MS - 1_000), at(before + LEASE_MS + 60_000))).toEqual([]);
-      expect(await srv.store.writebacks.leaseSpreadsheet('other-instance', at(Date.now() + LEASE_MS + 1_000), at(Date.now() + LEASE_MS + 60_000))).toHaveLength(1);
+      expect(
+        await srv.store.writebacks.leaseSpreadsheet('other-instance', at(before + LEASE_MS - 1_000), at(before + LEASE_MS + 60_000)),
+      ).toEqual([]);
+      expect(
+        await srv.store.writebacks.leaseSpreadsheet(
+          'other-instance',
+          at(Date.now() + LEASE_MS + 1_000),
+          at(Date.now() + LEASE_MS + 60_000),
+        ),
+      ).toHaveLength(1);
       await writing;
     } finally {
       await srv.close();

@@ -57,7 +57,7 @@ describe('whileRenewing', () => {
     await held;
   });
 
-  it('a failed renewal is logged and the work goes on; the work\'s own failure reaches the caller and ends the renewals', async () => {
+  it("a failed renewal is logged and the work goes on; the work's own failure reaches the caller and ends the renewals", async () => {
     const warn = vi.fn();
     let calls = 0;
     const held = whileRenewing(

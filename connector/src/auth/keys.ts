@@ -63,9 +63,7 @@ export const UNUSED_KEY_TTL_DAYS = 7;
 // Compared against when no row matches, so an unknown lookup id costs the same as a wrong secret.
 const DUMMY_HASH = Buffer.from(hashKey('pk_test_' + '0'.repeat(44)), 'hex');
 
-export type AuthOutcome =
-  | { ok: true; key: ApiKeyRecord }
-  | { ok: false; error: 'unauthorized' | 'invalid_api_key'; message: string };
+export type AuthOutcome = { ok: true; key: ApiKeyRecord } | { ok: false; error: 'unauthorized' | 'invalid_api_key'; message: string };
 
 /**
  * Resolves an Authorization header value (or every value sent, when the caller has them all) to an
@@ -101,13 +99,21 @@ export async function authenticate(headers: string | readonly string[] | undefin
       message: `This free-plan key was deactivated because it was not used within ${UNUSED_KEY_TTL_DAYS} days of being issued. Request a new key at /portal, or ask your Covercheck operator for one.`,
     };
   }
-  if (record.status !== 'active') return { ok: false, error: 'invalid_api_key', message: 'This API key was revoked. Ask your Covercheck operator for a new one, or request one at /portal.' };
+  if (record.status !== 'active')
+    return {
+      ok: false,
+      error: 'invalid_api_key',
+      message: 'This API key was revoked. Ask your Covercheck operator for a new one, or request one at /portal.',
+    };
   return { ok: true, key: record };
 }
 
 export function parseScopes(raw: string | undefined): TScope[] {
   if (!raw) return [...SCOPES];
-  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of scopes) {
     if (!(SCOPES as readonly string[]).includes(s)) throw new Error(`Unknown scope "${s}". Known: ${SCOPES.join(', ')}`);
   }

@@ -17,7 +17,10 @@ export async function sweepUnusedKeys(store: Pick<PortalStore, 'deactivateUnused
 }
 
 /** The sweep as a background worker: once at start, then every `intervalMs`; `notify()` runs one now (tests and operators). */
-export function createKeySweeper(deps: { store: Pick<PortalStore, 'deactivateUnused'>; logger: Logger; now: () => Date }, intervalMs: number): Worker {
+export function createKeySweeper(
+  deps: { store: Pick<PortalStore, 'deactivateUnused'>; logger: Logger; now: () => Date },
+  intervalMs: number,
+): Worker {
   return periodic(
     'key sweep',
     async () => {

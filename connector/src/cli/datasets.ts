@@ -48,8 +48,10 @@ async function importCommand(args: string[]): Promise<void> {
   const file = positionals[0];
   if (!file) throw new UsageError('FILE.csv is required');
   if (!fs.existsSync(file)) throw new UsageError(`No such file: ${file}`);
-  if (!values.slug || !/^[a-z0-9][a-z0-9-]{1,80}$/.test(values.slug)) throw new UsageError('--slug is required: lower-case letters, digits and dashes');
-  if (!values.cadence || !(CADENCES as readonly string[]).includes(values.cadence)) throw new UsageError(`--cadence must be one of ${CADENCES.join(', ')}`);
+  if (!values.slug || !/^[a-z0-9][a-z0-9-]{1,80}$/.test(values.slug))
+    throw new UsageError('--slug is required: lower-case letters, digits and dashes');
+  if (!values.cadence || !(CADENCES as readonly string[]).includes(values.cadence))
+    throw new UsageError(`--cadence must be one of ${CADENCES.join(', ')}`);
   const filter: Record<string, string[]> = {};
   for (const f of values.filter ?? []) {
     const [col, val] = f.split('=', 2);
@@ -58,12 +60,17 @@ async function importCommand(args: string[]): Promise<void> {
   }
   let points;
   try {
-    points = readCsvSeries(fs.readFileSync(file, 'utf8'), { date_column: values['date-column'] ?? 'date', value_column: values['value-column'] ?? 'value', filter });
+    points = readCsvSeries(fs.readFileSync(file, 'utf8'), {
+      date_column: values['date-column'] ?? 'date',
+      value_column: values['value-column'] ?? 'value',
+      filter,
+    });
   } catch (err) {
     if (err instanceof SeriesFormatError) throw new UsageError(`${file}: ${err.message}`);
     throw err;
   }
-  if (values['refresh-url'] && !['csv', 'json'].includes(values['refresh-format'] ?? '')) throw new UsageError('--refresh-format must be csv or json');
+  if (values['refresh-url'] && !['csv', 'json'].includes(values['refresh-format'] ?? ''))
+    throw new UsageError('--refresh-format must be csv or json');
   await withStore(values.db, async (store) => {
     const existing = await store.datasets.get(values.slug!);
     const need = (v: string | undefined, flag: string, old: string | undefined) => {
@@ -82,7 +89,12 @@ async function importCommand(args: string[]): Promise<void> {
       cadence: values.cadence as Cadence,
       unit: values.unit ?? existing?.unit ?? '',
       refresh: values['refresh-url']
-        ? { url: values['refresh-url'], format: values['refresh-format'] as 'csv' | 'json', date_column: values['date-column'] ?? 'date', value_column: values['value-column'] ?? 'value' }
+        ? {
+            url: values['refresh-url'],
+            format: values['refresh-format'] as 'csv' | 'json',
+            date_column: values['date-column'] ?? 'date',
+            value_column: values['value-column'] ?? 'value',
+          }
         : (existing?.refresh ?? null),
     };
     const at = new Date().toISOString();

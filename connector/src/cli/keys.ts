@@ -60,7 +60,8 @@ async function main(): Promise<void> {
     case 'create': {
       if (values.mode !== 'live' && values.mode !== 'test') throw new UsageError('--mode must be live or test');
       if (!values.name) throw new UsageError('--name is required');
-      if (values.plan && !(PLANS as readonly string[]).includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+      if (values.plan && !(PLANS as readonly string[]).includes(values.plan))
+        throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
       let scopes;
       try {
         scopes = parseScopes(values.scopes);
@@ -100,13 +101,22 @@ async function main(): Promise<void> {
       const set = intFlag(values.set, 'set');
       const allowance = intFlag(values.allowance, 'allowance');
       if (add !== undefined && set !== undefined) throw new UsageError('use --add or --set, not both');
-      if ((set !== undefined && set < 0) || (allowance !== undefined && allowance < 0)) throw new UsageError('--set and --allowance must be 0 or more');
+      if ((set !== undefined && set < 0) || (allowance !== undefined && allowance < 0))
+        throw new UsageError('--set and --allowance must be 0 or more');
       await withStore(values.db, async (store) => {
         const now = new Date();
         const key = await store.keys.get(values.id!);
         if (!key) throw new Error(`No key with id ${values.id}`);
         if (add !== undefined || set !== undefined || allowance !== undefined) {
-          await store.credits.adjust(key.id, { ...(add !== undefined ? { add } : {}), ...(set !== undefined ? { set } : {}), ...(allowance !== undefined ? { allowance } : {}) }, now.toISOString());
+          await store.credits.adjust(
+            key.id,
+            {
+              ...(add !== undefined ? { add } : {}),
+              ...(set !== undefined ? { set } : {}),
+              ...(allowance !== undefined ? { allowance } : {}),
+            },
+            now.toISOString(),
+          );
         }
         const after = (await store.keys.get(key.id))!;
         out({

@@ -49,7 +49,9 @@ async function main(): Promise<void> {
 
   const stored = await withStore(values.db, (store) => storeSanctionsList(store.sanctions, parsed));
   const { kind, list, published, entities, skipped } = parsed;
-  process.stdout.write(`${JSON.stringify({ format, file, kind, list, published, entities, names: parsed.records.length, skipped, stored })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ format, file, kind, list, published, entities, names: parsed.records.length, skipped, stored })}\n`,
+  );
 }
 
 runCli(main, USAGE);

@@ -60,5 +60,7 @@ export async function chargeKey(
  */
 export function outOfCredits(balance: number, needed: number, now: Date): AppError {
   const need = needed > 1 ? `; this needs ${needed}` : '';
-  return new AppError('insufficient_credits', `Credits exhausted for billing period ${billingPeriod(now)}: balance ${balance}${need}.`, { balance });
+  return new AppError('insufficient_credits', `Credits exhausted for billing period ${billingPeriod(now)}: balance ${balance}${need}.`, {
+    balance,
+  });
 }

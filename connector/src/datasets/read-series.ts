@@ -47,7 +47,8 @@ export function readCsvSeries(text: string, spec: ColumnSpec): SeriesPoint[] {
   const header = Object.keys(rows[0]!);
   const needed = [spec.date_column, spec.value_column, ...Object.keys(spec.filter ?? {})];
   const missing = needed.filter((c) => !header.includes(c));
-  if (missing.length) throw new SeriesFormatError(`missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (has ${header.join(', ')})`);
+  if (missing.length)
+    throw new SeriesFormatError(`missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (has ${header.join(', ')})`);
   const filters = Object.entries(spec.filter ?? {});
   const points: SeriesPoint[] = [];
   rows.forEach((row, i) => {

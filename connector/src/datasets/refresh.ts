@@ -30,7 +30,11 @@ export function isDue(d: DatasetRecord, now: Date): boolean {
 
 export type RefreshOutcome = { slug: string; ok: true; points: number } | { slug: string; ok: false; error: string };
 
-export async function refreshDataset(store: DatasetStore, d: DatasetRecord, opts: { fetch?: typeof fetch; now: () => Date; timeoutMs?: number }): Promise<RefreshOutcome> {
+export async function refreshDataset(
+  store: DatasetStore,
+  d: DatasetRecord,
+  opts: { fetch?: typeof fetch; now: () => Date; timeoutMs?: number },
+): Promise<RefreshOutcome> {
   if (!d.refresh) return { slug: d.slug, ok: false, error: 'no refresh source configured' };
   const src = d.refresh;
   const fail = async (error: string): Promise<RefreshOutcome> => {
@@ -39,7 +43,10 @@ export async function refreshDataset(store: DatasetStore, d: DatasetRecord, opts
   };
   let text: string;
   try {
-    const res = await (opts.fetch ?? fetch)(src.url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000), headers: { accept: src.format === 'json' ? 'application/json' : 'text/csv, text/plain' } });
+    const res = await (opts.fetch ?? fetch)(src.url, {
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+      headers: { accept: src.format === 'json' ? 'application/json' : 'text/csv, text/plain' },
+    });
     if (!res.ok) return fail(`${src.url} answered HTTP ${res.status}`);
     const length = Number(res.headers.get('content-length') ?? 0);
     if (length > MAX_BYTES) return fail(`${src.url} is larger than ${MAX_BYTES / 1048576} MB`);
@@ -48,7 +55,10 @@ export async function refreshDataset(store: DatasetStore, d: DatasetRecord, opts
     return fail(`${src.url} could not be fetched: ${(err as Error).message}`);
   }
   try {
-    const spec = { ...(src.date_column ? { date_column: src.date_column } : {}), ...(src.value_column ? { value_column: src.value_column } : {}) };
+    const spec = {
+      ...(src.date_column ? { date_column: src.date_column } : {}),
+      ...(src.value_column ? { value_column: src.value_column } : {}),
+    };
     const points =
       src.format === 'csv'
         ? readCsvSeries(text, { date_column: src.date_column ?? 'date', value_column: src.value_column ?? 'value' })

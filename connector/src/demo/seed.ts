@@ -15,10 +15,18 @@ import { loadSanctionsFile } from '../sanctions/index.js';
 import type { Store } from '../store/types.js';
 import { parseRegistryCsv } from '../verify/registry/import.js';
 
-export async function seedReferenceData(store: Store, dataDir: string, now: Date): Promise<{ insurers: number; policies: number; sanctions: number; datasets: number }> {
+export async function seedReferenceData(
+  store: Store,
+  dataDir: string,
+  now: Date,
+): Promise<{ insurers: number; policies: number; sanctions: number; datasets: number }> {
   const at = now.toISOString();
   const register = await seedRegister(store, path.join(dataDir, 'register'), at);
-  const registry = parseRegistryCsv(fs.readFileSync(path.join(dataDir, 'registry', 'demo_policies.csv'), 'utf8'), { source: 'demo', demo: true, now: at });
+  const registry = parseRegistryCsv(fs.readFileSync(path.join(dataDir, 'registry', 'demo_policies.csv'), 'utf8'), {
+    source: 'demo',
+    demo: true,
+    now: at,
+  });
   await store.registry.upsertMany(registry.rows);
   await store.registry.setCoverage(registry.coverage);
   const sanctions = await loadSanctionsFile(store.sanctions, path.join(dataDir, 'sanctions', 'demo_sanctions.csv'), 'demo', true);
@@ -31,7 +39,11 @@ export async function seedReferenceData(store: Store, dataDir: string, now: Date
  * shown again: each start mints a fresh one and revokes the previous printed one, unless
  * COVERCHECK_SANDBOX_KEY fixes it.
  */
-export async function ensureSandboxKey(store: Store, fixed: string | undefined, now: Date): Promise<{ key: string; webhookSecret: string | null }> {
+export async function ensureSandboxKey(
+  store: Store,
+  fixed: string | undefined,
+  now: Date,
+): Promise<{ key: string; webhookSecret: string | null }> {
   const existing = (await store.keys.list()).filter((k) => k.name === SANDBOX_KEY_NAME && k.status === 'active');
   if (fixed) {
     const parsed = parseKey(fixed);

@@ -36,7 +36,13 @@ export class ExtractError extends Error {
 
 /** True for an ExtractError, also one rebuilt from a structured-clone copy (a worker's rejection). */
 export function isExtractError(err: unknown): err is ExtractError {
-  return err instanceof ExtractError || (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'ExtractError' && typeof (err as { code?: unknown }).code === 'string');
+  return (
+    err instanceof ExtractError ||
+    (typeof err === 'object' &&
+      err !== null &&
+      (err as { name?: unknown }).name === 'ExtractError' &&
+      typeof (err as { code?: unknown }).code === 'string')
+  );
 }
 
 /** An ExtractError as plain data for a thread or process boundary, and back. */

@@ -34,7 +34,10 @@ export async function extractFields(pdf: Uint8Array, deps: ExtractDeps, options:
  * The fields and coverage details of a document's lines: what extractFields does after reading. Its own
  * function so the evals can score cached lines (scripts/extract-eval/corpora.ts) exactly as an upload is read.
  */
-export function fieldsFromLines(read: Pick<DocumentLines, 'lines' | 'ocrConfidence'>, matcher: InsurerMatcher): { fields: TExtractedFields; language?: Language } {
+export function fieldsFromLines(
+  read: Pick<DocumentLines, 'lines' | 'ocrConfidence'>,
+  matcher: InsurerMatcher,
+): { fields: TExtractedFields; language?: Language } {
   const { lines, ocrConfidence } = read;
   const { fields, language } = extractFieldsFromLines({ lines, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) }, matcher);
   const coverage = findCoverage({ lines, type: fields.insurance_type, start: fields.start_date, end: fields.end_date, ocrConfidence });

@@ -42,12 +42,18 @@ export class BodyBudget {
   reserve(client: string, bytes: number): void {
     const held = this.#clients.get(client) ?? 0;
     if (held + bytes > this.limits.perClientBytes) {
-      throw new AppError('rate_limit_exceeded', `Too many request bodies in flight for this key (${Math.round(this.limits.perClientBytes / MB)} MB at once); retry when your other uploads have finished.`, {
-        retryAfter: BODY_RETRY_AFTER_S,
-      });
+      throw new AppError(
+        'rate_limit_exceeded',
+        `Too many request bodies in flight for this key (${Math.round(this.limits.perClientBytes / MB)} MB at once); retry when your other uploads have finished.`,
+        {
+          retryAfter: BODY_RETRY_AFTER_S,
+        },
+      );
     }
     if (this.#reserved + bytes > this.limits.totalBytes) {
-      throw new AppError('service_unavailable', 'The server is reading too many request bodies at once; retry shortly.', { retryAfter: BODY_RETRY_AFTER_S });
+      throw new AppError('service_unavailable', 'The server is reading too many request bodies at once; retry shortly.', {
+        retryAfter: BODY_RETRY_AFTER_S,
+      });
     }
     this.#clients.set(client, held + bytes);
     this.#reserved += bytes;

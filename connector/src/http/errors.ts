@@ -39,14 +39,20 @@ export function toAppError(err: unknown): AppError {
     const [errorCode, message] = BODY_PARSER_ERRORS[type]!;
     return new AppError(errorCode, message, { cause: err });
   }
-  if (err instanceof URIError && status === 400) return new AppError('invalid_request', `The path is not valid percent-encoding (${err.message}).`, { cause: err });
+  if (err instanceof URIError && status === 400)
+    return new AppError('invalid_request', `The path is not valid percent-encoding (${err.message}).`, { cause: err });
   if (expose === true && typeof status === 'number' && CLIENT_STATUS[status]) {
     // zlib's errors carry a code such as Z_DATA_ERROR, Z_BUF_ERROR or ERR_PADDING_1 (brotli).
     const zlib = typeof code === 'string' && /^(Z_|ERR_)/.test(code);
-    const message = zlib ? `The request body is not valid for its Content-Encoding (${(err as Error).message}).` : `Bad request: ${(err as Error).message}.`;
+    const message = zlib
+      ? `The request body is not valid for its Content-Encoding (${(err as Error).message}).`
+      : `Bad request: ${(err as Error).message}.`;
     return new AppError(CLIENT_STATUS[status]!, message, { cause: err });
   }
-  return new AppError('internal_error', 'Internal server error. Retry with exponential backoff.', { internal: (err as Error)?.message, cause: err });
+  return new AppError('internal_error', 'Internal server error. Retry with exponential backoff.', {
+    internal: (err as Error)?.message,
+    cause: err,
+  });
 }
 
 /**

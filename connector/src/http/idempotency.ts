@@ -42,13 +42,21 @@ export function idempotency(ctx: { store: Pick<Store, 'idempotency'>; logger: Lo
     const body = bodyDigestOf(res) ?? JSON.stringify(req.body ?? null);
     const requestHash = crypto.createHash('sha256').update(`${req.method} ${req.path}\n${body}`).digest('hex');
     const now = ctx.now();
-    const begun = await ctx.store.idempotency.begin(key.id, idemKey, requestHash, now.toISOString(), new Date(now.getTime() - STALE_AFTER_MS).toISOString());
+    const begun = await ctx.store.idempotency.begin(
+      key.id,
+      idemKey,
+      requestHash,
+      now.toISOString(),
+      new Date(now.getTime() - STALE_AFTER_MS).toISOString(),
+    );
     if (begun.state === 'replay') {
       res.status(begun.status!).set('Idempotent-Replayed', 'true').type('application/json').send(begun.body);
       return;
     }
-    if (begun.state === 'mismatch') throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.');
-    if (begun.state === 'in_progress') throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+    if (begun.state === 'mismatch')
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.');
+    if (begun.state === 'in_progress')
+      throw new AppError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
 
     res.locals.idemKey = idemKey;
     const send = res.send.bind(res);
@@ -61,9 +69,11 @@ export function idempotency(ctx: { store: Pick<Store, 'idempotency'>; logger: Lo
         const keep = status < 500 && !NOT_KEPT.has(status) && keepableBody(text);
         // The route may already have stored this response in the same transaction as a charge;
         // completing again writes the same values.
-        void (keep ? ctx.store.idempotency.complete(key.id, idemKey, { status, body: text }, ctx.now().toISOString()) : ctx.store.idempotency.release(key.id, idemKey)).catch(
-          (err: unknown) => ctx.logger.error({ err }, 'idempotency record not saved'),
-        );
+        void (
+          keep
+            ? ctx.store.idempotency.complete(key.id, idemKey, { status, body: text }, ctx.now().toISOString())
+            : ctx.store.idempotency.release(key.id, idemKey)
+        ).catch((err: unknown) => ctx.logger.error({ err }, 'idempotency record not saved'));
       }
       return send(body);
     };

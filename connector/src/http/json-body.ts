@@ -91,10 +91,20 @@ function readBytes(req: Request, limit: number, lease: BodyLease | undefined): P
       if (received > limit) return settle(new AppError('payload_too_large', TOO_LARGE));
       if (covered(received)) chunks.push(chunk);
     };
-    const onEnd = () => settle(declared !== undefined && received !== declared ? new AppError('invalid_request', 'The request body is shorter than its Content-Length.') : null);
+    const onEnd = () =>
+      settle(
+        declared !== undefined && received !== declared
+          ? new AppError('invalid_request', 'The request body is shorter than its Content-Length.')
+          : null,
+      );
     // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, ERR_PADDING_1 from brotli) say what is wrong with the bytes.
     const onStreamError = (err: Error) =>
-      settle(new AppError('invalid_request', inflate ? `The request body is not valid for its Content-Encoding (${err.message}).` : 'The request was aborted by the client.'));
+      settle(
+        new AppError(
+          'invalid_request',
+          inflate ? `The request body is not valid for its Content-Encoding (${err.message}).` : 'The request was aborted by the client.',
+        ),
+      );
     // The request also closes after a complete body; only an incomplete one means the client left.
     const onRequestGone = () => {
       if (!req.complete) settle(new AppError('invalid_request', 'The request was aborted by the client.'));
@@ -114,10 +124,12 @@ export function jsonBody(limitBytes: number, opts: { offload?: Offload; document
     (req, _res, next) => {
       if (!hasBody(req.headers)) return next();
       const json = req.is('application/json');
-      if (req.method === 'POST' && !json) throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+      if (req.method === 'POST' && !json)
+        throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
       // RFC 8259 8.1: JSON between systems is UTF-8; the shape check reads UTF-8 bytes.
       const charset = json ? CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase() : undefined;
-      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new AppError('unsupported_media_type', 'Unsupported charset; send JSON as UTF-8.');
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+        throw new AppError('unsupported_media_type', 'Unsupported charset; send JSON as UTF-8.');
       next();
     },
     requireContentEncoding(INFLATED_ENCODINGS),

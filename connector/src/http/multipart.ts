@@ -25,9 +25,14 @@ export interface Upload {
 /** Bytes a form holds beyond its file: the text fields busboy takes (fieldSize 4096 each) and the part headers and boundaries. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
 
-export function readUpload(req: Request, opts: { fileField: string; maxFileBytes: number; textFields: readonly string[] }): Promise<Upload> {
+export function readUpload(
+  req: Request,
+  opts: { fileField: string; maxFileBytes: number; textFields: readonly string[] },
+): Promise<Upload> {
   if (!req.is('multipart/form-data')) {
-    return Promise.reject(new AppError('unsupported_media_type', `Send the document as multipart/form-data with a "${opts.fileField}" field.`));
+    return Promise.reject(
+      new AppError('unsupported_media_type', `Send the document as multipart/form-data with a "${opts.fileField}" field.`),
+    );
   }
   const lease = bodyLeaseOf(req.res);
   // A form larger than this is cut off at the file limit (413) anyway: only this much is ever held.
@@ -41,7 +46,13 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
         // busboy signals a limit when it is reached, not exceeded: one spare byte, so a file of
         // exactly maxFileBytes is accepted (the limit is inclusive, as shared/policy.ts's
         // documentTooLarge says), and one spare part (unknown field names are refused by name anyway).
-        limits: { files: 1, fileSize: opts.maxFileBytes + 1, fields: opts.textFields.length + 1, fieldSize: 4096, parts: opts.textFields.length + 2 },
+        limits: {
+          files: 1,
+          fileSize: opts.maxFileBytes + 1,
+          fields: opts.textFields.length + 1,
+          fieldSize: 4096,
+          parts: opts.textFields.length + 2,
+        },
       });
     } catch (err) {
       reject(new AppError('invalid_request', `Malformed multipart request: ${(err as Error).message}`));
@@ -98,18 +109,25 @@ export function readUpload(req: Request, opts: { fileField: string; maxFileBytes
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('limit', () => fail(new AppError('payload_too_large', `The file is larger than ${Math.round(opts.maxFileBytes / 1048576)} MB.`)));
+      stream.on('limit', () =>
+        fail(new AppError('payload_too_large', `The file is larger than ${Math.round(opts.maxFileBytes / 1048576)} MB.`)),
+      );
       stream.on('close', () => {
         upload.file = { field, filename: info.filename ?? '', mimeType: info.mimeType, content: Buffer.concat(chunks) };
       });
     });
     bb.on('field', (name, value, info) => {
-      if (!opts.textFields.includes(name)) fail(new AppError('invalid_request', `Unknown field "${name}". Accepted: ${[opts.fileField, ...opts.textFields].join(', ')}.`));
+      if (!opts.textFields.includes(name))
+        fail(new AppError('invalid_request', `Unknown field "${name}". Accepted: ${[opts.fileField, ...opts.textFields].join(', ')}.`));
       else if (info.valueTruncated) fail(new AppError('invalid_request', `Field "${name}" is too long.`));
       else upload.fields[name] = value;
     });
     for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
-      bb.on(event, () => fail(new AppError('invalid_request', `Too many parts: send one "${opts.fileField}" file and at most ${opts.textFields.join(', ')}.`)));
+      bb.on(event, () =>
+        fail(
+          new AppError('invalid_request', `Too many parts: send one "${opts.fileField}" file and at most ${opts.textFields.join(', ')}.`),
+        ),
+      );
     }
     bb.on('error', (err: Error) => settle(failure ?? malformed(err)));
     bb.on('close', () => settle(failure));

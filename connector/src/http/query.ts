@@ -7,11 +7,15 @@ import { AppError } from '../errors.js';
 
 function badQuery(err: z.ZodError): AppError {
   const issue = err.issues[0]!;
-  if (issue.code === 'unrecognized_keys') return new AppError('invalid_request', `Unknown query parameter${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}.`);
+  if (issue.code === 'unrecognized_keys')
+    return new AppError('invalid_request', `Unknown query parameter${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}.`);
   const field = issue.path.join('.');
   if (issue.code === 'invalid_value' && 'values' in issue) {
     const values = issue.values.map(String);
-    return new AppError('invalid_request', `${field} must be ${values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`}.`);
+    return new AppError(
+      'invalid_request',
+      `${field} must be ${values.length === 2 ? values.join(' or ') : `one of ${values.join(', ')}`}.`,
+    );
   }
   // intQueryParam (shared/query.ts) words its own message; other issues get the parameter's name.
   return new AppError('invalid_request', issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}.`);

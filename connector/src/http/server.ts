@@ -30,7 +30,9 @@ import { ConnectionCount, resolveConnectionLimits, type ConnectionLimits, type O
  * classes but was measured slower than Express's own way (128 against 82 µs per request), so a
  * node whose constructors are classes gets node's default objects instead.
  */
-export const prototypedRequests = [http.IncomingMessage, http.ServerResponse].every((c) => !/^class\b/.test(Function.prototype.toString.call(c)));
+export const prototypedRequests = [http.IncomingMessage, http.ServerResponse].every(
+  (c) => !/^class\b/.test(Function.prototype.toString.call(c)),
+);
 
 /** A constructor that builds what `base` builds, with `proto` as the prototype of its objects. */
 function withPrototype<C extends Function>(base: C, proto: object): C {
@@ -49,7 +51,12 @@ export function createHttpServer(app: Express, limits: ConnectionLimits = resolv
       // How often node looks for connections past headersTimeout and requestTimeout: its default
       // (30 s) would let a slow client hold a connection that much longer than either.
       connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(limits.headersTimeoutMs / 10))),
-      ...(prototypedRequests ? { IncomingMessage: withPrototype(http.IncomingMessage, app.request), ServerResponse: withPrototype(http.ServerResponse, app.response) } : {}),
+      ...(prototypedRequests
+        ? {
+            IncomingMessage: withPrototype(http.IncomingMessage, app.request),
+            ServerResponse: withPrototype(http.ServerResponse, app.response),
+          }
+        : {}),
     },
     app,
   );
@@ -64,7 +71,9 @@ export function createHttpServer(app: Express, limits: ConnectionLimits = resolv
   // empty body. Ignoring the expectation is allowed too, and keeps every answer the app's.
   server.on('checkExpectation', app);
   // This is not a proxy: without a listener node drops the connection without a word.
-  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => writeRefusal(socket, errorBody('invalid_request', 'CONNECT is not supported: this is not a proxy.')));
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) =>
+    writeRefusal(socket, errorBody('invalid_request', 'CONNECT is not supported: this is not a proxy.')),
+  );
   return server;
 }
 
@@ -130,7 +139,9 @@ function refuseConnection(socket: net.Socket, over: OverBound): void {
   const refusal: TErrorBody = {
     ...errorBody(
       'service_unavailable',
-      over === 'address' ? 'Too many connections from this address; close idle ones or retry later.' : 'The server holds as many connections as it can; retry later.',
+      over === 'address'
+        ? 'Too many connections from this address; close idle ones or retry later.'
+        : 'The server holds as many connections as it can; retry later.',
     ),
     retry_after: REFUSAL_RETRY_AFTER_S,
   };

@@ -29,7 +29,9 @@ const MIN_SIGNIFICANT_CHARS = 3;
  * whose commonest such words are added here. Written in key form (see normalise.ts).
  */
 const GENERIC_TOKENS = new Set(
-  [...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].genericNameWords), 'assicurazioni', 'seguro', 'verzekeringen'].flatMap((w) => nameTokens(w)),
+  [...LANGUAGES.flatMap((l) => LANGUAGE_PACKS[l].genericNameWords), 'assicurazioni', 'seguro', 'verzekeringen'].flatMap((w) =>
+    nameTokens(w),
+  ),
 );
 
 /** One searchable name of a record: its official name or one of its aliases. */
@@ -146,7 +148,10 @@ function buildCountryIndex(records: InsurerRecord[]): CountryIndex {
   records.forEach((record, rec) => {
     idx.byReference.set(referenceKey(record.reference), record);
     const seenKeys = new Set<string>();
-    const names: Array<[string, Entry['kind']]> = [[record.name, 'name'], ...record.aliases.map((a): [string, Entry['kind']] => [a, 'alias'])];
+    const names: Array<[string, Entry['kind']]> = [
+      [record.name, 'name'],
+      ...record.aliases.map((a): [string, Entry['kind']] => [a, 'alias']),
+    ];
     for (const [text, kind] of names) {
       const tokens = nameTokens(text);
       const key = tokens.join(' ');
@@ -276,7 +281,10 @@ export class InsurerIndex {
     let bestEntry: number | null = null;
     const consider = (id: number, sim: number): void => {
       if (sim < MIN_SIMILARITY) return;
-      if (sim > bestSim + 1e-12 || (Math.abs(sim - bestSim) <= 1e-12 && bestEntry !== null && this.compareEntries(idx, id, bestEntry) < 0)) {
+      if (
+        sim > bestSim + 1e-12 ||
+        (Math.abs(sim - bestSim) <= 1e-12 && bestEntry !== null && this.compareEntries(idx, id, bestEntry) < 0)
+      ) {
         bestSim = sim;
         bestEntry = id;
       }

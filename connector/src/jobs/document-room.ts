@@ -19,22 +19,37 @@ export interface DocumentRoomLimits {
   sandboxSharePct: number;
 }
 
-export async function requireDocumentRoom(key: ApiKeyRecord, store: Pick<Store, 'jobs'>, limits: DocumentRoomLimits, now: Date): Promise<void> {
+export async function requireDocumentRoom(
+  key: ApiKeyRecord,
+  store: Pick<Store, 'jobs'>,
+  limits: DocumentRoomLimits,
+  now: Date,
+): Promise<void> {
   const queue = await store.jobs.documentQueue(now.toISOString());
   const mine = queue.find((e) => e.key_id === key.id)?.pending ?? 0;
   if (mine >= limits.perKey) {
-    throw new AppError('rate_limit_exceeded', `This key already has ${mine} document${mine === 1 ? '' : 's'} waiting to be read, the limit per key; retry when one has finished.`, {
-      retryAfter: DOCUMENT_RETRY_AFTER_S,
-    });
+    throw new AppError(
+      'rate_limit_exceeded',
+      `This key already has ${mine} document${mine === 1 ? '' : 's'} waiting to be read, the limit per key; retry when one has finished.`,
+      {
+        retryAfter: DOCUMENT_RETRY_AFTER_S,
+      },
+    );
   }
   const total = queue.reduce((n, e) => n + e.pending, 0);
   const sandbox = queue.reduce((n, e) => n + (e.mode === 'test' ? e.pending : 0), 0);
   // At least one place when sandbox keys have any share: a small global bound must not shut them out.
   const sandboxMax = limits.sandboxSharePct > 0 ? Math.max(1, Math.floor((limits.max * limits.sandboxSharePct) / 100)) : 0;
   if (key.mode === 'test' && sandbox >= sandboxMax) {
-    throw new AppError('service_unavailable', `Sandbox keys have ${sandbox} documents waiting to be read, all the places kept for them; retry shortly.`, { retryAfter: DOCUMENT_RETRY_AFTER_S });
+    throw new AppError(
+      'service_unavailable',
+      `Sandbox keys have ${sandbox} documents waiting to be read, all the places kept for them; retry shortly.`,
+      { retryAfter: DOCUMENT_RETRY_AFTER_S },
+    );
   }
   if (total >= limits.max) {
-    throw new AppError('service_unavailable', `Too many documents are waiting to be read (${limits.max}); retry shortly.`, { retryAfter: DOCUMENT_RETRY_AFTER_S });
+    throw new AppError('service_unavailable', `Too many documents are waiting to be read (${limits.max}); retry shortly.`, {
+      retryAfter: DOCUMENT_RETRY_AFTER_S,
+    });
   }
 }

@@ -33,13 +33,22 @@ export const QUOTA_RETRY_AFTER_S = 3600;
 const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
 /** Throws the refusal when a document of `bytes` may not be stored for `key`. */
-export async function requireDocumentStorage(key: Pick<ApiKeyRecord, 'id' | 'mode'>, bytes: number, store: Pick<Store, 'jobs'>, storage: DocumentStorage): Promise<void> {
+export async function requireDocumentStorage(
+  key: Pick<ApiKeyRecord, 'id' | 'mode'>,
+  bytes: number,
+  store: Pick<Store, 'jobs'>,
+  storage: DocumentStorage,
+): Promise<void> {
   const quota = key.mode === 'live' ? storage.quotaBytes.live : storage.quotaBytes.sandbox;
   const held = await store.jobs.documentBytes(key.id);
   if (held + bytes > quota) {
-    throw new AppError('document_quota_exceeded', `This key holds ${mb(held)} of documents; its quota is ${mb(quota)}, and this document (${mb(bytes)}) does not fit.`, {
-      retryAfter: QUOTA_RETRY_AFTER_S,
-    });
+    throw new AppError(
+      'document_quota_exceeded',
+      `This key holds ${mb(held)} of documents; its quota is ${mb(quota)}, and this document (${mb(bytes)}) does not fit.`,
+      {
+        retryAfter: QUOTA_RETRY_AFTER_S,
+      },
+    );
   }
   if (storage.diskGuardPath === null) return;
   let free: number;
@@ -48,9 +57,14 @@ export async function requireDocumentStorage(key: Pick<ApiKeyRecord, 'id' | 'mod
     free = s.bavail * s.bsize;
   } catch (err) {
     // Closed when the free space can't be read: a guard that skips silently guards nothing.
-    throw new AppError('insufficient_storage', 'The server cannot check its free storage; no new document is stored for now.', { internal: `statfs ${storage.diskGuardPath}: ${(err as Error).message}`, cause: err });
+    throw new AppError('insufficient_storage', 'The server cannot check its free storage; no new document is stored for now.', {
+      internal: `statfs ${storage.diskGuardPath}: ${(err as Error).message}`,
+      cause: err,
+    });
   }
   if (free - bytes < storage.diskReserveBytes) {
-    throw new AppError('insufficient_storage', 'The server is low on storage and stores no new document for now; try again later.', { internal: `${mb(free)} free on ${storage.diskGuardPath}, reserve ${mb(storage.diskReserveBytes)}` });
+    throw new AppError('insufficient_storage', 'The server is low on storage and stores no new document for now; try again later.', {
+      internal: `${mb(free)} free on ${storage.diskGuardPath}, reserve ${mb(storage.diskReserveBytes)}`,
+    });
   }
 }

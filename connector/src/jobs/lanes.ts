@@ -30,7 +30,9 @@ export class DocumentTurns {
   order(queue: DocumentQueueEntry[]): string[] {
     return queue
       .filter((e) => e.leasable > 0 && e.active < (e.mode === 'test' ? this.shares.perSandboxKey : this.shares.perLiveKey))
-      .sort((a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || (a.oldest ?? '').localeCompare(b.oldest ?? ''))
+      .sort(
+        (a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || (a.oldest ?? '').localeCompare(b.oldest ?? ''),
+      )
       .map((e) => e.key_id);
   }
 

@@ -76,7 +76,10 @@ export class WorkQueue implements Worker {
   ) {
     const loop = { leaseMs: opts.leaseMs, pollMs: opts.pollMs, now: deps.now, logger: deps.logger };
     this.verification = new LeasedLoop('work queue', (w, hold) => this.leaseVerification(w, hold), { ...loop, loops: opts.workers });
-    this.documents = new LeasedLoop('document queue', (w, hold) => this.leaseDocument(w, hold), { ...loop, loops: opts.workers > 0 ? (opts.documentWorkers ?? 1) : 0 });
+    this.documents = new LeasedLoop('document queue', (w, hold) => this.leaseDocument(w, hold), {
+      ...loop,
+      loops: opts.workers > 0 ? (opts.documentWorkers ?? 1) : 0,
+    });
     this.turns = new DocumentTurns(opts.documentShares ?? { perLiveKey: 2, perSandboxKey: 1 });
   }
 
@@ -148,7 +151,12 @@ export class WorkQueue implements Worker {
   private async processJob(job: JobRecord): Promise<void> {
     const at = () => this.deps.now().toISOString();
     const key = await this.key(job.key_id);
-    const finish = async (status: 'complete' | 'failed', payload: { result?: unknown; error?: TErrorBody }, cost: number, documentOutcome: DocumentOutcome | null) => {
+    const finish = async (
+      status: 'complete' | 'failed',
+      payload: { result?: unknown; error?: TErrorBody },
+      cost: number,
+      documentOutcome: DocumentOutcome | null,
+    ) => {
       const done = at();
       const result = payload.result === undefined ? null : JSON.stringify(payload.result);
       const error = payload.error ? JSON.stringify(payload.error) : null;
@@ -179,7 +187,8 @@ export class WorkQueue implements Worker {
     }
     try {
       if (job.kind === 'extraction') {
-        if (!extractor) return finish('failed', { error: errorBody('service_unavailable', 'PDF extraction is not available on this server.') }, 0, null);
+        if (!extractor)
+          return finish('failed', { error: errorBody('service_unavailable', 'PDF extraction is not available on this server.') }, 0, null);
         const doc = await this.deps.store.jobs.document(job.id);
         const out = await extractor.extract(doc ?? Buffer.alloc(0));
         if (!out.ok) return finish('failed', { error: errorBody('unreadable_document', out.message) }, 0, null);
@@ -198,11 +207,14 @@ export class WorkQueue implements Worker {
             documentOutcome = { bytes: job.document_bytes, extraction: 'failed', detail: read.message };
           } else {
             const mismatches = crossCheck(policy, outcome.result, read.fields);
-            if (mismatches.length > 0 && !outcome.result.flags.includes('document_mismatch')) outcome.result.flags.push('document_mismatch');
+            if (mismatches.length > 0 && !outcome.result.flags.includes('document_mismatch'))
+              outcome.result.flags.push('document_mismatch');
             documentOutcome = {
               bytes: job.document_bytes,
               extraction: 'complete',
-              detail: mismatches.length ? `The document disagrees on ${mismatches.join(', ')}.` : 'The document agrees with the submitted fields it states.',
+              detail: mismatches.length
+                ? `The document disagrees on ${mismatches.join(', ')}.`
+                : 'The document agrees with the submitted fields it states.',
               fields: read.fields,
               mismatches,
             };
@@ -210,7 +222,12 @@ export class WorkQueue implements Worker {
         }
       }
       // The document's credit (reserved at submission) is kept only when it was read: credits/charge.ts.
-      return finish('complete', { result: outcome.result }, outcome.cost + documentCost(key, documentOutcome?.extraction ?? null), documentOutcome);
+      return finish(
+        'complete',
+        { result: outcome.result },
+        outcome.cost + documentCost(key, documentOutcome?.extraction ?? null),
+        documentOutcome,
+      );
     } catch (err) {
       this.deps.logger.error({ err, job_id: job.id, attempt: job.attempts }, 'job attempt failed; will retry');
       const retryAt = new Date(this.deps.now().getTime() + 1000 * 2 ** Math.min(job.attempts, 6)).toISOString();
@@ -237,7 +254,9 @@ export class WorkQueue implements Worker {
     const done = this.deps.now().toISOString();
     const items = await this.deps.store.batches.items(batch.id);
     const complete: BatchRecord = { ...batch, status: 'complete', completed_count: items.length, updated_at: done, completed_at: done };
-    const outbox = batch.webhook_url ? outboxEvent('batch.completed', batch.key_id, batch.webhook_url, batch.id, batchView(complete, items), done) : null;
+    const outbox = batch.webhook_url
+      ? outboxEvent('batch.completed', batch.key_id, batch.webhook_url, batch.id, batchView(complete, items), done)
+      : null;
     await this.deps.store.batches.complete(batch.id, this.owner, outbox, done, batchWriteback(complete, items, done));
     this.deps.onEvent?.();
     this.deps.completions?.done(batch.id);

@@ -58,7 +58,11 @@ export interface SubmitDeps {
 
 /** The bounds on documents waiting to be read: per key, sandbox keys together, everyone (document-room.ts). */
 function requireRoom(key: ApiKeyRecord, deps: SubmitDeps): Promise<void> {
-  const limits = { perKey: deps.maxPendingDocumentsPerKey ?? Infinity, max: deps.maxPendingExtractions ?? Infinity, sandboxSharePct: deps.sandboxSharePct ?? 100 };
+  const limits = {
+    perKey: deps.maxPendingDocumentsPerKey ?? Infinity,
+    max: deps.maxPendingExtractions ?? Infinity,
+    sandboxSharePct: deps.sandboxSharePct ?? 100,
+  };
   return requireDocumentRoom(key, deps.store, limits, deps.now());
 }
 
@@ -69,7 +73,8 @@ function jobReservation(key: ApiKeyRecord, id: string, now: Date, amount = 1): R
 
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
 
-const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+const webhookOf = (raw: unknown, deps: SubmitDeps) =>
+  checkWebhook(raw, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
 
 /**
  * An optional sheet_target: validated against the contract, refused when Sheets is not configured
@@ -78,10 +83,15 @@ const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowP
  */
 async function checkSheetTarget(raw: unknown, key: ApiKeyRecord, deps: SubmitDeps, allowed: readonly string[]): Promise<string | null> {
   if (raw === undefined || raw === null) return null;
-  if (!deps.sheetBindings) throw new AppError('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.');
+  if (!deps.sheetBindings)
+    throw new AppError('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.');
   const target = parseOrRefuse(ZSheetTargetSchema, raw, 'sheet_target');
   const unknown = Object.keys(target.columns).filter((f) => !allowed.includes(f));
-  if (unknown.length) throw new AppError('invalid_request', `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${echoedList(unknown)}; use ${allowed.join(', ')}.`);
+  if (unknown.length)
+    throw new AppError(
+      'invalid_request',
+      `sheet_target.columns: unknown field${unknown.length > 1 ? 's' : ''} ${echoedList(unknown)}; use ${allowed.join(', ')}.`,
+    );
   await deps.sheetBindings.require(key.id, target.spreadsheet_id);
   return JSON.stringify(target);
 }
@@ -96,7 +106,12 @@ export interface SubmitOptions {
 }
 
 /** POST /api/v1/verify/async. */
-export async function submitAsyncVerification(body: unknown, key: ApiKeyRecord, deps: SubmitDeps, opts: SubmitOptions = {}): Promise<TJobAccepted> {
+export async function submitAsyncVerification(
+  body: unknown,
+  key: ApiKeyRecord,
+  deps: SubmitDeps,
+  opts: SubmitOptions = {},
+): Promise<TJobAccepted> {
   const policy = checkPolicy(body, ['document', 'webhook_url', 'sheet_target']);
   const raw = body as Record<string, unknown>;
   const document = raw.document !== undefined ? (deps.checkDocument ?? checkDocument)(raw.document) : undefined;
@@ -160,7 +175,16 @@ export async function submitExtraction(
   const now = deps.now();
   const id = crypto.randomUUID();
   const outcome = await deps.store.jobs.create(
-    { id, key_id: key.id, kind: 'extraction', payload: '{}', webhook_url: webhook, sheet_target: sheet, created_at: now.toISOString(), document: file },
+    {
+      id,
+      key_id: key.id,
+      kind: 'extraction',
+      payload: '{}',
+      webhook_url: webhook,
+      sheet_target: sheet,
+      created_at: now.toISOString(),
+      document: file,
+    },
     jobReservation(key, id, now),
   );
   if (!outcome.ok) throw outOfCredits(outcome.balance, 1, now);
@@ -172,10 +196,19 @@ export async function submitExtraction(
 function batchItem(item: unknown, idx: number, charged: boolean): NewBatch['items'][number] {
   try {
     const policy = checkPolicy(item);
-    return { idx, policy_number: policy.policy_number, input: JSON.stringify(policy), state: 'pending', result: null, error: null, reserved: charged ? 1 : 0 };
+    return {
+      idx,
+      policy_number: policy.policy_number,
+      input: JSON.stringify(policy),
+      state: 'pending',
+      result: null,
+      error: null,
+      reserved: charged ? 1 : 0,
+    };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    const number = typeof (item as { policy_number?: unknown })?.policy_number === 'string' ? (item as { policy_number: string }).policy_number : null;
+    const number =
+      typeof (item as { policy_number?: unknown })?.policy_number === 'string' ? (item as { policy_number: string }).policy_number : null;
     const error = JSON.stringify(errorBody(err.code, err.publicMessage));
     return { idx, policy_number: number, input: JSON.stringify(item ?? null), state: 'done', result: null, error, reserved: 0 };
   }
@@ -183,14 +216,21 @@ function batchItem(item: unknown, idx: number, charged: boolean): NewBatch['item
 
 /** POST /api/v1/verify/batch. */
 export async function submitBatch(body: unknown, key: ApiKeyRecord, deps: SubmitDeps, opts: SubmitOptions = {}): Promise<TBatchAccepted> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid_request', 'The request body must be a JSON object with a policies array.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new AppError('invalid_request', 'The request body must be a JSON object with a policies array.');
   const raw = body as Record<string, unknown>;
   const unknown = Object.keys(raw).filter((k) => !['policies', 'webhook_url', 'sheet_target'].includes(k));
-  if (unknown.length > 0) throw new AppError('invalid_request', `Unknown field${unknown.length > 1 ? 's' : ''}: ${echoedList(unknown)}. Accepted: policies, webhook_url, sheet_target.`);
-  if (raw.policies === undefined) throw new AppError('missing_required_field', 'policies is required: an array of 1 to 100 policy objects.');
+  if (unknown.length > 0)
+    throw new AppError(
+      'invalid_request',
+      `Unknown field${unknown.length > 1 ? 's' : ''}: ${echoedList(unknown)}. Accepted: policies, webhook_url, sheet_target.`,
+    );
+  if (raw.policies === undefined)
+    throw new AppError('missing_required_field', 'policies is required: an array of 1 to 100 policy objects.');
   if (!Array.isArray(raw.policies)) throw new AppError('invalid_request', 'policies must be an array of policy objects.');
   const n = raw.policies.length;
-  if (n === 0 || n > MAX_BATCH_SIZE) throw new AppError('invalid_request', `policies must hold 1 to ${MAX_BATCH_SIZE} policy objects; got ${n}.`);
+  if (n === 0 || n > MAX_BATCH_SIZE)
+    throw new AppError('invalid_request', `policies must hold 1 to ${MAX_BATCH_SIZE} policy objects; got ${n}.`);
   const webhook = await webhookOf(raw.webhook_url, deps);
   const sheet = await checkSheetTarget(raw.sheet_target, key, deps, VERIFICATION_COLUMNS);
 

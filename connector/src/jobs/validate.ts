@@ -12,7 +12,11 @@ export function checkPolicy(raw: unknown, allowedExtra: readonly string[] = []):
   const input = parsePolicyInput(raw, { allowedExtra });
   // Spec 7: missing_required_fields (plural, with a detail) is the sync endpoint's code; everywhere
   // else a missing field is missing_required_field. The message still names every missing field.
-  if (!input.ok) throw new AppError(input.problem.error === 'missing_required_fields' ? 'missing_required_field' : input.problem.error, input.problem.detail);
+  if (!input.ok)
+    throw new AppError(
+      input.problem.error === 'missing_required_fields' ? 'missing_required_field' : input.problem.error,
+      input.problem.detail,
+    );
   requireFormat(input.policy);
   return input.policy;
 }
@@ -22,7 +26,8 @@ const PDF_MAGIC = Buffer.from('%PDF-');
 
 /** The one PDF check for both ways a document arrives; `what` names it in the refusal ("document", "The uploaded file"). */
 export function requirePdf(bytes: Buffer, what: string): Buffer {
-  if (!bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC)) throw new AppError('invalid_document', `${what} is not a PDF (it does not start with %PDF-).`);
+  if (!bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC))
+    throw new AppError('invalid_document', `${what} is not a PDF (it does not start with %PDF-).`);
   return bytes;
 }
 
@@ -32,8 +37,10 @@ export function checkDocument(raw: unknown): Buffer {
   const text = raw.replace(/\s+/g, '');
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   const decodedSize = Math.floor((text.length * 3) / 4) - padding;
-  if (documentTooLarge(decodedSize)) throw new AppError('payload_too_large', `document is ${(decodedSize / 1048576).toFixed(1)} MB decoded; the limit is 14 MB.`);
-  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) throw new AppError('invalid_document', 'document is not valid base64.');
+  if (documentTooLarge(decodedSize))
+    throw new AppError('payload_too_large', `document is ${(decodedSize / 1048576).toFixed(1)} MB decoded; the limit is 14 MB.`);
+  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text))
+    throw new AppError('invalid_document', 'document is not valid base64.');
   return requirePdf(Buffer.from(text, 'base64'), 'document');
 }
 
@@ -46,7 +53,8 @@ export async function checkWebhook(raw: unknown, opts: { allowPrivate: boolean; 
   if (typeof raw !== 'string' || raw.trim() === '') throw new AppError('invalid_webhook_url', 'webhook_url must be an https:// URL.');
   // Before anything parses it: a URL of megabytes would be stored with the job and its outbox rows, returned
   // by every read, and re-encoded at each delivery attempt.
-  if (raw.length > MAX_WEBHOOK_URL_CHARS) throw new AppError('invalid_webhook_url', `webhook_url is longer than ${MAX_WEBHOOK_URL_CHARS.toLocaleString('en')} characters.`);
+  if (raw.length > MAX_WEBHOOK_URL_CHARS)
+    throw new AppError('invalid_webhook_url', `webhook_url is longer than ${MAX_WEBHOOK_URL_CHARS.toLocaleString('en')} characters.`);
   const checked = await checkWebhookUrl(raw.trim(), opts);
   if (!checked.ok) throw new AppError('invalid_webhook_url', `webhook_url refused: ${checked.reason}.`);
   return checked.url.toString();

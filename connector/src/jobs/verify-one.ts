@@ -21,7 +21,8 @@ export async function verifyOne(policy: TPolicy, key: Pick<ApiKeyRecord, 'mode'>
     result = await verifyPolicy(policy, deps, key?.mode ?? 'test');
   } catch (err) {
     // The engine's refusal of the policy is the item's answer; anything else is a failure the queue retries.
-    if (err instanceof AppError && err.code === 'invalid_policy_number') return { ok: false, error: errorBody(err.code, err.publicMessage) };
+    if (err instanceof AppError && err.code === 'invalid_policy_number')
+      return { ok: false, error: errorBody(err.code, err.publicMessage) };
     throw err;
   }
   const cost = key && isCharged(key) ? creditCost(result.status) : 0;

@@ -5,7 +5,8 @@ import type { TJob } from '../../../shared/job.js';
 import type { BatchItemRecord, BatchRecord, JobRecord, OutboxRecord } from '../store/types.js';
 import { jobPollUrl } from './submit.js';
 
-export const DOCUMENT_NOT_EXTRACTED = 'PDF extraction is not available on this server: the document is stored with the job, no fields were extracted or cross-checked.';
+export const DOCUMENT_NOT_EXTRACTED =
+  'PDF extraction is not available on this server: the document is stored with the job, no fields were extracted or cross-checked.';
 
 export type DocumentOutcome = NonNullable<TJob['document']>;
 

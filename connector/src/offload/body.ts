@@ -12,7 +12,8 @@ import { parseJsonBody } from './json-shape.js';
  */
 export type DocumentRead<B = Buffer> = { ok: true; value: B } | { ok: false; error: TErrorCode; message: string };
 
-export type ReadBody<B = Buffer> = { ok: true; value: unknown; documents: Record<string, DocumentRead<B>> } | { ok: false; message: string };
+export type ReadBody<B = Buffer> =
+  { ok: true; value: unknown; documents: Record<string, DocumentRead<B>> } | { ok: false; message: string };
 
 /** The decoded document, or its refusal thrown as the AppError checkDocument threw. */
 export function decodedDocument(read: DocumentRead): Buffer {

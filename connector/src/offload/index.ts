@@ -42,7 +42,12 @@ export function createOffload(): Offload {
       if (bytes.length < OFF_THREAD_BYTES) return readJsonBody(bytes, documentFields);
       if (!pool) {
         // One thread: it exists to keep large bodies off the event loop, not to read them in parallel.
-        pool = new Piscina({ filename: existsSync(BUILT_WORKER) ? BUILT_WORKER : SOURCE_WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 30_000 });
+        pool = new Piscina({
+          filename: existsSync(BUILT_WORKER) ? BUILT_WORKER : SOURCE_WORKER,
+          minThreads: 0,
+          maxThreads: 1,
+          idleTimeout: 30_000,
+        });
         // A thread that fails outside a task would otherwise end the process with an 'error' event.
         pool.on('error', () => undefined);
       }
@@ -51,7 +56,9 @@ export function createOffload(): Offload {
       const task: OffloadTask = { bytes, documentFields };
       const out = (await pool.run(task, { transferList: owns ? [bytes.buffer as ArrayBuffer] : [] })) as ReadBody<Uint8Array>;
       if (!out.ok) return out;
-      const documents = Object.fromEntries(Object.entries(out.documents).map(([field, doc]) => [field, doc.ok ? { ok: true as const, value: asBuffer(doc.value) } : doc]));
+      const documents = Object.fromEntries(
+        Object.entries(out.documents).map(([field, doc]) => [field, doc.ok ? { ok: true as const, value: asBuffer(doc.value) } : doc]),
+      );
       return { ...out, documents };
     },
     threads: () => pool?.threads.length ?? 0,

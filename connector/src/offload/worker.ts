@@ -6,6 +6,10 @@ import type { OffloadTask } from './index.js';
 export default function run(task: OffloadTask) {
   const out = readJsonBody(task.bytes, task.documentFields);
   // Only buffers that own their memory: a small one may sit in node's shared pool, which must stay here.
-  const moved = out.ok ? Object.values(out.documents).flatMap((d) => (d.ok && d.value.buffer.byteLength === d.value.byteLength ? [d.value.buffer as ArrayBuffer] : [])) : [];
+  const moved = out.ok
+    ? Object.values(out.documents).flatMap((d) =>
+        d.ok && d.value.buffer.byteLength === d.value.byteLength ? [d.value.buffer as ArrayBuffer] : [],
+      )
+    : [];
   return Piscina.move({ [Piscina.transferableSymbol]: moved, [Piscina.valueSymbol]: out } as never);
 }

@@ -98,7 +98,12 @@ export function createPortal(deps: PortalDeps): express.Express {
         if (!(rej instanceof RateLimiterRes)) throw rej;
         const retryAfter = Math.max(1, Math.ceil(rej.msBeforeNext / 1000));
         res.set('Retry-After', String(retryAfter));
-        const wait = retryAfter >= 3600 ? `${Math.ceil(retryAfter / 3600)} hours` : retryAfter >= 60 ? `${Math.ceil(retryAfter / 60)} minutes` : `${retryAfter} seconds`;
+        const wait =
+          retryAfter >= 3600
+            ? `${Math.ceil(retryAfter / 3600)} hours`
+            : retryAfter >= 60
+              ? `${Math.ceil(retryAfter / 60)} minutes`
+              : `${retryAfter} seconds`;
         html(res, 429, messagePage('Too many requests', `Too many key requests. Try again in about ${wait}.`));
         return false;
       }
@@ -120,13 +125,26 @@ export function createPortal(deps: PortalDeps): express.Express {
     const { who, mode } = parsed.data;
     const isEmail = who.includes('@');
     if (isEmail && !ZEmail.safeParse(who).success) {
-      return html(res, 400, requestPage(csrf.issue(sid), { error: 'That is not a valid e-mail address. Without an @ the value is taken as a name.', value: who }));
+      return html(
+        res,
+        400,
+        requestPage(csrf.issue(sid), {
+          error: 'That is not a valid e-mail address. Without an @ the value is taken as a name.',
+          value: who,
+        }),
+      );
     }
     if (!isEmail && !NAME.test(who)) {
       return html(res, 400, requestPage(csrf.issue(sid), { error: 'A name has 1 to 100 printable characters.', value: who }));
     }
     const address = who.toLowerCase();
-    if (!(await spend(res, [[perIp, req.ip ?? 'unknown'], [perAddress, address]]))) return;
+    if (
+      !(await spend(res, [
+        [perIp, req.ip ?? 'unknown'],
+        [perAddress, address],
+      ]))
+    )
+      return;
     const now = deps.now();
     if (isEmail) {
       await requestKeyByEmail({ store: deps.store, mailer, publicUrl: cfg.publicUrl }, address, mode as KeyMode, now);

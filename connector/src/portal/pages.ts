@@ -92,7 +92,10 @@ const REFUSED: Record<'unknown' | 'used' | 'expired', string> = {
 };
 
 export function linkRefusedPage(reason: keyof typeof REFUSED): string {
-  return layout('Link not usable', `<div class="err" role="alert"><p>${esc(REFUSED[reason])}</p></div><p><a href="/portal">Ask for a new key</a></p>`);
+  return layout(
+    'Link not usable',
+    `<div class="err" role="alert"><p>${esc(REFUSED[reason])}</p></div><p><a href="/portal">Ask for a new key</a></p>`,
+  );
 }
 
 export function messagePage(title: string, message: string): string {

@@ -82,7 +82,11 @@ export function createLimiters(redis: RedisHandle | null, opts: LimitersOptions 
     };
   }
   if (!recoverExpiredLimiters(redis.bottleneck)) {
-    redis.reportError(new Error('bottleneck no longer has the script hook script-errors.ts wraps: limiters idle past their timeout may not recover on Redis 7'));
+    redis.reportError(
+      new Error(
+        'bottleneck no longer has the script hook script-errors.ts wraps: limiters idle past their timeout may not recover on Redis 7',
+      ),
+    );
   }
   const clustered = (id: string, s: LimiterSettings): Bottleneck.ConstructorOptions => ({
     ...limits(s),

@@ -20,7 +20,13 @@ export function datasetHandlers(ctx: AppContext): RouteHandlers<'datasetList' | 
     ],
     datasetSeries: [
       async (req, res) => {
-        res.json(await readSeries(store, String(req.params.slug), parseQuery(ROUTES.datasetSeries.request.query, req.query as Record<string, unknown>)));
+        res.json(
+          await readSeries(
+            store,
+            String(req.params.slug),
+            parseQuery(ROUTES.datasetSeries.request.query, req.query as Record<string, unknown>),
+          ),
+        );
       },
     ],
   };

@@ -10,5 +10,12 @@ import type { RouteHandlers } from './types.js';
 import { verifyHandlers } from './verify.js';
 
 export function routeHandlers(ctx: AppContext): RouteHandlers<RouteName> {
-  return { ...metaHandlers(ctx), ...verifyHandlers(ctx), ...jobHandlers(ctx), ...sheetHandlers(ctx), ...accountHandlers(ctx), ...datasetHandlers(ctx) };
+  return {
+    ...metaHandlers(ctx),
+    ...verifyHandlers(ctx),
+    ...jobHandlers(ctx),
+    ...sheetHandlers(ctx),
+    ...accountHandlers(ctx),
+    ...datasetHandlers(ctx),
+  };
 }

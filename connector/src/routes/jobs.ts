@@ -43,7 +43,17 @@ export function jobHandlers(ctx: AppContext): RouteHandlers<'extract' | 'verifyA
     extract: [
       async (req, res) => {
         const upload = await readUpload(req, { fileField: 'file', maxFileBytes: MAX_DOCUMENT_BYTES, textFields: UPLOAD_TEXT_FIELDS });
-        res.status(202).json(await submitExtraction(upload.file?.content ?? null, upload.fields.webhook_url, currentKey(res), deps, upload.fields.sheet_target));
+        res
+          .status(202)
+          .json(
+            await submitExtraction(
+              upload.file?.content ?? null,
+              upload.fields.webhook_url,
+              currentKey(res),
+              deps,
+              upload.fields.sheet_target,
+            ),
+          );
       },
     ],
     verifyAsync: [

@@ -11,9 +11,21 @@ import { createSchedule, deleteSchedule, getSchedule, listSchedules, resumeSched
 import { bindingView, issuedBindingView } from '../sheets/views.js';
 import type { RouteHandlers } from './types.js';
 
-const notConfigured = () => new AppError('service_unavailable', 'Google Sheets is not configured on this connector (no GOOGLE_APPLICATION_CREDENTIALS).');
+const notConfigured = () =>
+  new AppError('service_unavailable', 'Google Sheets is not configured on this connector (no GOOGLE_APPLICATION_CREDENTIALS).');
 
-type SheetRoute = 'serviceAccount' | 'bindingCreate' | 'bindingVerify' | 'bindingList' | 'bindingGet' | 'bindingDelete' | 'scheduleCreate' | 'scheduleList' | 'scheduleGet' | 'scheduleResume' | 'scheduleDelete';
+type SheetRoute =
+  | 'serviceAccount'
+  | 'bindingCreate'
+  | 'bindingVerify'
+  | 'bindingList'
+  | 'bindingGet'
+  | 'bindingDelete'
+  | 'scheduleCreate'
+  | 'scheduleList'
+  | 'scheduleGet'
+  | 'scheduleResume'
+  | 'scheduleDelete';
 
 export function sheetHandlers(ctx: AppContext): RouteHandlers<SheetRoute> {
   const sheets = () => {
@@ -62,7 +74,11 @@ export function sheetHandlers(ctx: AppContext): RouteHandlers<SheetRoute> {
       async (req, res) => {
         const { bindings, schedules } = sheets();
         const body = parseOrRefuse(ROUTES.scheduleCreate.request.body, req.body);
-        res.status(201).json(await createSchedule(currentKey(res).id, body, { store: ctx.store, bindings, notify: () => schedules.notify(), now: ctx.now }));
+        res
+          .status(201)
+          .json(
+            await createSchedule(currentKey(res).id, body, { store: ctx.store, bindings, notify: () => schedules.notify(), now: ctx.now }),
+          );
       },
     ],
     scheduleList: [
@@ -80,7 +96,13 @@ export function sheetHandlers(ctx: AppContext): RouteHandlers<SheetRoute> {
         const { schedules } = sheets();
         // The body is optional: none reads as {}.
         parseOrRefuse(ROUTES.scheduleResume.request.body, req.body ?? {});
-        res.json(await resumeSchedule(currentKey(res).id, String(req.params.schedule_id), { store: ctx.store, notify: () => schedules.notify(), now: ctx.now }));
+        res.json(
+          await resumeSchedule(currentKey(res).id, String(req.params.schedule_id), {
+            store: ctx.store,
+            notify: () => schedules.notify(),
+            now: ctx.now,
+          }),
+        );
       },
     ],
     scheduleDelete: [

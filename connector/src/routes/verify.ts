@@ -7,7 +7,13 @@ import { runSyncVerification } from '../verify/run-sync.js';
 import type { RouteHandlers } from './types.js';
 
 export function verifyHandlers(ctx: AppContext): RouteHandlers<'verify'> {
-  const deps = { credits: ctx.store.credits, reference: ctx.reference, registry: ctx.registry, onlineRegisters: ctx.onlineRegisters, now: ctx.now };
+  const deps = {
+    credits: ctx.store.credits,
+    reference: ctx.reference,
+    registry: ctx.registry,
+    onlineRegisters: ctx.onlineRegisters,
+    now: ctx.now,
+  };
   return {
     verify: [
       syncErrorForm,

@@ -46,7 +46,15 @@ export class SheetsApi {
     // No `signal` ever goes with `timeout`: gaxios would compose the two with AbortSignal.any, which
     // loses the timeout after a garbage collection (connector/src/deadline.ts). Alone, the timeout
     // signal is fetch's own and lives until it fires.
-    this.sheets = client ?? google.sheets({ version: 'v4', auth: opts.auth as never, ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}), retry: false, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+    this.sheets =
+      client ??
+      google.sheets({
+        version: 'v4',
+        auth: opts.auth as never,
+        ...(opts.rootUrl ? { rootUrl: opts.rootUrl } : {}),
+        retry: false,
+        timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
     this.serviceEmail = serviceEmail;
   }
 
@@ -71,17 +79,26 @@ export class SheetsApi {
         if (!transient || attempt >= max) throw this.explain(what, spreadsheetId, status, e.message ?? String(err), transient);
         // Headers may come from another realm than this one's global Headers: read it by shape.
         const headers = e.response?.headers as { get?: (n: string) => string | null } | Record<string, string> | undefined;
-        const retryAfter = Number(typeof headers?.get === 'function' ? headers.get('retry-after') : (headers as Record<string, string> | undefined)?.['retry-after']);
+        const retryAfter = Number(
+          typeof headers?.get === 'function'
+            ? headers.get('retry-after')
+            : (headers as Record<string, string> | undefined)?.['retry-after'],
+        );
         const base = this.opts.backoffMs ?? 1000;
-        await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : base * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4));
+        await sleep(
+          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : base * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4),
+        );
       }
     }
   }
 
   private explain(what: string, spreadsheetId: string, status: number | null, message: string, transient: boolean): SheetsError {
-    if (status === 403) return new SheetsError(`${what}: permission denied. Share the spreadsheet with ${this.serviceEmail} as an editor.`, status, false);
-    if (status === 404) return new SheetsError(`${what}: spreadsheet ${spreadsheetId} not found. Check the id in the sheet's URL.`, status, false);
-    if (status === 400) return new SheetsError(`${what}: the Sheets API refused the request (${message}). Check the sheet name and columns.`, status, false);
+    if (status === 403)
+      return new SheetsError(`${what}: permission denied. Share the spreadsheet with ${this.serviceEmail} as an editor.`, status, false);
+    if (status === 404)
+      return new SheetsError(`${what}: spreadsheet ${spreadsheetId} not found. Check the id in the sheet's URL.`, status, false);
+    if (status === 400)
+      return new SheetsError(`${what}: the Sheets API refused the request (${message}). Check the sheet name and columns.`, status, false);
     return new SheetsError(`${what}: ${status ? `HTTP ${status}` : 'no answer'} from the Sheets API (${message}).`, status, transient);
   }
 
@@ -95,7 +112,12 @@ export class SheetsApi {
   /** The column's values from the top, as text (empty cells as ''). */
   async readColumn(spreadsheetId: string, sheet: string, column: string): Promise<string[]> {
     const data = await this.call(spreadsheetId, `Reading column ${column} of ${sheet}`, () =>
-      this.sheets.spreadsheets.values.get({ spreadsheetId, range: a1(sheet, `${column}:${column}`), majorDimension: 'COLUMNS', valueRenderOption: 'FORMATTED_VALUE' }),
+      this.sheets.spreadsheets.values.get({
+        spreadsheetId,
+        range: a1(sheet, `${column}:${column}`),
+        majorDimension: 'COLUMNS',
+        valueRenderOption: 'FORMATTED_VALUE',
+      }),
     );
     return ((data.values?.[0] ?? []) as unknown[]).map((v) => (v === null || v === undefined ? '' : String(v)));
   }
@@ -126,14 +148,24 @@ export class SheetsApi {
     const data = await this.call(spreadsheetId, "Reading the spreadsheet's developer metadata", () =>
       this.sheets.spreadsheets.developerMetadata.search({
         spreadsheetId,
-        requestBody: { dataFilters: [{ developerMetadataLookup: { metadataKey, metadataLocation: { spreadsheet: true }, locationMatchingStrategy: 'EXACT_LOCATION' } }] },
+        requestBody: {
+          dataFilters: [
+            {
+              developerMetadataLookup: { metadataKey, metadataLocation: { spreadsheet: true }, locationMatchingStrategy: 'EXACT_LOCATION' },
+            },
+          ],
+        },
       }),
     );
     // An empty result is `{}`: proto3 JSON leaves out an empty list.
-    return (data.matchedDeveloperMetadata ?? []).flatMap((m) => (typeof m.developerMetadata?.metadataValue === 'string' ? [m.developerMetadata.metadataValue] : []));
+    return (data.matchedDeveloperMetadata ?? []).flatMap((m) =>
+      typeof m.developerMetadata?.metadataValue === 'string' ? [m.developerMetadata.metadataValue] : [],
+    );
   }
 
   async update(spreadsheetId: string, range: string, values: CellValue[][]): Promise<void> {
-    await this.call(spreadsheetId, `Writing ${range}`, () => this.sheets.spreadsheets.values.update({ spreadsheetId, range, valueInputOption: 'RAW', requestBody: { values } }));
+    await this.call(spreadsheetId, `Writing ${range}`, () =>
+      this.sheets.spreadsheets.values.update({ spreadsheetId, range, valueInputOption: 'RAW', requestBody: { values } }),
+    );
   }
 }

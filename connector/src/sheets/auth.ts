@@ -27,7 +27,8 @@ export function readServiceAccount(file: string): ServiceAccount {
     throw new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is not a readable JSON key file (${(err as Error).message})`);
   }
   const parsed = ZServiceAccount.safeParse(json);
-  if (!parsed.success) throw new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is not a service-account key (${parsed.error.issues[0]?.message})`);
+  if (!parsed.success)
+    throw new Error(`GOOGLE_APPLICATION_CREDENTIALS: ${file} is not a service-account key (${parsed.error.issues[0]?.message})`);
   return parsed.data;
 }
 

@@ -60,7 +60,9 @@ export class SheetBindings {
     private readonly deps: BindingDeps,
     private readonly opts: BindingOptions,
   ) {
-    this.checkBudget = deps.checkBudget ?? (opts.checksPerMinute ? createBudget(null, { keyPrefix: 'sheets_binding_check', points: opts.checksPerMinute, duration: 60 }) : null);
+    this.checkBudget =
+      deps.checkBudget ??
+      (opts.checksPerMinute ? createBudget(null, { keyPrefix: 'sheets_binding_check', points: opts.checksPerMinute, duration: 60 }) : null);
   }
 
   /** A new token for (key, spreadsheet): the only time it exists outside the spreadsheet. */
@@ -153,14 +155,26 @@ export class SheetBindings {
     } catch (err) {
       if (err instanceof SheetsBusyError) {
         throw err.scope === 'key'
-          ? new AppError('rate_limit_exceeded', `Too many Google Sheets calls of this API key are waiting already. Retry after ${err.retryAfter} s.`, { retryAfter: err.retryAfter, cause: err })
-          : new AppError('service_unavailable', `Too many Google Sheets calls are waiting on this connector. Retry after ${err.retryAfter} s.`, { retryAfter: err.retryAfter, cause: err });
+          ? new AppError(
+              'rate_limit_exceeded',
+              `Too many Google Sheets calls of this API key are waiting already. Retry after ${err.retryAfter} s.`,
+              { retryAfter: err.retryAfter, cause: err },
+            )
+          : new AppError(
+              'service_unavailable',
+              `Too many Google Sheets calls are waiting on this connector. Retry after ${err.retryAfter} s.`,
+              { retryAfter: err.retryAfter, cause: err },
+            );
       }
-      throw new AppError('service_unavailable', 'The Google Sheets API could not be reached to check that the spreadsheet is connected to this key; try again shortly.', {
-        internal: (err as Error).message,
-        retryAfter: 10,
-        cause: err,
-      });
+      throw new AppError(
+        'service_unavailable',
+        'The Google Sheets API could not be reached to check that the spreadsheet is connected to this key; try again shortly.',
+        {
+          internal: (err as Error).message,
+          retryAfter: 10,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -171,7 +185,11 @@ export class SheetBindings {
     } catch (rej) {
       if (!(rej instanceof RateLimiterRes)) throw rej;
       const retryAfter = Math.max(1, Math.ceil(rej.msBeforeNext / 1000));
-      throw new AppError('rate_limit_exceeded', `Too many spreadsheet binding checks for this API key (at most ${this.opts.checksPerMinute ?? this.checkBudget.points} a minute). Retry after ${retryAfter} s.`, { retryAfter });
+      throw new AppError(
+        'rate_limit_exceeded',
+        `Too many spreadsheet binding checks for this API key (at most ${this.opts.checksPerMinute ?? this.checkBudget.points} a minute). Retry after ${retryAfter} s.`,
+        { retryAfter },
+      );
     }
   }
 

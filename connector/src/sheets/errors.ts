@@ -21,7 +21,13 @@ export class SheetsBusyError extends SheetsError {
     readonly scope: 'key' | 'all',
     readonly retryAfter: number,
   ) {
-    super(scope === 'key' ? 'Too many Google Sheets calls of this API key are waiting already.' : 'Too many Google Sheets calls are waiting on this connector.', null, true);
+    super(
+      scope === 'key'
+        ? 'Too many Google Sheets calls of this API key are waiting already.'
+        : 'Too many Google Sheets calls are waiting on this connector.',
+      null,
+      true,
+    );
     this.name = 'SheetsBusyError';
   }
 }

@@ -33,22 +33,54 @@ export interface SheetsIntegration {
 
 /** `limiters`: where the Sheets quotas are kept (in process when absent; Redis shares them across instances). */
 /** `mailer`: alerts keys' owners of failing schedules (none: no alerts). */
-export async function createSheets(config: Config, store: Store, logger: Logger, now: () => Date, limiters?: Limiters, mailer?: Mailer): Promise<SheetsIntegration | null> {
+export async function createSheets(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  now: () => Date,
+  limiters?: Limiters,
+  mailer?: Mailer,
+): Promise<SheetsIntegration | null> {
   if (!config.sheets.credentialsFile) return null;
   const [{ SheetsApi }, { readServiceAccount, serviceAccountAuth }] = await Promise.all([import('./api.js'), import('./auth.js')]);
   const account = readServiceAccount(config.sheets.credentialsFile);
   const limiter = new SheetsLimiter(config.sheets.limits, limiters);
   const api = new SheetsApi(
-    { auth: serviceAccountAuth(account, config.sheets.timeoutMs), limiter, ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}), backoffMs: config.sheets.retryBaseMs, timeoutMs: config.sheets.timeoutMs },
+    {
+      auth: serviceAccountAuth(account, config.sheets.timeoutMs),
+      limiter,
+      ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}),
+      backoffMs: config.sheets.retryBaseMs,
+      timeoutMs: config.sheets.timeoutMs,
+    },
     account.client_email,
   );
-  const bindings = new SheetBindings({ store, api, now }, { recheckMs: config.sheets.bindingRecheckMs, checksPerMinute: config.sheets.bindingChecksPerMinute });
+  const bindings = new SheetBindings(
+    { store, api, now },
+    { recheckMs: config.sheets.bindingRecheckMs, checksPerMinute: config.sheets.bindingChecksPerMinute },
+  );
   return {
     serviceEmail: account.client_email,
     api,
     limiter,
     bindings,
-    writebacks: new WritebackProcessor({ store, api, bindings, logger, now }, { pollMs: config.queue.pollMs, retryBaseMs: config.sheets.retryBaseMs, leaseMs: config.sheets.writebackLeaseMs, workers: config.sheets.writebackWorkers }),
-    schedules: new ScheduleRunner({ store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) }, { pollMs: config.queue.pollMs, leaseMs: config.sheets.scheduleLeaseMs, concurrency: config.sheets.scheduleWorkers, pauseAfter: config.sheets.schedulePauseAfter }),
+    writebacks: new WritebackProcessor(
+      { store, api, bindings, logger, now },
+      {
+        pollMs: config.queue.pollMs,
+        retryBaseMs: config.sheets.retryBaseMs,
+        leaseMs: config.sheets.writebackLeaseMs,
+        workers: config.sheets.writebackWorkers,
+      },
+    ),
+    schedules: new ScheduleRunner(
+      { store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) },
+      {
+        pollMs: config.queue.pollMs,
+        leaseMs: config.sheets.scheduleLeaseMs,
+        concurrency: config.sheets.scheduleWorkers,
+        pauseAfter: config.sheets.schedulePauseAfter,
+      },
+    ),
   };
 }

@@ -65,7 +65,12 @@ export class SheetsLimiter {
     this.sheets.on('created', (limiter) => limiter.chain(this.project));
     this.jobOptions = limiters.job(SHEETS_CALL_DEADLINE_MS);
     this.turns = new FairShare(
-      { waitingPerKey: limits.waitingPerKey ?? DEFAULT_WAITING_PER_KEY, waitingTotal: limits.waitingTotal ?? DEFAULT_WAITING_TOTAL, inFlight: IN_FLIGHT, inFlightPerKey: IN_FLIGHT_PER_KEY },
+      {
+        waitingPerKey: limits.waitingPerKey ?? DEFAULT_WAITING_PER_KEY,
+        waitingTotal: limits.waitingTotal ?? DEFAULT_WAITING_TOTAL,
+        inFlight: IN_FLIGHT,
+        inFlightPerKey: IN_FLIGHT_PER_KEY,
+      },
       spacingMs,
     );
   }

@@ -38,7 +38,9 @@ class WritebackTurns {
   private count = 0;
 
   order(queue: WritebackQueueEntry[]): string[] {
-    return [...queue].sort((a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || a.oldest.localeCompare(b.oldest)).map((e) => e.key_id);
+    return [...queue]
+      .sort((a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || a.oldest.localeCompare(b.oldest))
+      .map((e) => e.key_id);
   }
 
   took(keyId: string): void {
@@ -61,11 +63,23 @@ export class WritebackProcessor implements Worker {
   private readonly loops: LeasedLoop;
 
   constructor(
-    private readonly deps: { store: Pick<Store, 'writebacks'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date },
+    private readonly deps: {
+      store: Pick<Store, 'writebacks'>;
+      api: SheetsApi;
+      bindings: Pick<SheetBindings, 'isBound'>;
+      logger: Logger;
+      now: () => Date;
+    },
     /** workers: loops writing at once (default 1). */
     private readonly opts: { pollMs: number; retryBaseMs: number; leaseMs: number; workers?: number },
   ) {
-    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), { leaseMs: opts.leaseMs, pollMs: opts.pollMs, loops: opts.workers ?? 1, now: deps.now, logger: deps.logger });
+    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), {
+      leaseMs: opts.leaseMs,
+      pollMs: opts.pollMs,
+      loops: opts.workers ?? 1,
+      now: deps.now,
+      logger: deps.logger,
+    });
   }
 
   start(): void {
@@ -97,7 +111,10 @@ export class WritebackProcessor implements Worker {
           const records = await this.deps.store.writebacks.leaseSpreadsheet(owner, at, until, keyId);
           if (records.length === 0) continue;
           this.turns.took(keyId);
-          await hold({ renew: (u) => this.deps.store.writebacks.renew(owner, u), run: () => this.write(owner, keyId, records[0]!.spreadsheet_id, records) });
+          await hold({
+            renew: (u) => this.deps.store.writebacks.renew(owner, u),
+            run: () => this.write(owner, keyId, records[0]!.spreadsheet_id, records),
+          });
           return true;
         } finally {
           this.busy.delete(keyId);
@@ -129,15 +146,28 @@ export class WritebackProcessor implements Worker {
       for (const r of open) {
         const giveUp = !e.transient || r.attempts >= MAX_WRITEBACK_ATTEMPTS;
         const next = new Date(at.getTime() + this.opts.retryBaseMs * 2 ** (r.attempts - 1)).toISOString();
-        await this.finish(owner, r, { status: giveUp ? 'failed' : 'pending', written: 0, missing: [], error: e.message, next_attempt_at: giveUp ? null : next }, at.toISOString());
+        await this.finish(
+          owner,
+          r,
+          { status: giveUp ? 'failed' : 'pending', written: 0, missing: [], error: e.message, next_attempt_at: giveUp ? null : next },
+          at.toISOString(),
+        );
       }
       this.deps.logger.warn({ spreadsheet_id: spreadsheetId, error: e.message, transient: e.transient }, 'sheet write-back failed');
     }
   }
 
-  private async finish(owner: string, r: WritebackRecord, outcome: Parameters<Store['writebacks']['finish']>[2], at: string): Promise<void> {
+  private async finish(
+    owner: string,
+    r: WritebackRecord,
+    outcome: Parameters<Store['writebacks']['finish']>[2],
+    at: string,
+  ): Promise<void> {
     if (!(await this.deps.store.writebacks.finish(r.id, owner, outcome, at))) {
-      this.deps.logger.warn({ writeback_id: r.id, spreadsheet_id: r.spreadsheet_id }, 'sheet write-back finished elsewhere (lease lost); outcome discarded');
+      this.deps.logger.warn(
+        { writeback_id: r.id, spreadsheet_id: r.spreadsheet_id },
+        'sheet write-back finished elsewhere (lease lost); outcome discarded',
+      );
     }
   }
 
@@ -148,7 +178,10 @@ export class WritebackProcessor implements Worker {
     const at = this.deps.now().toISOString();
     for (const r of records.filter((x) => !bound.get(x.key_id))) {
       await this.finish(owner, r, { status: 'failed', written: 0, missing: [], error: NO_LONGER_BOUND, next_attempt_at: null }, at);
-      this.deps.logger.warn({ writeback_id: r.id, key_id: r.key_id, spreadsheet_id: spreadsheetId }, 'sheet write-back refused: spreadsheet not bound to the key');
+      this.deps.logger.warn(
+        { writeback_id: r.id, key_id: r.key_id, spreadsheet_id: spreadsheetId },
+        'sheet write-back refused: spreadsheet not bound to the key',
+      );
     }
     return records.filter((x) => bound.get(x.key_id));
   }

@@ -16,7 +16,13 @@ export interface ScheduleAlertDeps {
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** After a failed run: `failures` in a row now, `paused` when this run paused the schedule. */
-export async function alertFailedRun(s: ScheduleRecord, failures: number, paused: boolean, error: string, deps: ScheduleAlertDeps): Promise<void> {
+export async function alertFailedRun(
+  s: ScheduleRecord,
+  failures: number,
+  paused: boolean,
+  error: string,
+  deps: ScheduleAlertDeps,
+): Promise<void> {
   // The streak's first failure, or the pause: the runs in between are in the history.
   if (!paused && failures !== 1) return;
   const key = await deps.store.keys.get(s.key_id);
@@ -29,7 +35,11 @@ export async function alertFailedRun(s: ScheduleRecord, failures: number, paused
         `The last error: ${error}`,
         `Fix the cause, then resume it: POST /api/v1/sheets/schedules/${s.id}/resume (or "Resume" in the add-on's sidebar).`,
       ]
-    : [`The scheduled refresh of ${where} failed.`, `Error: ${error}`, 'It is retried within 15 minutes; after repeated failures it pauses itself.'];
+    : [
+        `The scheduled refresh of ${where} failed.`,
+        `Error: ${error}`,
+        'It is retried within 15 minutes; after repeated failures it pauses itself.',
+      ];
   try {
     await deps.mailer.send({ to: key.email, subject, text: lines.join('\n\n'), html: lines.map((l) => `<p>${esc(l)}</p>`).join('\n') });
   } catch (err) {

@@ -17,11 +17,20 @@ import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 import { alertFailedRun } from './schedule-alerts.js';
 import { planSeriesWrite } from './series-modes.js';
 
-export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = { hourly: 3600_000, daily: 86_400_000, weekly: 7 * 86_400_000 };
+export const SCHEDULE_PERIOD_MS: Record<ScheduleRecord['cadence'], number> = {
+  hourly: 3600_000,
+  daily: 86_400_000,
+  weekly: 7 * 86_400_000,
+};
 /** After a failed run, try again this soon (or at the cadence, if sooner). */
 export const SCHEDULE_RETRY_MS = 15 * 60_000;
 
-export async function runSchedule(sheetsApi: SheetsApi, bindings: Pick<SheetBindings, 'isBound'>, store: Pick<Store, 'datasets'>, s: ScheduleRecord): Promise<number> {
+export async function runSchedule(
+  sheetsApi: SheetsApi,
+  bindings: Pick<SheetBindings, 'isBound'>,
+  store: Pick<Store, 'datasets'>,
+  s: ScheduleRecord,
+): Promise<number> {
   if (!(await bindings.isBound(s.key_id, s.spreadsheet_id))) throw new Error(NO_LONGER_BOUND);
   const api = sheetsApi.forKey(s.key_id);
   const dataset = await store.datasets.get(s.dataset);
@@ -49,11 +58,24 @@ export class ScheduleRunner implements Worker {
 
   constructor(
     /** mailer: alerts the key's owner of failures (schedule-alerts.ts); none, no alerts. */
-    private readonly deps: { store: Pick<Store, 'schedules' | 'datasets' | 'keys'>; api: SheetsApi; bindings: Pick<SheetBindings, 'isBound'>; logger: Logger; now: () => Date; mailer?: Pick<Mailer, 'send'> },
+    private readonly deps: {
+      store: Pick<Store, 'schedules' | 'datasets' | 'keys'>;
+      api: SheetsApi;
+      bindings: Pick<SheetBindings, 'isBound'>;
+      logger: Logger;
+      now: () => Date;
+      mailer?: Pick<Mailer, 'send'>;
+    },
     /** pauseAfter: failed runs in a row after which a schedule pauses itself (config COVERCHECK_SCHEDULE_PAUSE_AFTER). */
     private readonly opts: { pollMs: number; leaseMs: number; concurrency: number; pauseAfter: number },
   ) {
-    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), { leaseMs: opts.leaseMs, pollMs: opts.pollMs, loops: opts.concurrency, now: deps.now, logger: deps.logger });
+    this.loops = new LeasedLoop(this.name, (w, hold) => this.leaseOne(w, hold), {
+      leaseMs: opts.leaseMs,
+      pollMs: opts.pollMs,
+      loops: opts.concurrency,
+      now: deps.now,
+      logger: deps.logger,
+    });
   }
 
   start(): void {
@@ -86,7 +108,12 @@ export class ScheduleRunner implements Worker {
     try {
       const rows = await runSchedule(this.deps.api, this.deps.bindings, this.deps.store, s);
       const done = this.deps.now();
-      const recorded = await this.deps.store.schedules.finishRun(s.id, started.toISOString(), { finished_at: done.toISOString(), status: 'ok', rows, error: null }, new Date(done.getTime() + period).toISOString());
+      const recorded = await this.deps.store.schedules.finishRun(
+        s.id,
+        started.toISOString(),
+        { finished_at: done.toISOString(), status: 'ok', rows, error: null },
+        new Date(done.getTime() + period).toISOString(),
+      );
       if (recorded === null) this.takenOver(s);
     } catch (err) {
       const done = this.deps.now();
@@ -102,7 +129,8 @@ export class ScheduleRunner implements Worker {
       // Paused after the run is recorded: a crash in between leaves the count, and the next failure pauses it.
       const paused = failures >= this.opts.pauseAfter;
       if (paused) await this.deps.store.schedules.pause(s.id, pauseReason(failures, message), done.toISOString());
-      if (this.deps.mailer) await alertFailedRun(s, failures, paused, message, { store: this.deps.store, mailer: this.deps.mailer, logger: this.deps.logger });
+      if (this.deps.mailer)
+        await alertFailedRun(s, failures, paused, message, { store: this.deps.store, mailer: this.deps.mailer, logger: this.deps.logger });
     }
   }
 

@@ -24,11 +24,20 @@ export interface SeriesPlan {
  * overwrite, which needs no read. Merge writes the value of every date it finds (a null, left as it
  * is, for the rows whose date the series does not have).
  */
-export function planSeriesWrite(sheet: string, header: [string, string], points: Point[], mode: TOutputMode, columnA: string[] | null): SeriesPlan {
+export function planSeriesWrite(
+  sheet: string,
+  header: [string, string],
+  points: Point[],
+  mode: TOutputMode,
+  columnA: string[] | null,
+): SeriesPlan {
   const old = (columnA ?? []).slice(1).map((v) => v.trim());
   while (old.length && old[old.length - 1] === '') old.pop();
   const head = { range: a1(sheet, 'A1:B1'), values: [header as CellValue[]] };
-  const block = (fromRow: number, ps: Point[]) => ({ range: a1(sheet, `A${fromRow}:B${fromRow + ps.length - 1}`), values: ps.map((p) => [p.date, p.value]) });
+  const block = (fromRow: number, ps: Point[]) => ({
+    range: a1(sheet, `A${fromRow}:B${fromRow + ps.length - 1}`),
+    values: ps.map((p) => [p.date, p.value]),
+  });
   if (mode === 'overwrite' || old.length === 0) {
     return { clear: mode === 'overwrite', ranges: [head, ...(points.length ? [block(2, points)] : [])], added: points.length, updated: 0 };
   }

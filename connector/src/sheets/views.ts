@@ -1,9 +1,22 @@
 /** Store records -> the contract's Sheets bodies: a binding, a schedule, a write-back's state. */
-import { BINDING_METADATA_KEY, type TSchedule, type TSheetBinding, type TSheetBindingIssued, type TSheetWriteback } from '../../../shared/sheets.js';
+import {
+  BINDING_METADATA_KEY,
+  type TSchedule,
+  type TSheetBinding,
+  type TSheetBindingIssued,
+  type TSheetWriteback,
+} from '../../../shared/sheets.js';
 import type { ScheduleRecord, ScheduleRunRecord, SheetBindingRecord, WritebackRecord } from '../store/types.js';
 
 export function bindingView(b: SheetBindingRecord): TSheetBinding {
-  return { binding_id: b.id, spreadsheet_id: b.spreadsheet_id, status: b.status, metadata_key: BINDING_METADATA_KEY, created_at: b.created_at, verified_at: b.verified_at };
+  return {
+    binding_id: b.id,
+    spreadsheet_id: b.spreadsheet_id,
+    status: b.status,
+    metadata_key: BINDING_METADATA_KEY,
+    created_at: b.created_at,
+    verified_at: b.verified_at,
+  };
 }
 
 /** A binding just issued: its view with the token, shown this once (the store keeps only its hash). */

@@ -20,7 +20,12 @@ import type { CellValue, SheetsApi } from './api.js';
 /** Ranges per values.batchUpdate call: well under the API's request size limit for result rows. */
 export const RANGES_PER_CALL = 1000;
 
-export function verificationCells(target: TSheetTarget, result: TVerificationResult | undefined, error: { error: string } | undefined, checkedAt: string): Record<string, string | number> {
+export function verificationCells(
+  target: TSheetTarget,
+  result: TVerificationResult | undefined,
+  error: { error: string } | undefined,
+  checkedAt: string,
+): Record<string, string | number> {
   const values: Record<string, string | number> = {
     status: result ? result.status : `error: ${error?.error ?? 'unknown'}`,
     confidence_score: result ? result.confidence_score : '',
@@ -57,7 +62,13 @@ function mapCells(target: TSheetTarget, values: Record<string, string | number |
   return cells;
 }
 
-export function newWriteback(kind: 'verification' | 'extraction', subject: { type: 'job' | 'batch'; id: string; key_id: string }, target: TSheetTarget, rows: WritebackRow[], at: string): NewWriteback {
+export function newWriteback(
+  kind: 'verification' | 'extraction',
+  subject: { type: 'job' | 'batch'; id: string; key_id: string },
+  target: TSheetTarget,
+  rows: WritebackRow[],
+  at: string,
+): NewWriteback {
   return {
     id: `wb_${crypto.randomUUID().replace(/-/g, '')}`,
     key_id: subject.key_id,
@@ -78,10 +89,17 @@ export function jobWriteback(job: JobRecord, outcome: { result?: unknown; error?
   let rows: WritebackRow[] = [];
   if (job.kind === 'verification') {
     const { policy } = JSON.parse(job.payload) as { policy: TPolicy };
-    rows = [{ policy_number: policy.policy_number, cells: verificationCells(target, outcome.result as TVerificationResult | undefined, outcome.error, at), append_if_missing: false }];
+    rows = [
+      {
+        policy_number: policy.policy_number,
+        cells: verificationCells(target, outcome.result as TVerificationResult | undefined, outcome.error, at),
+        append_if_missing: false,
+      },
+    ];
   } else if (outcome.result) {
     const fields = outcome.result as TExtractedFields;
-    if (fields.policy_number) rows = [{ policy_number: fields.policy_number, cells: extractionCells(target, fields), append_if_missing: true }];
+    if (fields.policy_number)
+      rows = [{ policy_number: fields.policy_number, cells: extractionCells(target, fields), append_if_missing: true }];
   }
   return rows.length ? newWriteback(job.kind, { type: 'job', id: job.id, key_id: job.key_id }, target, rows, at) : null;
 }
@@ -94,7 +112,12 @@ export function batchWriteback(batch: BatchRecord, items: BatchItemRecord[], at:
     .filter((i) => i.policy_number)
     .map((i) => ({
       policy_number: i.policy_number!,
-      cells: verificationCells(target, i.result ? (JSON.parse(i.result) as TVerificationResult) : undefined, i.error ? (JSON.parse(i.error) as TErrorBody) : undefined, at),
+      cells: verificationCells(
+        target,
+        i.result ? (JSON.parse(i.result) as TVerificationResult) : undefined,
+        i.error ? (JSON.parse(i.error) as TErrorBody) : undefined,
+        at,
+      ),
       append_if_missing: false,
     }));
   return rows.length ? newWriteback('verification', { type: 'batch', id: batch.id, key_id: batch.key_id }, target, rows, at) : null;
@@ -106,7 +129,11 @@ export interface WritebackOutcome {
 }
 
 /** Writes every record (all of one spreadsheet) and returns what happened to each; throws SheetsError if the spreadsheet can't be written. */
-export async function applyWritebacks(api: SheetsApi, spreadsheetId: string, records: WritebackRecord[]): Promise<Map<string, WritebackOutcome>> {
+export async function applyWritebacks(
+  api: SheetsApi,
+  spreadsheetId: string,
+  records: WritebackRecord[],
+): Promise<Map<string, WritebackOutcome>> {
   const outcomes = new Map<string, WritebackOutcome>(records.map((r) => [r.id, { written: 0, missing: [] }]));
   const data: { range: string; values: CellValue[][] }[] = [];
   const groups = new Map<string, { target: TSheetTarget; records: WritebackRecord[] }>();

@@ -26,7 +26,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const { openPostgresStore } = await import('./postgres/index.js');
     return openPostgresStore(opts.databaseUrl, { poolSize: opts.poolSize ?? 10 });
   }
-  return openSqliteStore(opts.databasePath, { walPresync: { intervalMs: opts.walSyncMs ?? 0, onError: opts.onWalSyncError ?? (() => {}) } });
+  return openSqliteStore(opts.databasePath, {
+    walPresync: { intervalMs: opts.walSyncMs ?? 0, onError: opts.onWalSyncError ?? (() => {}) },
+  });
 }
 
 /** Where the store lives, for logs: the SQLite path, or the PostgreSQL URL without its password. */

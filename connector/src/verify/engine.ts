@@ -16,7 +16,6 @@ import type { RegistryAnswer, RegistryChain } from './registry/index.js';
 import { checkSanctions } from './sanctions-check.js';
 import { score, type Signals } from './score.js';
 
-
 export interface EngineDeps {
   reference: { get(): Promise<ReferenceData> };
   registry: Pick<RegistryChain, 'lookup'>;
@@ -47,11 +46,24 @@ function registryCheck(answer: RegistryAnswer, policy: TPolicy, recordOfType: Re
     case 'found':
       return recordOfType
         ? { source: 'registry', outcome: 'pass', detail: `Found in the ${answer.source} registry${answer.demo ? ' (demo data)' : ''}.` }
-        : { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry holds this number for ${answer.records.map((r) => r.insurance_type).join(', ')}, not ${type}.` };
+        : {
+            source: 'registry',
+            outcome: 'fail',
+            detail: `The ${answer.source} registry holds this number for ${answer.records.map((r) => r.insurance_type).join(', ')}, not ${type}.`,
+          };
     case 'not_found':
-      return { source: 'registry', outcome: 'fail', detail: `The ${answer.source} registry covers this country and type and does not know this policy number.` };
+      return {
+        source: 'registry',
+        outcome: 'fail',
+        detail: `The ${answer.source} registry covers this country and type and does not know this policy number.`,
+      };
     case 'no_coverage':
-      if (sandbox) return { source: 'registry', outcome: 'unavailable', detail: 'No demo registry data covers this country and insurance type (a sandbox key sees demo data only).' };
+      if (sandbox)
+        return {
+          source: 'registry',
+          outcome: 'unavailable',
+          detail: 'No demo registry data covers this country and insurance type (a sandbox key sees demo data only).',
+        };
       // Our own table without a real source, and no upstream for the country: nothing is configured.
       if (answer.source === 'local') {
         return {
@@ -62,9 +74,17 @@ function registryCheck(answer: RegistryAnswer, policy: TPolicy, recordOfType: Re
             `or import the registry's extract (npm run registry:import). Demo data is never used for a live key.`,
         };
       }
-      return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry does not cover ${policy.country} ${type}.` };
+      return {
+        source: 'registry',
+        outcome: 'unavailable',
+        detail: `The ${answer.source} registry does not cover ${policy.country} ${type}.`,
+      };
     case 'unavailable':
-      return { source: 'registry', outcome: 'unavailable', detail: `The ${answer.source} registry could not be consulted: ${answer.reason}.` };
+      return {
+        source: 'registry',
+        outcome: 'unavailable',
+        detail: `The ${answer.source} registry could not be consulted: ${answer.reason}.`,
+      };
   }
 }
 

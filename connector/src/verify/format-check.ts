@@ -9,7 +9,14 @@
  * real numbers pass and typing mistakes (a name in the number field, a date, a plate, stray
  * symbols) fail. Every rule runs on the normalised number (upper case, no spaces, dashes or dots).
  */
-import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, type FormatRule, type TCountry, type TInsuranceType } from '../../../shared/packs/index.js';
+import {
+  COUNTRIES,
+  COUNTRY_PROFILES,
+  INSURANCE_TYPES,
+  type FormatRule,
+  type TCountry,
+  type TInsuranceType,
+} from '../../../shared/packs/index.js';
 import type { TPolicy } from '../../../shared/policy.js';
 import { AppError } from '../errors.js';
 import { normalisePolicyNumber } from './normalise.js';
@@ -61,5 +68,8 @@ export function passesFormat(normalised: string, country: TCountry, type: TInsur
 export function requireFormat(policy: Pick<TPolicy, 'policy_number' | 'country' | 'insurance_type'>): NamedFormatRule {
   const format = checkFormat(normalisePolicyNumber(policy.policy_number), policy.country, policy.insurance_type);
   if (format.ok) return format.rule;
-  throw new AppError('invalid_policy_number', `Policy number "${policy.policy_number}" is not a recognised ${policy.country} ${policy.insurance_type} format: ${format.reason}.`);
+  throw new AppError(
+    'invalid_policy_number',
+    `Policy number "${policy.policy_number}" is not a recognised ${policy.country} ${policy.insurance_type} format: ${format.reason}.`,
+  );
 }

@@ -35,10 +35,18 @@ export function buildReferenceData(insurers: InsurerRecord[], sanctions: Sanctio
   const view = (rows: InsurerRecord[], lists: SanctionRecord[]): ReferenceView => {
     const registerRows = Object.fromEntries(COUNTRIES.map((c) => [c, 0])) as Record<TCountry, number>;
     for (const r of rows) registerRows[r.country] += 1;
-    return { insurers: new InsurerIndex(rows), sanctions: new SanctionsIndex(lists), sanctionLists: [...new Set(lists.map((s) => s.list))].sort(), registerRows };
+    return {
+      insurers: new InsurerIndex(rows),
+      sanctions: new SanctionsIndex(lists),
+      sanctionLists: [...new Set(lists.map((s) => s.list))].sort(),
+      registerRows,
+    };
   };
   return {
-    live: view(insurers.filter((r) => !r.demo), sanctions.filter((s) => !s.demo)),
+    live: view(
+      insurers.filter((r) => !r.demo),
+      sanctions.filter((s) => !s.demo),
+    ),
     sandbox: view(insurers, sanctions),
   };
 }

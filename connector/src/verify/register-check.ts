@@ -62,7 +62,15 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
   const source = COUNTRY_PROFILES[country].regulator.checkSource;
   const regulator = COUNTRY_PROFILES[country].regulator.name;
   const sandbox = mode !== 'live';
-  const out: RegisterOutcome = { ran: false, insurerRecord: null, insurer: null, checks: [], flags: [], provider: { kind: 'none' }, insurerSignal: 'unknown' };
+  const out: RegisterOutcome = {
+    ran: false,
+    insurerRecord: null,
+    insurer: null,
+    checks: [],
+    flags: [],
+    provider: { kind: 'none' },
+    insurerSignal: 'unknown',
+  };
   if (!policy.provider && !registryReference) return out;
   out.ran = true;
 
@@ -71,7 +79,8 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
   const howToComplete = COUNTRY_PROFILES[country].regulator.completeRegister;
   // Named for people: "the FCA register API" (online.name is the source's id, fca-register-api).
   const onlineName = `${regulator} register API`;
-  const onlineNote = (answer: OnlineRegisterAnswer): string => (answer.kind === 'unavailable' ? `; the ${onlineName} could not be consulted (${answer.reason})` : '');
+  const onlineNote = (answer: OnlineRegisterAnswer): string =>
+    answer.kind === 'unavailable' ? `; the ${onlineName} could not be consulted (${answer.reason})` : '';
 
   // The insurer the registry's record names.
   let registryFound: Found | null = null;
@@ -102,10 +111,18 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
         out.checks.push({ source, outcome: 'warn', detail: `No firm on the ${onlineName} matches "${policy.provider}".` });
       } else if (providerOnline?.kind === 'unavailable') {
         out.provider = { kind: 'unknown' };
-        out.checks.push({ source, outcome: 'unavailable', detail: `"${policy.provider}" is not in ${partial}${onlineNote(providerOnline)}: its status is unknown for now.` });
+        out.checks.push({
+          source,
+          outcome: 'unavailable',
+          detail: `"${policy.provider}" is not in ${partial}${onlineNote(providerOnline)}: its status is unknown for now.`,
+        });
       } else if (rows === 0) {
         out.provider = { kind: 'unknown' };
-        out.checks.push({ source, outcome: 'not_available', detail: `No ${regulator} register is loaded for ${country}, so "${policy.provider}" could not be checked: ${howToComplete}.` });
+        out.checks.push({
+          source,
+          outcome: 'not_available',
+          detail: `No ${regulator} register is loaded for ${country}, so "${policy.provider}" could not be checked: ${howToComplete}.`,
+        });
       } else {
         out.provider = { kind: 'unknown' };
         out.checks.push({
@@ -146,7 +163,11 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
     const record = chosen.match.record;
     if (record.kind === 'intermediary') {
       // Only the registry's record can get here (a provider naming one was set aside above).
-      out.checks.push({ source, outcome: 'fail', detail: `The registry names ${record.name} (${record.reference}), an intermediary on the register, not an insurer.` });
+      out.checks.push({
+        source,
+        outcome: 'fail',
+        detail: `The registry names ${record.name} (${record.reference}), an intermediary on the register, not an insurer.`,
+      });
       return out;
     }
     const sameAsProvider = providerFound && providerFound.match.record.reference === record.reference;
@@ -155,17 +176,33 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
     const where = `source ${record.source}${record.demo ? ', demo data' : ''}`;
     if (chosen.unsure) {
       out.insurerSignal = 'unknown';
-      out.checks.push({ source, outcome: 'unknown', detail: `${record.name} (${record.reference}) is on the register, but its permissions do not show whether it is an insurer; ${where}.` });
+      out.checks.push({
+        source,
+        outcome: 'unknown',
+        detail: `${record.name} (${record.reference}) is on the register, but its permissions do not show whether it is an insurer; ${where}.`,
+      });
     } else if (record.authorised) {
       out.insurerSignal = 'authorised';
-      out.checks.push({ source, outcome: 'pass', detail: `${record.name} (${record.reference}) is on the register and authorised${statusWords(record)}; ${where}.` });
+      out.checks.push({
+        source,
+        outcome: 'pass',
+        detail: `${record.name} (${record.reference}) is on the register and authorised${statusWords(record)}; ${where}.`,
+      });
     } else if (record.status_text === null) {
       out.insurerSignal = 'unknown';
-      out.checks.push({ source, outcome: 'unknown', detail: `${record.name} (${record.reference}) is on the register; its source states no authorisation status, so it is unknown; ${where}.` });
+      out.checks.push({
+        source,
+        outcome: 'unknown',
+        detail: `${record.name} (${record.reference}) is on the register; its source states no authorisation status, so it is unknown; ${where}.`,
+      });
     } else {
       out.insurerSignal = 'not_authorised';
       out.flags.push('insurer_not_authorised');
-      out.checks.push({ source, outcome: 'fail', detail: `${record.name} (${record.reference}) is on the register but not currently authorised${statusWords(record)}; ${where}.` });
+      out.checks.push({
+        source,
+        outcome: 'fail',
+        detail: `${record.name} (${record.reference}) is on the register but not currently authorised${statusWords(record)}; ${where}.`,
+      });
     }
   } else if (registryReference) {
     const onlineWord = registryOnline ? onlineNote(registryOnline) : '';
@@ -174,7 +211,11 @@ export async function checkRegister(input: RegisterInput): Promise<RegisterOutco
         ? { source, outcome: 'warn', detail: `The registry names insurer ${registryReference}, which is not on the register.` }
         : registryOnline?.kind === 'not_found'
           ? { source, outcome: 'warn', detail: `The registry names insurer ${registryReference}, which the ${onlineName} does not hold.` }
-          : { source, outcome: registryOnline?.kind === 'unavailable' ? 'unavailable' : 'unknown', detail: `The registry names insurer ${registryReference}, which is not in ${partial}${onlineWord}.` },
+          : {
+              source,
+              outcome: registryOnline?.kind === 'unavailable' ? 'unavailable' : 'unknown',
+              detail: `The registry names insurer ${registryReference}, which is not in ${partial}${onlineWord}.`,
+            },
     );
   }
   return out;

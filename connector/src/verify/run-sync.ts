@@ -16,13 +16,21 @@ export interface SyncDeps extends EngineDeps {
 
 const ASYNC_ONLY = ['document', 'webhook_url'];
 
-export async function runSyncVerification(body: unknown, key: ApiKeyRecord, deps: SyncDeps, opts: { idemKey?: string } = {}): Promise<TVerificationResult> {
+export async function runSyncVerification(
+  body: unknown,
+  key: ApiKeyRecord,
+  deps: SyncDeps,
+  opts: { idemKey?: string } = {},
+): Promise<TVerificationResult> {
   const started = performance.now();
   const now = deps.now?.() ?? new Date();
   if (typeof body === 'object' && body !== null) {
     const asyncOnly = ASYNC_ONLY.filter((f) => f in body);
     if (asyncOnly.length > 0) {
-      throw new AppError('invalid_request', `${asyncOnly.join(' and ')} ${asyncOnly.length > 1 ? 'are' : 'is'} accepted only by POST /api/v1/verify/async.`);
+      throw new AppError(
+        'invalid_request',
+        `${asyncOnly.join(' and ')} ${asyncOnly.length > 1 ? 'are' : 'is'} accepted only by POST /api/v1/verify/async.`,
+      );
     }
   }
   const input = parsePolicyInput(body);

@@ -25,7 +25,13 @@ export interface Signals {
   registry: 'agrees' | 'type_mismatch' | 'not_found' | 'no_coverage' | 'unavailable';
   inForce: boolean;
   insurer: 'authorised' | 'not_authorised' | 'unknown';
-  provider: { kind: 'none' } | { kind: 'match'; score: number } | { kind: 'mismatch' } | { kind: 'not_on_register' } | { kind: 'unknown' } | { kind: 'intermediary' };
+  provider:
+    | { kind: 'none' }
+    | { kind: 'match'; score: number }
+    | { kind: 'mismatch' }
+    | { kind: 'not_on_register' }
+    | { kind: 'unknown' }
+    | { kind: 'intermediary' };
   sanctioned: boolean;
 }
 

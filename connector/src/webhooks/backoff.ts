@@ -26,7 +26,8 @@ export interface BackoffOptions {
  * [0.8, 1.2]. Null once MAX_ATTEMPTS have been made: give up and mark the delivery failed.
  */
 export function nextRetryDelayMs(attemptsMade: number, opts: BackoffOptions = {}): number | null {
-  if (!Number.isInteger(attemptsMade) || attemptsMade < 1) throw new RangeError(`attemptsMade must be an integer >= 1, got ${attemptsMade}`);
+  if (!Number.isInteger(attemptsMade) || attemptsMade < 1)
+    throw new RangeError(`attemptsMade must be an integer >= 1, got ${attemptsMade}`);
   const baseS = RETRY_DELAYS_S[attemptsMade - 1];
   if (baseS === undefined) return null;
   const factor = 1 - JITTER + 2 * JITTER * (opts.random ?? Math.random)();

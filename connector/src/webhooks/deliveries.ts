@@ -18,7 +18,11 @@ function deliveryView(d: OutboxRecord & { attempt_log: TDelivery['attempt_log'] 
   };
 }
 
-export async function listDeliveries(keyId: string, page: { limit: number; offset: number }, store: Pick<Store, 'outbox'>): Promise<TDeliveryList> {
+export async function listDeliveries(
+  keyId: string,
+  page: { limit: number; offset: number },
+  store: Pick<Store, 'outbox'>,
+): Promise<TDeliveryList> {
   const { items, total } = await store.outbox.list(keyId, page);
   return { deliveries: items.map(deliveryView), total, ...page };
 }

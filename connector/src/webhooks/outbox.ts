@@ -134,7 +134,8 @@ export class OutboxProcessor implements Worker {
       this.deps.logger.debug({ webhook_id: first.id, host, admission }, 'webhook delivery not attempted now');
       return;
     }
-    const startable = (w: Waiting) => !this.stopping && w.leaseUntilMs - this.deps.now().getTime() >= this.opts.timeoutMs * START_MARGIN_TIMEOUTS;
+    const startable = (w: Waiting) =>
+      !this.stopping && w.leaseUntilMs - this.deps.now().getTime() >= this.opts.timeoutMs * START_MARGIN_TIMEOUTS;
     let current: OutboxRecord | null = first;
     while (current) {
       let healthy: boolean | null;
@@ -173,10 +174,16 @@ export class OutboxProcessor implements Worker {
     const host = new URL(d.url).host;
     const secret = await this.secretFor(d.key_id);
     const deliver = this.deps.deliver ?? deliverWebhook;
-    const options: DeliverOptions = { timeoutMs: this.opts.timeoutMs, allowPrivate: this.opts.allowPrivate, ...(this.opts.ca ? { ca: this.opts.ca } : {}) };
-    const result = await this.hosts.key(host).schedule(this.jobOptions, () =>
-      deliver({ url: d.url, id: d.id, timestampS: Math.floor(this.deps.now().getTime() / 1000), body: d.body, secret }, options),
-    );
+    const options: DeliverOptions = {
+      timeoutMs: this.opts.timeoutMs,
+      allowPrivate: this.opts.allowPrivate,
+      ...(this.opts.ca ? { ca: this.opts.ca } : {}),
+    };
+    const result = await this.hosts
+      .key(host)
+      .schedule(this.jobOptions, () =>
+        deliver({ url: d.url, id: d.id, timestampS: Math.floor(this.deps.now().getTime() / 1000), body: d.body, secret }, options),
+      );
     const attempt = d.attempts + 1;
     const at = this.deps.now();
     let next: { status: OutboxRecord['status']; next_attempt_at: string | null };
@@ -184,10 +191,20 @@ export class OutboxProcessor implements Worker {
       next = { status: 'delivered', next_attempt_at: null };
     } else {
       const delay = nextRetryDelayMs(attempt, { scale: this.opts.retryScale });
-      next = delay === null ? { status: 'failed', next_attempt_at: null } : { status: 'pending', next_attempt_at: new Date(at.getTime() + delay).toISOString() };
+      next =
+        delay === null
+          ? { status: 'failed', next_attempt_at: null }
+          : { status: 'pending', next_attempt_at: new Date(at.getTime() + delay).toISOString() };
     }
-    await this.deps.store.outbox.recordAttempt(d.id, { attempt, at: at.toISOString(), status: result.status, error: result.error, duration_ms: Math.round(result.durationMs) }, next);
-    this.deps.logger.info({ webhook_id: d.id, event: d.event_type, attempt, status: result.status, outcome: next.status }, 'webhook attempt');
+    await this.deps.store.outbox.recordAttempt(
+      d.id,
+      { attempt, at: at.toISOString(), status: result.status, error: result.error, duration_ms: Math.round(result.durationMs) },
+      next,
+    );
+    this.deps.logger.info(
+      { webhook_id: d.id, event: d.event_type, attempt, status: result.status, outcome: next.status },
+      'webhook attempt',
+    );
     if (next.status === 'pending' && next.next_attempt_at) {
       const wait = Date.parse(next.next_attempt_at) - this.deps.now().getTime();
       // Short retry delays (tests, tiny scales) would otherwise wait for the poll interval.

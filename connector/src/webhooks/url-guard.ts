@@ -119,7 +119,8 @@ export type ResolvedTarget = { ok: true; url: URL; hostname: string; addresses: 
  * The one wording for every non-public address, whatever it is. Saying which ("loopback: 127.0.0.1")
  * would tell anyone who can submit a webhook_url what the connector's internal names resolve to.
  */
-export const ADDRESS_NOT_ALLOWED = 'webhook_url points to an address webhooks may not be sent to (only public internet addresses are allowed)';
+export const ADDRESS_NOT_ALLOWED =
+  'webhook_url points to an address webhooks may not be sent to (only public internet addresses are allowed)';
 
 /**
  * Parses and checks a webhook URL and resolves its host once. `hostname` is the host without

@@ -8,18 +8,24 @@
  */
 import type { Logger } from '../logger.js';
 
-export async function whileRenewing<T>(lease: { ms: number; now: () => Date; renew: (until: string) => Promise<unknown>; logger: Logger }, work: () => Promise<T>): Promise<T> {
+export async function whileRenewing<T>(
+  lease: { ms: number; now: () => Date; renew: (until: string) => Promise<unknown>; logger: Logger },
+  work: () => Promise<T>,
+): Promise<T> {
   let pending = false;
-  const timer = setInterval(() => {
-    if (pending) return;
-    pending = true;
-    lease
-      .renew(new Date(lease.now().getTime() + lease.ms).toISOString())
-      .catch((err: unknown) => lease.logger.warn({ err }, 'lease renewal failed'))
-      .finally(() => {
-        pending = false;
-      });
-  }, Math.max(50, Math.floor(lease.ms / 3)));
+  const timer = setInterval(
+    () => {
+      if (pending) return;
+      pending = true;
+      lease
+        .renew(new Date(lease.now().getTime() + lease.ms).toISOString())
+        .catch((err: unknown) => lease.logger.warn({ err }, 'lease renewal failed'))
+        .finally(() => {
+          pending = false;
+        });
+    },
+    Math.max(50, Math.floor(lease.ms / 3)),
+  );
   try {
     return await work();
   } finally {

@@ -23,7 +23,9 @@ export const de = {
     // The company database keys its detail pages by an internal BaFin-ID, not the register number we
     // hold, so the link is its search by the insurer's name.
     registerLink: ({ scheme, name }) =>
-      scheme === 'bafin_reg_nr' ? `https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=${encodeURIComponent(name)}` : null,
+      scheme === 'bafin_reg_nr'
+        ? `https://portal.mvp.bafin.de/database/InstInfo/sucheForm.do?sucheButtonInstitut=Suche&institutName=${encodeURIComponent(name)}`
+        : null,
   },
   eiopa: {
     homeCodes: ['DE'],

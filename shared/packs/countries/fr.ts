@@ -24,9 +24,19 @@ export const fr = {
   eiopa: { homeCodes: ['FR'], scheme: 'eiopa_id' },
   registryName: 'Fichier des véhicules assurés (FVA)',
   formatRules: {
-    motor: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 5, description: '6-20 letters or digits, at least 5 digits (numero de police)', basis: PLAUSIBLE },
+    motor: {
+      pattern: /^[A-Z0-9]{6,20}$/,
+      minDigits: 5,
+      description: '6-20 letters or digits, at least 5 digits (numero de police)',
+      basis: PLAUSIBLE,
+    },
     travel: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 4, description: '6-20 letters or digits, at least 4 digits', basis: PLAUSIBLE },
-    health: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 5, description: "6-20 letters or digits, at least 5 digits (numero d'adherent)", basis: PLAUSIBLE },
+    health: {
+      pattern: /^[A-Z0-9]{6,20}$/,
+      minDigits: 5,
+      description: "6-20 letters or digits, at least 5 digits (numero d'adherent)",
+      basis: PLAUSIBLE,
+    },
   },
   plateFormat: 'SIV, since 2009: AB-123-CD',
   readPlates: (text: string): PlateReading[] => readLettersDigitsLetters(text, PLATE, (a, b, c) => `${a}-${b}-${c}`),

@@ -18,7 +18,11 @@ export const isDigits = (s: string): boolean => /^[0-9]+$/.test(s);
  * groups accepting look-alikes anywhere; the position decides letter or digit. The digit group must
  * hold a real digit: a run of letters alone is a word, not a misread plate.
  */
-export function readLettersDigitsLetters(text: string, pattern: RegExp, format: (letters: string, digits: string, tail: string) => string): PlateReading[] {
+export function readLettersDigitsLetters(
+  text: string,
+  pattern: RegExp,
+  format: (letters: string, digits: string, tail: string) => string,
+): PlateReading[] {
   const out: PlateReading[] = [];
   for (const m of text.toUpperCase().matchAll(pattern)) {
     const a = toLetters(m[1]!);

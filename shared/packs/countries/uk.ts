@@ -28,7 +28,12 @@ export const uk = {
   formatRules: {
     motor: { pattern: /^[A-Z0-9]{8,20}$/, minDigits: 5, description: '8-20 letters or digits, at least 5 digits', basis: PLAUSIBLE },
     travel: { pattern: /^[A-Z0-9]{6,20}$/, minDigits: 4, description: '6-20 letters or digits, at least 4 digits', basis: PLAUSIBLE },
-    health: { pattern: /^[A-Z0-9]{6,16}$/, minDigits: 5, description: '6-16 letters or digits, at least 5 digits (membership numbers)', basis: PLAUSIBLE },
+    health: {
+      pattern: /^[A-Z0-9]{6,16}$/,
+      minDigits: 5,
+      description: '6-16 letters or digits, at least 5 digits (membership numbers)',
+      basis: PLAUSIBLE,
+    },
   },
   plateFormat: 'two letters, the two-digit age identifier, three letters (2001 on): AB12 CDE',
   readPlates: (text: string): PlateReading[] => readLettersDigitsLetters(text, PLATE, (a, b, c) => `${a}${b} ${c}`),

@@ -56,7 +56,16 @@ interface Parts {
 
 /** The wall-clock fields of instant `ms` in zone `tz`. */
 export function zonedParts(ms: number, tz: string): Parts {
-  const f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const f = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
   const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
   return { y: Number(p.year), M: Number(p.month), d: Number(p.day), H: Number(p.hour), m: Number(p.minute), s: Number(p.second) };
 }
@@ -81,7 +90,7 @@ const pad = (n: number, w: number) => String(n).padStart(w, '0');
 export function formatInZone(ms: number, tz: string, pattern: string): string {
   const p = zonedParts(ms, tz);
   let out = '';
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = pattern[i]!;
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
@@ -113,7 +122,12 @@ const LOCALE_DATES: Record<string, { re: RegExp; order: 'dmy' | 'mdy'; shown: st
   de_DE: { re: /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/, order: 'dmy', shown: 'dd.MM.yyyy' },
 };
 /** The date-time pattern a Date written by a script is shown with, by locale. */
-const LOCALE_DATETIME: Record<string, string> = { en_US: 'M/d/yyyy H:mm:ss', en_GB: 'dd/MM/yyyy HH:mm:ss', fr_FR: 'dd/MM/yyyy HH:mm:ss', de_DE: 'dd.MM.yyyy HH:mm:ss' };
+const LOCALE_DATETIME: Record<string, string> = {
+  en_US: 'M/d/yyyy H:mm:ss',
+  en_GB: 'dd/MM/yyyy HH:mm:ss',
+  fr_FR: 'dd/MM/yyyy HH:mm:ss',
+  de_DE: 'dd.MM.yyyy HH:mm:ss',
+};
 
 const validDay = (y: number, M: number, d: number) => M >= 1 && M <= 12 && d >= 1 && d <= new Date(Date.UTC(y, M, 0)).getUTCDate();
 
@@ -168,6 +182,11 @@ export function displayValue(v: V, ctx: { locale: string; timeZone: string; form
     }
     return comma ? String(v).replace('.', ',') : String(v);
   }
-  if (v instanceof Date) return formatInZone(v.getTime(), ctx.timeZone, ctx.format && ctx.format !== PLAIN_TEXT ? ctx.format : (LOCALE_DATETIME[ctx.locale] ?? LOCALE_DATETIME.en_US!));
+  if (v instanceof Date)
+    return formatInZone(
+      v.getTime(),
+      ctx.timeZone,
+      ctx.format && ctx.format !== PLAIN_TEXT ? ctx.format : (LOCALE_DATETIME[ctx.locale] ?? LOCALE_DATETIME.en_US!),
+    );
   return String(v);
 }

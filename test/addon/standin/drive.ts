@@ -62,7 +62,9 @@ export class DriveStandin {
   }
   /** The files the user sees in the Picker (by type). */
   listFor(user: string, mimeType?: string) {
-    return [...this.files].filter(([id, f]) => this.canRead(user, id) && (!mimeType || f.mimeType === mimeType)).map(([id, f]) => ({ id, name: f.name, mimeType: f.mimeType, sizeBytes: f.bytes().length }));
+    return [...this.files]
+      .filter(([id, f]) => this.canRead(user, id) && (!mimeType || f.mimeType === mimeType))
+      .map(([id, f]) => ({ id, name: f.name, mimeType: f.mimeType, sizeBytes: f.bytes().length }));
   }
 
   private visible(t: TokenInfo, id: string): boolean {
@@ -73,26 +75,54 @@ export class DriveStandin {
 
   /** The REST API: GET files/{id}?fields=… and GET files/{id}?alt=media. */
   handle(req: RawReq): RawRes {
-    const json = (status: number, body: unknown): RawRes => ({ status, headers: { 'content-type': 'application/json; charset=UTF-8' }, body: new Uint8Array(Buffer.from(JSON.stringify(body))), ms: 0 });
+    const json = (status: number, body: unknown): RawRes => ({
+      status,
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+      body: new Uint8Array(Buffer.from(JSON.stringify(body))),
+      ms: 0,
+    });
     const u = new URL(req.url);
     this.calls.push(`${req.method} ${u.pathname}${u.search}`);
     const id = decodeURIComponent(u.pathname.replace('/drive/v3/files/', ''));
     const auth = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'authorization')?.[1] ?? '';
     const token = this.tokens.get(auth.replace(/^Bearer /, ''));
-    if (!token) return json(401, { error: { code: 401, message: 'Request had invalid authentication credentials. Expected OAuth 2 access token.', status: 'UNAUTHENTICATED' } });
+    if (!token)
+      return json(401, {
+        error: {
+          code: 401,
+          message: 'Request had invalid authentication credentials. Expected OAuth 2 access token.',
+          status: 'UNAUTHENTICATED',
+        },
+      });
     if (!token.scopes.some((s) => [`${AUTH}drive`, `${AUTH}drive.readonly`, `${AUTH}drive.file`].includes(s))) {
-      return json(403, { error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ reason: 'insufficientPermissions' }] } });
+      return json(403, {
+        error: { code: 403, message: 'Request had insufficient authentication scopes.', errors: [{ reason: 'insufficientPermissions' }] },
+      });
     }
     if (req.method !== 'GET' || !id || id.includes('/')) return json(404, { error: { code: 404, message: 'Not Found' } });
     if (!this.visible(token, id)) {
       const message = `File not found: ${id}.`;
-      return json(404, { error: { code: 404, message, errors: [{ message, domain: 'global', reason: 'notFound', location: 'fileId', locationType: 'parameter' }] } });
+      return json(404, {
+        error: {
+          code: 404,
+          message,
+          errors: [{ message, domain: 'global', reason: 'notFound', location: 'fileId', locationType: 'parameter' }],
+        },
+      });
     }
     const f = this.files.get(id)!;
     if (u.searchParams.get('alt') === 'media') return { status: 200, headers: { 'content-type': f.mimeType }, body: f.bytes(), ms: 0 };
     const all: Record<string, unknown> = { kind: 'drive#file', id, name: f.name, mimeType: f.mimeType, size: String(f.bytes().length) };
     const fields = u.searchParams.get('fields');
-    const pick = fields ? Object.fromEntries(fields.split(',').map((k) => k.trim()).filter((k) => k in all).map((k) => [k, all[k]])) : { kind: all.kind, id, name: f.name, mimeType: f.mimeType };
+    const pick = fields
+      ? Object.fromEntries(
+          fields
+            .split(',')
+            .map((k) => k.trim())
+            .filter((k) => k in all)
+            .map((k) => [k, all[k]]),
+        )
+      : { kind: all.kind, id, name: f.name, mimeType: f.mimeType };
     return json(200, pick);
   }
 
@@ -101,7 +131,10 @@ export class DriveStandin {
     return {
       getFileById: (id: string) => {
         const e = guard.call('DriveApp.getFileById');
-        if (!e || !this.canRead(e.user, id)) throw new GasError(`No item with the given ID could be found. Possibly because you have not edited this item or you do not have permission to access it.`);
+        if (!e || !this.canRead(e.user, id))
+          throw new GasError(
+            `No item with the given ID could be found. Possibly because you have not edited this item or you do not have permission to access it.`,
+          );
         const f = this.files.get(id)!;
         return {
           getName: () => (guard.call('File.getName'), f.name),

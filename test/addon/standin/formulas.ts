@@ -58,7 +58,10 @@ export interface FormulaHost {
 }
 
 function colNum(letters: string): number {
-  return letters.toUpperCase().split('').reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0);
+  return letters
+    .toUpperCase()
+    .split('')
+    .reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0);
 }
 
 /** Splits a function's argument text at top-level commas (commas inside "…" don't count). */
@@ -138,7 +141,8 @@ export class FormulaEngine {
     const user = this.host?.currentUser() ?? this.host?.owner ?? '';
     for (const f of this.formulas.values()) {
       if (f === except || this.dirty.has(f)) continue;
-      if (this.refs(f).some((x) => x.sheet === sheet && r >= x.row && r < x.row + x.nr && c >= x.col && c < x.col + x.nc)) this.dirty.set(f, user);
+      if (this.refs(f).some((x) => x.sheet === sheet && r >= x.row && r < x.row + x.nr && c >= x.col && c < x.col + x.nc))
+        this.dirty.set(f, user);
     }
   }
 
@@ -186,7 +190,9 @@ export class FormulaEngine {
   }
 
   private refs(f: Formula): Ref[] {
-    return this.parse(f).args.map((a) => this.ref(f, a)).filter((x): x is Ref => x !== null);
+    return this.parse(f)
+      .args.map((a) => this.ref(f, a))
+      .filter((x): x is Ref => x !== null);
   }
 
   private argValue(f: Formula, a: string): V {

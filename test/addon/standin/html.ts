@@ -11,7 +11,8 @@ export interface UiLog {
   dialogs: { out: V; title: string; modal: boolean }[];
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
 function htmlOutput(content: string) {
   const o: V = { content, title: '', width: 0, height: 0 };

@@ -76,7 +76,13 @@ function makeLock(scope: string, table: LockTable, guard: Guard, clock: Clock) {
   };
 }
 
-export function makeLockService(host: { table: LockTable; guard: Guard; clock: Clock; documentId: () => string | null; user: () => string }) {
+export function makeLockService(host: {
+  table: LockTable;
+  guard: Guard;
+  clock: Clock;
+  documentId: () => string | null;
+  user: () => string;
+}) {
   const { table, guard, clock } = host;
   return {
     getDocumentLock: () => {

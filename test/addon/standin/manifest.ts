@@ -24,7 +24,8 @@ export function checkAllowlist(prefixes: string[]): void {
     const m = /^https:\/\/([^/?#]+)(\/[^?#]*)$/.exec(p);
     if (!m) throw new Error(`urlFetchWhitelist: "${p}" must be an https:// URL with a non-empty path (e.g. https://example.com/)`);
     const host = m[1]!;
-    if ((host.match(/\*/g) ?? []).length > 1 || (host.includes('*') && !host.startsWith('*.'))) throw new Error(`urlFetchWhitelist: "${p}": one wildcard at most, as the leading subdomain`);
+    if ((host.match(/\*/g) ?? []).length > 1 || (host.includes('*') && !host.startsWith('*.')))
+      throw new Error(`urlFetchWhitelist: "${p}": one wildcard at most, as the leading subdomain`);
     if (!host.replace(/^\*\./, '').includes('.')) throw new Error(`urlFetchWhitelist: "${p}" must have a full domain`);
   }
 }

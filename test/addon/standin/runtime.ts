@@ -48,7 +48,8 @@ export interface Execution {
  * Utilities work; Spreadsheet is read only, no set*(), no other spreadsheets; services that need
  * the user's authorization throw "You do not have permission to call X"; Lock "works").
  */
-const NONE_OK = /^(SpreadsheetApp\.getUi|Ui\.createAddonMenu|Menu\.\w+|Session\.(getActiveUserLocale|getTemporaryActiveUserKey)|Utilities\.\w+)$/;
+const NONE_OK =
+  /^(SpreadsheetApp\.getUi|Ui\.createAddonMenu|Menu\.\w+|Session\.(getActiveUserLocale|getTemporaryActiveUserKey)|Utilities\.\w+)$/;
 const LIMITED_OK =
   /^(SpreadsheetApp\.(getActive|getActiveSpreadsheet|getActiveSheet|getActiveRange|getUi|newRichTextValue)|(Spreadsheet|Sheet|Range|DeveloperMetadata|DeveloperMetadataFinder|EmbeddedChartBuilder|RichTextValueBuilder|RichTextValue)\.\w+|Ui\.createAddonMenu|Menu\.\w+|(PropertiesService|Properties|CacheService|Cache|HtmlService|HtmlOutput|HtmlTemplate)\.\w+|Session\.\w+|Utilities\.\w+)$/;
 const CUSTOM_FUNCTION_OK =

@@ -133,21 +133,53 @@ const table: Record<string, string[]> = {
 
 /** Methods the reference lists without an Authorization section (they need no scope). */
 const NO_SCOPE = [
-  'Cache.get', 'Cache.getAll', 'Cache.put', 'Cache.putAll', 'Cache.remove', 'Cache.removeAll',
-  'CacheService.getDocumentCache', 'CacheService.getUserCache', 'CacheService.getScriptCache',
-  'Properties.getProperty', 'Properties.getProperties', 'Properties.getKeys', 'Properties.setProperty', 'Properties.setProperties',
-  'Properties.deleteProperty', 'Properties.deleteAllProperties',
-  'PropertiesService.getDocumentProperties', 'PropertiesService.getUserProperties', 'PropertiesService.getScriptProperties',
-  'HtmlService.createHtmlOutputFromFile', 'HtmlService.createTemplateFromFile', 'HtmlService.createHtmlOutput',
-  'Menu.addItem', 'Menu.addSeparator', 'Menu.addToUi',
-  'Utilities.sleep', 'Utilities.computeDigest', 'Utilities.base64Encode', 'Utilities.base64EncodeWebSafe', 'Utilities.newBlob', 'Utilities.getUuid', 'Utilities.formatDate',
+  'Cache.get',
+  'Cache.getAll',
+  'Cache.put',
+  'Cache.putAll',
+  'Cache.remove',
+  'Cache.removeAll',
+  'CacheService.getDocumentCache',
+  'CacheService.getUserCache',
+  'CacheService.getScriptCache',
+  'Properties.getProperty',
+  'Properties.getProperties',
+  'Properties.getKeys',
+  'Properties.setProperty',
+  'Properties.setProperties',
+  'Properties.deleteProperty',
+  'Properties.deleteAllProperties',
+  'PropertiesService.getDocumentProperties',
+  'PropertiesService.getUserProperties',
+  'PropertiesService.getScriptProperties',
+  'HtmlService.createHtmlOutputFromFile',
+  'HtmlService.createTemplateFromFile',
+  'HtmlService.createHtmlOutput',
+  'Menu.addItem',
+  'Menu.addSeparator',
+  'Menu.addToUi',
+  'Utilities.sleep',
+  'Utilities.computeDigest',
+  'Utilities.base64Encode',
+  'Utilities.base64EncodeWebSafe',
+  'Utilities.newBlob',
+  'Utilities.getUuid',
+  'Utilities.formatDate',
   'EmbeddedChartBuilder.build',
   // reference/lock/lock-service, lock: no Authorization section
-  'LockService.getDocumentLock', 'LockService.getScriptLock', 'LockService.getUserLock', 'Lock.tryLock', 'Lock.waitLock', 'Lock.hasLock', 'Lock.releaseLock',
+  'LockService.getDocumentLock',
+  'LockService.getScriptLock',
+  'LockService.getUserLock',
+  'Lock.tryLock',
+  'Lock.waitLock',
+  'Lock.hasLock',
+  'Lock.releaseLock',
 ];
 for (const m of NO_SCOPE) table[m] = [];
 
-export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(Object.entries(table).map(([m, s]) => [m, s.map((x) => AUTH + x)]));
+export const METHOD_SCOPES: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.entries(table).map(([m, s]) => [m, s.map((x) => AUTH + x)]),
+);
 
 /** The scopes `method` needs (any one), or throws when the stand-in does not model the method (so a new call is noticed). */
 export function scopesFor(method: string): readonly string[] {

@@ -96,8 +96,18 @@ export function makeScriptApp(host: TriggerHost) {
                 throw new GasError('This add-on has created too many time-based triggers in this document for this Google user account.');
               }
               // Quotas, Current limitations: 20 triggers per user per script, whichever documents they are in.
-              if (host.triggers.filter((t) => t.user === user).length >= TRIGGERS_PER_USER_PER_SCRIPT) throw new GasError(TOO_MANY_TRIGGERS);
-              const t: FakeTrigger = { uid: String(crypto.randomInt(1e9, 9e9)), user, handler, docId, everyMs, nextAt: clock.now + everyMs, failures: [], runs: 0 };
+              if (host.triggers.filter((t) => t.user === user).length >= TRIGGERS_PER_USER_PER_SCRIPT)
+                throw new GasError(TOO_MANY_TRIGGERS);
+              const t: FakeTrigger = {
+                uid: String(crypto.randomInt(1e9, 9e9)),
+                user,
+                handler,
+                docId,
+                everyMs,
+                nextAt: clock.now + everyMs,
+                failures: [],
+                runs: 0,
+              };
               host.triggers.push(t);
               return triggerView(t, guard);
             },
@@ -141,7 +151,7 @@ export function makeScriptApp(host: TriggerHost) {
     deleteTrigger(view: { __uid?: string }) {
       guard.call('ScriptApp.deleteTrigger');
       const i = host.triggers.findIndex((t) => t.uid === view?.__uid && t.user === me());
-      if (i < 0) throw new GasError('Invalid argument: trigger (not one of the current user\'s triggers)');
+      if (i < 0) throw new GasError("Invalid argument: trigger (not one of the current user's triggers)");
       host.triggers.splice(i, 1);
     },
     getOAuthToken() {

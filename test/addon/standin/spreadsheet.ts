@@ -10,7 +10,10 @@ import { GasError, type Guard } from './runtime.js';
 type V = any;
 
 export function colToNum(letters: string): number {
-  return letters.toUpperCase().split('').reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0);
+  return letters
+    .toUpperCase()
+    .split('')
+    .reduce((n, c) => n * 26 + (c.charCodeAt(0) - 64), 0);
 }
 export function numToCol(n: number): string {
   let s = '';
@@ -25,7 +28,11 @@ export function numToCol(n: number): string {
 const empty = (v: V) => v === '' || v === undefined || v === null;
 
 /** reference/spreadsheet/boolean-criteria: the criteria the add-on's rules use. */
-export const BooleanCriteria = { TEXT_EQUAL_TO: 'TEXT_EQUAL_TO', TEXT_STARTS_WITH: 'TEXT_STARTS_WITH', TEXT_CONTAINS: 'TEXT_CONTAINS' } as const;
+export const BooleanCriteria = {
+  TEXT_EQUAL_TO: 'TEXT_EQUAL_TO',
+  TEXT_STARTS_WITH: 'TEXT_STARTS_WITH',
+  TEXT_CONTAINS: 'TEXT_CONTAINS',
+} as const;
 
 /** A built ConditionalFormatRule (reference/spreadsheet/conditional-format-rule): immutable; copy() gives a builder. */
 export class FakeConditionalFormatRule {
@@ -43,7 +50,13 @@ export class FakeConditionalFormatRule {
     this.guard.call('ConditionalFormatRule.getBooleanCondition');
     const c = this.criteria;
     const f = this.format;
-    return { getCriteriaType: () => c.type, getCriteriaValues: () => [...c.values], getBackground: () => f.background, getFontColor: () => f.fontColor, getBold: () => f.bold };
+    return {
+      getCriteriaType: () => c.type,
+      getCriteriaValues: () => [...c.values],
+      getBackground: () => f.background,
+      getFontColor: () => f.fontColor,
+      getBold: () => f.bold,
+    };
   }
   copy() {
     this.guard.call('ConditionalFormatRule.copy');
@@ -59,7 +72,9 @@ export class FakeConditionalFormatRule {
 export function newConditionalFormatRule(guard: Guard, from?: FakeConditionalFormatRule) {
   const st = {
     criteria: from ? { ...from.criteria, values: [...from.criteria.values] } : (null as { type: string; values: string[] } | null),
-    format: from ? { ...from.format } : { background: null as string | null, fontColor: null as string | null, bold: null as boolean | null },
+    format: from
+      ? { ...from.format }
+      : { background: null as string | null, fontColor: null as string | null, bold: null as boolean | null },
     ranges: from ? [...from.ranges] : ([] as FakeRange[]),
   };
   const b: V = {
@@ -70,14 +85,18 @@ export function newConditionalFormatRule(guard: Guard, from?: FakeConditionalFor
     setFontColor: (c: string | null) => ((st.format.fontColor = c), b),
     setBold: (x: boolean | null) => ((st.format.bold = x), b),
     setRanges: (rs: FakeRange[]) => {
-      if (!Array.isArray(rs) || rs.some((r) => !(r instanceof FakeRange))) throw new GasError('The parameters (String) don\'t match the method signature for SpreadsheetApp.ConditionalFormatRuleBuilder.setRanges.');
+      if (!Array.isArray(rs) || rs.some((r) => !(r instanceof FakeRange)))
+        throw new GasError(
+          "The parameters (String) don't match the method signature for SpreadsheetApp.ConditionalFormatRuleBuilder.setRanges.",
+        );
       st.ranges = [...rs];
       return b;
     },
     build: () => {
       guard.call('ConditionalFormatRuleBuilder.build');
       if (!st.criteria) throw new GasError('Conditional format rule must have a condition.');
-      if (new Set(st.ranges.map((r) => r.sheet)).size > 1) throw new GasError('All ranges of a conditional format rule must be on the same sheet.');
+      if (new Set(st.ranges.map((r) => r.sheet)).size > 1)
+        throw new GasError('All ranges of a conditional format rule must be on the same sheet.');
       return new FakeConditionalFormatRule(guard, st.criteria, { ...st.format }, [...st.ranges]);
     },
   };
@@ -114,7 +133,10 @@ export function newRichTextValue(guard: Guard) {
   const st = { text: '', link: null as string | null };
   const b: V = {
     setText: (t: V) => {
-      if (typeof t !== 'string') throw new GasError(`The parameters (${typeof t}) don't match the method signature for SpreadsheetApp.RichTextValueBuilder.setText.`);
+      if (typeof t !== 'string')
+        throw new GasError(
+          `The parameters (${typeof t}) don't match the method signature for SpreadsheetApp.RichTextValueBuilder.setText.`,
+        );
       st.text = t;
       st.link = null;
       return b;
@@ -277,8 +299,10 @@ export class FakeSheet {
    */
   setConditionalFormatRules(rules: FakeConditionalFormatRule[]) {
     this.g.call('Sheet.setConditionalFormatRules');
-    if (!Array.isArray(rules) || rules.some((r) => !(r instanceof FakeConditionalFormatRule))) throw new GasError('Invalid argument: rules');
-    if (rules.some((r) => r.ranges.some((x) => x.sheet !== this))) throw new GasError('A conditional format rule cannot reference a different sheet.');
+    if (!Array.isArray(rules) || rules.some((r) => !(r instanceof FakeConditionalFormatRule)))
+      throw new GasError('Invalid argument: rules');
+    if (rules.some((r) => r.ranges.some((x) => x.sheet !== this)))
+      throw new GasError('A conditional format rule cannot reference a different sheet.');
     this.conditionalFormatRules = [...rules];
   }
   /** Test helper: a cell's link (null when none). */
@@ -378,7 +402,9 @@ export class FakeRange {
   /** reference/spreadsheet/range#getDisplayValues: Strings, as the cells show them (formats, the spreadsheet's locale and time zone). */
   getDisplayValues(): string[][] {
     this.g.call('Range.getDisplayValues');
-    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.display(this.row + i, this.col + j)));
+    return Array.from({ length: this.nr }, (_, i) =>
+      Array.from({ length: this.nc }, (_, j) => this.sheet.display(this.row + i, this.col + j)),
+    );
   }
   getDisplayValue(): string {
     this.g.call('Range.getDisplayValue');
@@ -391,7 +417,8 @@ export class FakeRange {
    */
   setNumberFormat(format: V) {
     this.g.call('Range.setNumberFormat');
-    if (typeof format !== 'string') throw new GasError(`The parameters (${typeof format}) don't match the method signature for SpreadsheetApp.Range.setNumberFormat.`);
+    if (typeof format !== 'string')
+      throw new GasError(`The parameters (${typeof format}) don't match the method signature for SpreadsheetApp.Range.setNumberFormat.`);
     if (format !== PLAIN_TEXT && !/^[yMdHms/.: -]+$/.test(format)) throw new Error(`stand-in: number format "${format}" is not modelled`);
     for (let i = 0; i < this.nr; i++) for (let j = 0; j < this.nc; j++) this.sheet.formats.set(`${this.row + i},${this.col + j}`, format);
     return this;
@@ -400,7 +427,9 @@ export class FakeRange {
     this.g.call('Range.setValues');
     // reference/spreadsheet/range#setValues: the data's dimensions must match the range's.
     if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
-      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
+      throw new GasError(
+        `The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`,
+      );
     }
     // Each value is entered as typed in the UI (cell-values.ts): numbers and dates become Number and Date.
     values.forEach((r, i) => r.forEach((v, j) => this.putValue(this.row + i, this.col + j, v, null, true)));
@@ -432,9 +461,12 @@ export class FakeRange {
   setRichTextValues(values: V[][]) {
     this.g.call('Range.setRichTextValues');
     if (!Array.isArray(values) || values.length !== this.nr || values.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
-      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`);
+      throw new GasError(
+        `The number of rows in the data does not match the number of rows in the range. The data has ${values?.length} but the range has ${this.nr}.`,
+      );
     }
-    if (values.some((r) => r.some((v) => !(v instanceof FakeRichTextValue)))) throw new GasError("The parameters (Object[][]) don't match the method signature for SpreadsheetApp.Range.setRichTextValues.");
+    if (values.some((r) => r.some((v) => !(v instanceof FakeRichTextValue))))
+      throw new GasError("The parameters (Object[][]) don't match the method signature for SpreadsheetApp.Range.setRichTextValues.");
     values.forEach((r, i) => r.forEach((v: FakeRichTextValue, j) => this.putValue(this.row + i, this.col + j, v.text, v.link)));
     this.sheet.parent.writes++;
     this.sheet.parent.richTextWrites++;
@@ -466,7 +498,9 @@ export class FakeRange {
   setNotes(notes: V[][]) {
     this.g.call('Range.setNotes');
     if (!Array.isArray(notes) || notes.length !== this.nr || notes.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
-      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${notes?.length} but the range has ${this.nr}.`);
+      throw new GasError(
+        `The number of rows in the data does not match the number of rows in the range. The data has ${notes?.length} but the range has ${this.nr}.`,
+      );
     }
     notes.forEach((r, i) => r.forEach((n, j) => this.putNote(this.row + i, this.col + j, n)));
     this.sheet.parent.noteWrites++;
@@ -478,13 +512,17 @@ export class FakeRange {
   }
   getNotes() {
     this.g.call('Range.getNotes');
-    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => this.sheet.note(this.row + i, this.col + j)));
+    return Array.from({ length: this.nr }, (_, i) =>
+      Array.from({ length: this.nc }, (_, j) => this.sheet.note(this.row + i, this.col + j)),
+    );
   }
   /** reference/spreadsheet/range#getFormulas: each cell's formula, "" where it holds none (formulas.ts). */
   getFormulas(): string[][] {
     this.g.call('Range.getFormulas');
     const f = this.sheet.parent.formulas;
-    return Array.from({ length: this.nr }, (_, i) => Array.from({ length: this.nc }, (_, j) => f.formulaAt(this.sheet, this.row + i, this.col + j)));
+    return Array.from({ length: this.nr }, (_, i) =>
+      Array.from({ length: this.nc }, (_, j) => f.formulaAt(this.sheet, this.row + i, this.col + j)),
+    );
   }
   getFormula(): string {
     this.g.call('Range.getFormula');
@@ -494,7 +532,9 @@ export class FakeRange {
   setFormulas(formulas: V[][]) {
     this.g.call('Range.setFormulas');
     if (!Array.isArray(formulas) || formulas.length !== this.nr || formulas.some((r) => !Array.isArray(r) || r.length !== this.nc)) {
-      throw new GasError(`The number of rows in the data does not match the number of rows in the range. The data has ${formulas?.length} but the range has ${this.nr}.`);
+      throw new GasError(
+        `The number of rows in the data does not match the number of rows in the range. The data has ${formulas?.length} but the range has ${this.nr}.`,
+      );
     }
     formulas.forEach((r, i) => r.forEach((t, j) => this.sheet.parent.formulas.setFormula(this.sheet, this.row + i, this.col + j, t)));
     this.sheet.parent.writes++;
@@ -619,7 +659,8 @@ export class FakeSpreadsheet {
   }
   insertSheet(n: string) {
     this.guard.call('Spreadsheet.insertSheet');
-    if (this.sheets.some((s) => s.name === n)) throw new GasError(`A sheet with the name "${n}" already exists. Please enter another name.`);
+    if (this.sheets.some((s) => s.name === n))
+      throw new GasError(`A sheet with the name "${n}" already exists. Please enter another name.`);
     const s = new FakeSheet(n, this);
     this.sheets.push(s);
     return s;
@@ -668,7 +709,13 @@ export class FakeSpreadsheet {
       withId: (i: number) => ((f.id = i), finder),
       find: () => {
         this.guard.call('DeveloperMetadataFinder.find');
-        return this.metadata.filter((m) => (f.key === null || m.key === f.key) && (f.value === null || m.value === f.value) && (f.visibility === null || m.visibility === f.visibility) && (f.id === null || m.id === f.id));
+        return this.metadata.filter(
+          (m) =>
+            (f.key === null || m.key === f.key) &&
+            (f.value === null || m.value === f.value) &&
+            (f.visibility === null || m.visibility === f.visibility) &&
+            (f.id === null || m.id === f.id),
+        );
       },
     };
     return finder;

@@ -6,7 +6,15 @@ import { Clock, GasError, type Guard } from './runtime.js';
  * 1 to 21,600 s (default 600 s); "The cap for cached items is 1,000. If more than 1,000 items are
  * written, the cache stores the 900 items farthest from expiration."
  */
-export const CACHE_LIMITS = { keyChars: 250, valueBytes: 100 * 1024, minTtl: 1, maxTtl: 21_600, defaultTtl: 600, cap: 1000, keepAfterCap: 900 } as const;
+export const CACHE_LIMITS = {
+  keyChars: 250,
+  valueBytes: 100 * 1024,
+  minTtl: 1,
+  maxTtl: 21_600,
+  defaultTtl: 600,
+  cap: 1000,
+  keepAfterCap: 900,
+} as const;
 
 export class FakeCache {
   entries = new Map<string, { v: string; until: number }>();
@@ -20,7 +28,8 @@ export class FakeCache {
   ) {}
 
   private check(k: string, v?: string, ttl?: number): void {
-    if (typeof k !== 'string' || k.length > CACHE_LIMITS.keyChars) throw new GasError(`Argument too large: key (${String(k).length} characters, at most ${CACHE_LIMITS.keyChars})`);
+    if (typeof k !== 'string' || k.length > CACHE_LIMITS.keyChars)
+      throw new GasError(`Argument too large: key (${String(k).length} characters, at most ${CACHE_LIMITS.keyChars})`);
     if (v !== undefined && Buffer.byteLength(String(v)) > CACHE_LIMITS.valueBytes) throw new GasError('Argument too large: value');
     if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= CACHE_LIMITS.minTtl && ttl <= CACHE_LIMITS.maxTtl)) {
       throw new GasError(`Invalid argument: expirationInSeconds must be from ${CACHE_LIMITS.minTtl} to ${CACHE_LIMITS.maxTtl}, not ${ttl}`);
@@ -160,10 +169,12 @@ export class FakeProperties {
     if (refusal) throw new GasError(refusal);
     this.quota()?.take();
     for (const [k, v] of Object.entries(next)) {
-      if (Buffer.byteLength(v) > PROPERTY_LIMITS.valueBytes) throw new GasError(`Argument too large: value of ${k} (${Buffer.byteLength(v)} bytes, at most ${PROPERTY_LIMITS.valueBytes})`);
+      if (Buffer.byteLength(v) > PROPERTY_LIMITS.valueBytes)
+        throw new GasError(`Argument too large: value of ${k} (${Buffer.byteLength(v)} bytes, at most ${PROPERTY_LIMITS.valueBytes})`);
     }
     const merged = { ...this.data, ...next };
-    if (FakeProperties.bytes(merged) > PROPERTY_LIMITS.storeBytes) throw new GasError('You have exceeded the property storage quota. Please remove some properties and try again.');
+    if (FakeProperties.bytes(merged) > PROPERTY_LIMITS.storeBytes)
+      throw new GasError('You have exceeded the property storage quota. Please remove some properties and try again.');
     this.data = merged;
   }
   static bytes(o: Record<string, string>): number {

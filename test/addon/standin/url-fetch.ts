@@ -19,7 +19,14 @@ type V = any;
  * 2 KB / URL, POST size 50 MB / call, response size 50 MB / call, headers 100 / call, header size
  * 8 KB / call.
  */
-export const URLFETCH_LIMITS = { dailyCalls: 20_000, urlChars: 2 * 1024, postBytes: 50 * 1024 * 1024, responseBytes: 50 * 1024 * 1024, headers: 100, headerBytes: 8 * 1024 } as const;
+export const URLFETCH_LIMITS = {
+  dailyCalls: 20_000,
+  urlChars: 2 * 1024,
+  postBytes: 50 * 1024 * 1024,
+  responseBytes: 50 * 1024 * 1024,
+  headers: 100,
+  headerBytes: 8 * 1024,
+} as const;
 
 export interface FetchStats {
   requests: number;
@@ -54,7 +61,13 @@ function toRaw(url: string, p: V = {}): RawReq {
     const parts: Buffer[] = [];
     for (const [k, v] of Object.entries(p.payload as Record<string, V>)) {
       if (v instanceof FakeBlob) {
-        parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.getName()}"\r\nContent-Type: ${v.getContentType()}\r\n\r\n`), Buffer.from(v.raw()), Buffer.from('\r\n'));
+        parts.push(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${k}"; filename="${v.getName()}"\r\nContent-Type: ${v.getContentType()}\r\n\r\n`,
+          ),
+          Buffer.from(v.raw()),
+          Buffer.from('\r\n'),
+        );
       } else parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${String(v)}\r\n`));
     }
     parts.push(Buffer.from(`--${boundary}--\r\n`));
@@ -66,18 +79,25 @@ function toRaw(url: string, p: V = {}): RawReq {
 
 export function makeUrlFetchApp(host: FetchHost) {
   const check = (req: RawReq) => {
-    if (req.url.length > URLFETCH_LIMITS.urlChars) throw new GasError(`Limit Exceeded: URLFetch URL Length (${req.url.length} characters, at most ${URLFETCH_LIMITS.urlChars}).`);
+    if (req.url.length > URLFETCH_LIMITS.urlChars)
+      throw new GasError(`Limit Exceeded: URLFetch URL Length (${req.url.length} characters, at most ${URLFETCH_LIMITS.urlChars}).`);
     // Allowlist URLs guide: "script projects can't access URLs that have not been added to the allowlist".
-    if (host.allowlist && !allowlisted(req.url, host.allowlist)) throw new GasError(`UrlFetch to ${req.url} is not allowed: it matches no prefix of the manifest's urlFetchWhitelist.`);
+    if (host.allowlist && !allowlisted(req.url, host.allowlist))
+      throw new GasError(`UrlFetch to ${req.url} is not allowed: it matches no prefix of the manifest's urlFetchWhitelist.`);
     if (Object.keys(req.headers).length > URLFETCH_LIMITS.headers) throw new GasError('Limit Exceeded: URLFetch headers (more than 100).');
-    if (Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + v.length, 0) > URLFETCH_LIMITS.headerBytes) throw new GasError('Limit Exceeded: URLFetch header size (more than 8 KB).');
+    if (Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + v.length, 0) > URLFETCH_LIMITS.headerBytes)
+      throw new GasError('Limit Exceeded: URLFetch header size (more than 8 KB).');
     const size = req.body === undefined ? 0 : typeof req.body === 'string' ? Buffer.byteLength(req.body) : req.body.length;
-    if (size > URLFETCH_LIMITS.postBytes) throw new GasError(`Limit Exceeded: URLFetch POST Size (${size} bytes, at most ${URLFETCH_LIMITS.postBytes}).`);
+    if (size > URLFETCH_LIMITS.postBytes)
+      throw new GasError(`Limit Exceeded: URLFetch POST Size (${size} bytes, at most ${URLFETCH_LIMITS.postBytes}).`);
   };
   const response = (r: RawRes, url: string, p: V) => {
     if (r.error) throw new GasError(`Address unavailable: ${url}`);
     if (r.body!.length > URLFETCH_LIMITS.responseBytes) throw new GasError('Limit Exceeded: URLFetch response size (more than 50 MB).');
-    if (r.status! >= 400 && !p.muteHttpExceptions) throw new GasError(`Request failed for ${url} returned code ${r.status}. Truncated server response: ${Buffer.from(r.body!).toString('utf8').slice(0, 200)}`);
+    if (r.status! >= 400 && !p.muteHttpExceptions)
+      throw new GasError(
+        `Request failed for ${url} returned code ${r.status}. Truncated server response: ${Buffer.from(r.body!).toString('utf8').slice(0, 200)}`,
+      );
     const text = Buffer.from(r.body!).toString('utf8');
     return {
       getResponseCode: () => r.status,
@@ -119,6 +139,10 @@ export function makeUrlFetchApp(host: FetchHost) {
   };
   return {
     fetch: (url: string, params?: V) => send('UrlFetchApp.fetch', [{ url, p: params ?? {} }])[0],
-    fetchAll: (requests: V[]) => send('UrlFetchApp.fetchAll', requests.map((r) => ({ url: typeof r === 'string' ? r : r.url, p: typeof r === 'string' ? {} : r }))),
+    fetchAll: (requests: V[]) =>
+      send(
+        'UrlFetchApp.fetchAll',
+        requests.map((r) => ({ url: typeof r === 'string' ? r : r.url, p: typeof r === 'string' ? {} : r })),
+      ),
   };
 }

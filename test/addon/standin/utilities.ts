@@ -85,7 +85,10 @@ export function makeUtilities(guard: Guard, clock: Clock, stats: () => SleepStat
     /** reference/utilities/utilities#formatDate(date, timeZone, format): SimpleDateFormat patterns, in the zone given (cell-values.ts). */
     formatDate(date: V, timeZone: V, format: V) {
       guard.call('Utilities.formatDate');
-      if (!(date instanceof Date) || typeof format !== 'string') throw new GasError(`The parameters (${typeof date}, ${typeof timeZone}, ${typeof format}) don't match the method signature for Utilities.formatDate.`);
+      if (!(date instanceof Date) || typeof format !== 'string')
+        throw new GasError(
+          `The parameters (${typeof date}, ${typeof timeZone}, ${typeof format}) don't match the method signature for Utilities.formatDate.`,
+        );
       return formatInZone(date.getTime(), checkTimeZone(timeZone), format);
     },
   };

@@ -14,7 +14,14 @@ import { makeLockService, newLockTable, releaseAll } from './locks.js';
 import { checkAllowlist, readManifest, type Manifest } from './manifest.js';
 import { Clock, CUSTOM_FUNCTION_LIMIT_MS, GasError, Guard, SCRIPT_LIMIT_MS, type AuthMode, type Execution } from './runtime.js';
 import { makeScriptApp, type FakeTrigger } from './script-app.js';
-import { BooleanCriteria, DeveloperMetadataVisibility, FakeSpreadsheet, newConditionalFormatRule, newRichTextValue, type MetadataEvent } from './spreadsheet.js';
+import {
+  BooleanCriteria,
+  DeveloperMetadataVisibility,
+  FakeSpreadsheet,
+  newConditionalFormatRule,
+  newRichTextValue,
+  type MetadataEvent,
+} from './spreadsheet.js';
 import { DailyQuota, FakeCache, FakeProperties, PROPERTY_LIMITS } from './storage.js';
 import type { SyncHttp } from './sync-http.js';
 import { makeUrlFetchApp, URLFETCH_LIMITS, type FetchStats } from './url-fetch.js';
@@ -104,11 +111,20 @@ export class World {
   constructor(readonly opts: WorldOptions) {
     this.manifest = opts.manifest ?? readManifest(path.join(opts.dir, 'appsscript.json'));
     if (this.manifest.urlFetchWhitelist) checkAllowlist(this.manifest.urlFetchWhitelist);
-    this.guard = new Guard(() => this.manifest.oauthScopes ?? [], this.clock, () => this.exec, (user) => this.grantedScopes(user));
+    this.guard = new Guard(
+      () => this.manifest.oauthScopes ?? [],
+      this.clock,
+      () => this.exec,
+      (user) => this.grantedScopes(user),
+    );
     this.guard.onCall = (method, exec, detail) => this.onCall(method, exec, detail);
     this.ss = new FakeSpreadsheet(opts.spreadsheetId ?? 'spreadsheet-0001', this.guard, opts.onMetadata ?? null);
     // Custom functions in formulas run as their own executions (formulas.ts).
-    this.ss.formulas.host = { currentUser: () => this.exec?.user ?? null, owner: opts.owner ?? 'alice@example.com', runCustomFunction: (user, name, args) => this.run(user, 'CUSTOM_FUNCTION', name, args) };
+    this.ss.formulas.host = {
+      currentUser: () => this.exec?.user ?? null,
+      owner: opts.owner ?? 'alice@example.com',
+      runCustomFunction: (user, name, args) => this.run(user, 'CUSTOM_FUNCTION', name, args),
+    };
     const quota = () => (this.exec ? this.user(this.exec.user).propsQuota : null);
     this.docProps = new FakeProperties(this.guard, quota);
     this.scriptProps = new FakeProperties(this.guard, quota);
@@ -166,7 +182,9 @@ export class World {
       const refuseWrite = () => {
         const e = this.exec;
         // Custom functions guide: "getUserProperties() only gets the properties of the spreadsheet owner. Spreadsheet editors can't set user properties in a custom function."
-        return e && e.mode === 'CUSTOM_FUNCTION' && e.user !== email ? 'You do not have permission to call Properties.setProperty: in a custom function, user properties are the spreadsheet owner\'s and read only to editors.' : null;
+        return e && e.mode === 'CUSTOM_FUNCTION' && e.user !== email
+          ? "You do not have permission to call Properties.setProperty: in a custom function, user properties are the spreadsheet owner's and read only to editors."
+          : null;
       };
       u = {
         email,
@@ -238,7 +256,10 @@ export class World {
       },
       PropertiesService: {
         getDocumentProperties: () => (g.call('PropertiesService.getDocumentProperties'), doc ? this.docProps : null),
-        getUserProperties: () => (g.call('PropertiesService.getUserProperties'), exec.mode === 'CUSTOM_FUNCTION' ? this.user(this.owner).userProps : u.userProps),
+        getUserProperties: () => (
+          g.call('PropertiesService.getUserProperties'),
+          exec.mode === 'CUSTOM_FUNCTION' ? this.user(this.owner).userProps : u.userProps
+        ),
         getScriptProperties: () => (g.call('PropertiesService.getScriptProperties'), this.scriptProps),
       },
       // reference/cache/cache-service#getDocumentCache: null "outside of the context of a containing document".
@@ -256,7 +277,13 @@ export class World {
         scopes: () => this.manifest.oauthScopes ?? [],
         granted: (x) => this.grantedScopes(x),
       }),
-      LockService: makeLockService({ table: this.locks, guard: g, clock: this.clock, documentId: () => (doc ? ss.id : null), user: () => exec.user }),
+      LockService: makeLockService({
+        table: this.locks,
+        guard: g,
+        clock: this.clock,
+        documentId: () => (doc ? ss.id : null),
+        user: () => exec.user,
+      }),
       DriveApp: this.drive.driveApp(g, (b, t, n) => new FakeBlob(b, t, n)),
       HtmlService: makeHtmlService(g, this.opts.dir),
       Utilities: makeUtilities(g, this.clock, () => u.stats, this.opts.sleep),
@@ -282,7 +309,14 @@ export class World {
     if (this.exec) throw new Error(`stand-in: ${name} called while ${this.exec.calls.at(-1) ?? 'another execution'} runs`);
     // Formulas whose cells were edited since are recalculated first, and those this execution edits when it ends.
     this.ss.formulas.drain();
-    const exec: Execution = { user, mode, started: this.clock.now, limitMs: mode === 'CUSTOM_FUNCTION' ? CUSTOM_FUNCTION_LIMIT_MS : SCRIPT_LIMIT_MS, documentContext: opts.documentContext ?? true, calls: [] };
+    const exec: Execution = {
+      user,
+      mode,
+      started: this.clock.now,
+      limitMs: mode === 'CUSTOM_FUNCTION' ? CUSTOM_FUNCTION_LIMIT_MS : SCRIPT_LIMIT_MS,
+      documentContext: opts.documentContext ?? true,
+      calls: [],
+    };
     this.exec = exec;
     try {
       const ctx = vm.createContext(this.globals(exec));
@@ -307,7 +341,10 @@ export class World {
   advance(ms: number): void {
     const end = this.clock.now + ms;
     for (;;) {
-      const due = this.deployment === 'test' ? [] : this.triggers.filter((t) => t.nextAt <= end && this.user(t.user).installed).sort((a, b) => a.nextAt - b.nextAt);
+      const due =
+        this.deployment === 'test'
+          ? []
+          : this.triggers.filter((t) => t.nextAt <= end && this.user(t.user).installed).sort((a, b) => a.nextAt - b.nextAt);
       const t = due[0];
       if (!t) break;
       this.clock.now = Math.max(this.clock.now, t.nextAt);
@@ -319,7 +356,17 @@ export class World {
 
   fire(t: FakeTrigger): void {
     const d = new Date(this.clock.now);
-    const event = { authMode: 'FULL', triggerUid: t.uid, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, 'day-of-month': d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes(), second: d.getUTCSeconds(), timezone: 'UTC' };
+    const event = {
+      authMode: 'FULL',
+      triggerUid: t.uid,
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      'day-of-month': d.getUTCDate(),
+      hour: d.getUTCHours(),
+      minute: d.getUTCMinutes(),
+      second: d.getUTCSeconds(),
+      timezone: 'UTC',
+    };
     t.runs++;
     try {
       this.run(t.user, 'FULL', t.handler, [event], { documentContext: this.triggerDocumentContext });

@@ -17,7 +17,16 @@ storeContract((t) => {
       expect(await store.credits.charge('k1', 2, PERIOD, 'req_a', at(1))).toEqual({ ok: true, balance: 3 });
       expect(await store.credits.charge('k1', 3, PERIOD, null, at(2))).toEqual({ ok: true, balance: 0 });
       const ledger = await store.credits.ledger('k1');
-      expect(ledger.map(({ key_id, delta, reason, ref, balance_after, created_at }) => ({ key_id, delta, reason, ref, balance_after, created_at }))).toEqual([
+      expect(
+        ledger.map(({ key_id, delta, reason, ref, balance_after, created_at }) => ({
+          key_id,
+          delta,
+          reason,
+          ref,
+          balance_after,
+          created_at,
+        })),
+      ).toEqual([
         { key_id: 'k1', delta: -2, reason: 'charge', ref: 'req_a', balance_after: 3, created_at: at(1) },
         { key_id: 'k1', delta: -3, reason: 'charge', ref: null, balance_after: 0, created_at: at(2) },
       ]);
@@ -48,7 +57,13 @@ storeContract((t) => {
       expect(await store.keys.get('k1')).toMatchObject({ period: '2026-12', balance: 8, allowance: 10 });
       expect(await store.credits.balance('k1', '2026-12', at(4))).toBe(8);
       expect(await store.credits.balance('k1', '2026-11', at(5))).toBe(8);
-      const rows = (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at }));
+      const rows = (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({
+        delta,
+        reason,
+        ref,
+        balance_after,
+        created_at,
+      }));
       expect(rows).toEqual([
         { delta: -4, reason: 'charge', ref: 'a', balance_after: 6, created_at: at(1) },
         { delta: -1, reason: 'charge', ref: 'b', balance_after: 5, created_at: at(2) },
@@ -66,7 +81,14 @@ storeContract((t) => {
       expect(await store.credits.balance('k1', '2027-01', at(4))).toBe(4);
       const ledger = await store.credits.ledger('k1');
       expect(ledger).toHaveLength(2);
-      expect(ledger[1]).toMatchObject({ key_id: 'k1', delta: 0, reason: 'period_reset', ref: '2027-01', balance_after: 4, created_at: at(3) });
+      expect(ledger[1]).toMatchObject({
+        key_id: 'k1',
+        delta: 0,
+        reason: 'period_reset',
+        ref: '2027-01',
+        balance_after: 4,
+        created_at: at(3),
+      });
       expect((await store.keys.get('k1'))?.period).toBe('2027-01');
     });
 
@@ -90,7 +112,13 @@ storeContract((t) => {
       expect(await store.credits.adjust('k1', { add: 0 }, at(6))).toMatchObject({ balance: 0 });
       expect(await store.credits.adjust('k1', { set: -4 }, at(7))).toMatchObject({ balance: 0 });
       expect(await store.credits.adjust('k1', { set: 7, allowance: 9 }, at(8))).toMatchObject({ allowance: 9, balance: 7 });
-      const rows = (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at }));
+      const rows = (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({
+        delta,
+        reason,
+        ref,
+        balance_after,
+        created_at,
+      }));
       expect(rows).toEqual([
         { delta: 5, reason: 'adjust', ref: null, balance_after: 15, created_at: at(2) },
         { delta: -12, reason: 'adjust', ref: null, balance_after: 3, created_at: at(3) },
@@ -106,10 +134,19 @@ storeContract((t) => {
     it('a charge with an idempotent record completes the claim in the same step; a refused one does not', async () => {
       await key('k1', { allowance: 1 });
       expect(await store.idempotency.begin('k1', 'i1', 'h1', at(1), at(-600))).toEqual({ state: 'new' });
-      expect(await store.credits.charge('k1', 1, PERIOD, 'r1', at(2), { idemKey: 'i1', response: { status: 200, body: '{"valid":true}' } })).toEqual({ ok: true, balance: 0 });
-      expect(await store.idempotency.begin('k1', 'i1', 'h1', at(3), at(-600))).toEqual({ state: 'replay', status: 200, body: '{"valid":true}' });
+      expect(
+        await store.credits.charge('k1', 1, PERIOD, 'r1', at(2), { idemKey: 'i1', response: { status: 200, body: '{"valid":true}' } }),
+      ).toEqual({ ok: true, balance: 0 });
+      expect(await store.idempotency.begin('k1', 'i1', 'h1', at(3), at(-600))).toEqual({
+        state: 'replay',
+        status: 200,
+        body: '{"valid":true}',
+      });
       expect(await store.idempotency.begin('k1', 'i2', 'h2', at(4), at(-600))).toEqual({ state: 'new' });
-      expect(await store.credits.charge('k1', 1, PERIOD, 'r2', at(5), { idemKey: 'i2', response: { status: 200, body: '{}' } })).toEqual({ ok: false, balance: 0 });
+      expect(await store.credits.charge('k1', 1, PERIOD, 'r2', at(5), { idemKey: 'i2', response: { status: 200, body: '{}' } })).toEqual({
+        ok: false,
+        balance: 0,
+      });
       expect(await store.idempotency.begin('k1', 'i2', 'h2', at(6), at(-600))).toEqual({ state: 'in_progress' });
     });
 
@@ -119,7 +156,12 @@ storeContract((t) => {
       const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => store.credits.charge('k1', 1, PERIOD, `r${i}`, at(1))));
       expect(count(outcomes, (o) => o.ok)).toBe(50);
       expect(outcomes.filter((o) => !o.ok).every((o) => o.balance === 0)).toBe(true);
-      expect(outcomes.filter((o) => o.ok).map((o) => o.balance).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      expect(
+        outcomes
+          .filter((o) => o.ok)
+          .map((o) => o.balance)
+          .sort((a, b) => a - b),
+      ).toEqual(Array.from({ length: 50 }, (_, i) => i));
       expect(await store.credits.balance('k1', PERIOD, at(2))).toBe(0);
       const ledger = await store.credits.ledger('k1');
       expect(ledger).toHaveLength(50);

@@ -28,7 +28,13 @@ storeContract((t) => {
       });
       expect(await store.datasets.get('nope')).toBeNull();
       await store.datasets.writePoints('uk-cpi', [{ date: '2026-01-01', value: 1.5 }], 'replace', at(2));
-      const updated = { ...meta, title: 'UK consumer price index', licence: null, refresh: { url: 'https://example.org/cpi.json', format: 'json' as const, path: 'data.points' }, cadence: 'quarterly' as const };
+      const updated = {
+        ...meta,
+        title: 'UK consumer price index',
+        licence: null,
+        refresh: { url: 'https://example.org/cpi.json', format: 'json' as const, path: 'data.points' },
+        cadence: 'quarterly' as const,
+      };
       await store.datasets.upsert(updated, at(3));
       expect(await store.datasets.get('uk-cpi')).toEqual({
         ...updated,
@@ -43,7 +49,9 @@ storeContract((t) => {
       expect(await store.datasets.series('uk-cpi', 10, 'latest')).toEqual([{ date: '2026-01-01', value: 1.5 }]);
       expect(await store.datasets.count()).toBe(1);
       // The search index follows the update.
-      expect((await store.datasets.search({ terms: ['consumer', 'index'], limit: 10, offset: 0 })).items.map((d) => d.slug)).toEqual(['uk-cpi']);
+      expect((await store.datasets.search({ terms: ['consumer', 'index'], limit: 10, offset: 0 })).items.map((d) => d.slug)).toEqual([
+        'uk-cpi',
+      ]);
       expect(await store.datasets.search({ terms: ['cpi'], limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
     });
 
@@ -51,13 +59,25 @@ storeContract((t) => {
       await store.datasets.upsert(dataset('d1'), at(0));
       await store.datasets.upsert(dataset('d2'), at(0));
       expect(
-        await store.datasets.writePoints('d1', [
-          { date: '2026-03-01', value: 3.25 },
-          { date: '2026-01-01', value: -0.5 },
-          { date: '2026-02-01', value: 123456.789 },
-        ], 'replace', at(5)),
+        await store.datasets.writePoints(
+          'd1',
+          [
+            { date: '2026-03-01', value: 3.25 },
+            { date: '2026-01-01', value: -0.5 },
+            { date: '2026-02-01', value: 123456.789 },
+          ],
+          'replace',
+          at(5),
+        ),
       ).toBe(3);
-      expect(await store.datasets.get('d1')).toMatchObject({ point_count: 3, first_date: '2026-01-01', last_date: '2026-03-01', last_refreshed_at: at(5), last_refresh_attempt_at: at(5), last_refresh_error: null });
+      expect(await store.datasets.get('d1')).toMatchObject({
+        point_count: 3,
+        first_date: '2026-01-01',
+        last_date: '2026-03-01',
+        last_refreshed_at: at(5),
+        last_refresh_attempt_at: at(5),
+        last_refresh_error: null,
+      });
       expect(await store.datasets.series('d1', 10, 'earliest')).toEqual([
         { date: '2026-01-01', value: -0.5 },
         { date: '2026-02-01', value: 123456.789 },
@@ -65,10 +85,33 @@ storeContract((t) => {
       ]);
 
       await store.datasets.recordRefreshFailure('d1', 'HTTP 503 from source', at(6));
-      expect(await store.datasets.get('d1')).toMatchObject({ point_count: 3, last_refreshed_at: at(5), last_refresh_attempt_at: at(6), last_refresh_error: 'HTTP 503 from source' });
+      expect(await store.datasets.get('d1')).toMatchObject({
+        point_count: 3,
+        last_refreshed_at: at(5),
+        last_refresh_attempt_at: at(6),
+        last_refresh_error: 'HTTP 503 from source',
+      });
 
-      expect(await store.datasets.writePoints('d1', [{ date: '2026-03-01', value: 3.5 }, { date: '2026-04-01', value: 4 }, { date: '2025-12-01', value: 0 }], 'merge', at(7))).toBe(3);
-      expect(await store.datasets.get('d1')).toMatchObject({ point_count: 5, first_date: '2025-12-01', last_date: '2026-04-01', last_refreshed_at: at(7), last_refresh_attempt_at: at(7), last_refresh_error: null });
+      expect(
+        await store.datasets.writePoints(
+          'd1',
+          [
+            { date: '2026-03-01', value: 3.5 },
+            { date: '2026-04-01', value: 4 },
+            { date: '2025-12-01', value: 0 },
+          ],
+          'merge',
+          at(7),
+        ),
+      ).toBe(3);
+      expect(await store.datasets.get('d1')).toMatchObject({
+        point_count: 5,
+        first_date: '2025-12-01',
+        last_date: '2026-04-01',
+        last_refreshed_at: at(7),
+        last_refresh_attempt_at: at(7),
+        last_refresh_error: null,
+      });
       expect(await store.datasets.series('d1', 10, 'earliest')).toEqual([
         { date: '2025-12-01', value: 0 },
         { date: '2026-01-01', value: -0.5 },
@@ -78,7 +121,12 @@ storeContract((t) => {
       ]);
 
       expect(await store.datasets.writePoints('d1', [{ date: '2027-01-01', value: 9 }], 'replace', at(8))).toBe(1);
-      expect(await store.datasets.get('d1')).toMatchObject({ point_count: 1, first_date: '2027-01-01', last_date: '2027-01-01', last_refreshed_at: at(8) });
+      expect(await store.datasets.get('d1')).toMatchObject({
+        point_count: 1,
+        first_date: '2027-01-01',
+        last_date: '2027-01-01',
+        last_refreshed_at: at(8),
+      });
       expect(await store.datasets.series('d1', 10, 'latest')).toEqual([{ date: '2027-01-01', value: 9 }]);
       // Other datasets are untouched.
       expect(await store.datasets.get('d2')).toMatchObject({ point_count: 0, first_date: null, last_refreshed_at: null });
@@ -98,10 +146,46 @@ storeContract((t) => {
 
     describe('search', () => {
       beforeEach(async () => {
-        await store.datasets.upsert(dataset('uk-inflation-cpi', { title: 'Inflation rate (CPI)', description: 'Consumer price index, annual change', category: 'Economy', source: 'ONS', cadence: 'monthly' }), at(0));
-        await store.datasets.upsert(dataset('ch-claims-frequency', { title: 'Zürich claims frequency', description: 'Motor claims per 1000 policies', category: 'Insurance', source: 'FINMA', cadence: 'quarterly' }), at(0));
-        await store.datasets.upsert(dataset('a-motor-premiums', { title: 'Motor premiums', description: 'Average premium; claims inflation pushes it up', category: 'Insurance', source: 'ABI', cadence: 'quarterly' }), at(0));
-        await store.datasets.upsert(dataset('b-reinsurance-capacity', { title: 'Reinsurance capacity', description: 'Published by Zurich Re and peers', category: 'Markets', source: 'Swiss Re', cadence: 'weekly' }), at(0));
+        await store.datasets.upsert(
+          dataset('uk-inflation-cpi', {
+            title: 'Inflation rate (CPI)',
+            description: 'Consumer price index, annual change',
+            category: 'Economy',
+            source: 'ONS',
+            cadence: 'monthly',
+          }),
+          at(0),
+        );
+        await store.datasets.upsert(
+          dataset('ch-claims-frequency', {
+            title: 'Zürich claims frequency',
+            description: 'Motor claims per 1000 policies',
+            category: 'Insurance',
+            source: 'FINMA',
+            cadence: 'quarterly',
+          }),
+          at(0),
+        );
+        await store.datasets.upsert(
+          dataset('a-motor-premiums', {
+            title: 'Motor premiums',
+            description: 'Average premium; claims inflation pushes it up',
+            category: 'Insurance',
+            source: 'ABI',
+            cadence: 'quarterly',
+          }),
+          at(0),
+        );
+        await store.datasets.upsert(
+          dataset('b-reinsurance-capacity', {
+            title: 'Reinsurance capacity',
+            description: 'Published by Zurich Re and peers',
+            category: 'Markets',
+            source: 'Swiss Re',
+            cadence: 'weekly',
+          }),
+          at(0),
+        );
       });
       const slugs = (r: { items: { slug: string }[] }) => r.items.map((d) => d.slug);
 
@@ -115,9 +199,13 @@ storeContract((t) => {
       });
 
       it('every term must match', async () => {
-        expect(slugs(await store.datasets.search({ terms: ['motor', 'claims'], limit: 10, offset: 0 }))).toEqual(expect.arrayContaining(['ch-claims-frequency', 'a-motor-premiums']));
+        expect(slugs(await store.datasets.search({ terms: ['motor', 'claims'], limit: 10, offset: 0 }))).toEqual(
+          expect.arrayContaining(['ch-claims-frequency', 'a-motor-premiums']),
+        );
         expect((await store.datasets.search({ terms: ['motor', 'claims'], limit: 10, offset: 0 })).total).toBe(2);
-        expect(slugs(await store.datasets.search({ terms: ['motor', 'frequency'], limit: 10, offset: 0 }))).toEqual(['ch-claims-frequency']);
+        expect(slugs(await store.datasets.search({ terms: ['motor', 'frequency'], limit: 10, offset: 0 }))).toEqual([
+          'ch-claims-frequency',
+        ]);
         expect(await store.datasets.search({ terms: ['motor', 'cpi'], limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
         expect(await store.datasets.search({ terms: ['nothingmatches'], limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
       });
@@ -126,8 +214,14 @@ storeContract((t) => {
         const plain = await store.datasets.search({ terms: ['zurich'], limit: 10, offset: 0 });
         expect(slugs(plain)).toEqual(['ch-claims-frequency', 'b-reinsurance-capacity']);
         expect(plain.total).toBe(2);
-        expect(slugs(await store.datasets.search({ terms: ['zürich'], limit: 10, offset: 0 }))).toEqual(['ch-claims-frequency', 'b-reinsurance-capacity']);
-        expect(slugs(await store.datasets.search({ terms: ['zür'], limit: 10, offset: 0 }))).toEqual(['ch-claims-frequency', 'b-reinsurance-capacity']);
+        expect(slugs(await store.datasets.search({ terms: ['zürich'], limit: 10, offset: 0 }))).toEqual([
+          'ch-claims-frequency',
+          'b-reinsurance-capacity',
+        ]);
+        expect(slugs(await store.datasets.search({ terms: ['zür'], limit: 10, offset: 0 }))).toEqual([
+          'ch-claims-frequency',
+          'b-reinsurance-capacity',
+        ]);
       });
 
       it('filters on category, source and cadence, case-insensitively, alone and with terms', async () => {
@@ -135,16 +229,31 @@ storeContract((t) => {
         expect(slugs(insurance)).toEqual(['a-motor-premiums', 'ch-claims-frequency']);
         expect(insurance.total).toBe(2);
         expect(slugs(await store.datasets.search({ source: 'swiss re', limit: 10, offset: 0 }))).toEqual(['b-reinsurance-capacity']);
-        expect(slugs(await store.datasets.search({ cadence: 'quarterly', limit: 10, offset: 0 }))).toEqual(['a-motor-premiums', 'ch-claims-frequency']);
-        expect(slugs(await store.datasets.search({ category: 'INSURANCE', source: 'abi', limit: 10, offset: 0 }))).toEqual(['a-motor-premiums']);
-        expect(await store.datasets.search({ category: 'Insurance', source: 'ONS', limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
+        expect(slugs(await store.datasets.search({ cadence: 'quarterly', limit: 10, offset: 0 }))).toEqual([
+          'a-motor-premiums',
+          'ch-claims-frequency',
+        ]);
+        expect(slugs(await store.datasets.search({ category: 'INSURANCE', source: 'abi', limit: 10, offset: 0 }))).toEqual([
+          'a-motor-premiums',
+        ]);
+        expect(await store.datasets.search({ category: 'Insurance', source: 'ONS', limit: 10, offset: 0 })).toEqual({
+          items: [],
+          total: 0,
+        });
 
         const filtered = await store.datasets.search({ terms: ['claims'], category: 'insurance', limit: 10, offset: 0 });
         expect(slugs(filtered)).toEqual(['ch-claims-frequency', 'a-motor-premiums']);
         expect(filtered.total).toBe(2);
-        expect(slugs(await store.datasets.search({ terms: ['infl'], category: 'economy', limit: 10, offset: 0 }))).toEqual(['uk-inflation-cpi']);
-        expect(slugs(await store.datasets.search({ terms: ['infl'], source: 'ABI', cadence: 'quarterly', limit: 10, offset: 0 }))).toEqual(['a-motor-premiums']);
-        expect(await store.datasets.search({ terms: ['zurich'], category: 'economy', limit: 10, offset: 0 })).toEqual({ items: [], total: 0 });
+        expect(slugs(await store.datasets.search({ terms: ['infl'], category: 'economy', limit: 10, offset: 0 }))).toEqual([
+          'uk-inflation-cpi',
+        ]);
+        expect(slugs(await store.datasets.search({ terms: ['infl'], source: 'ABI', cadence: 'quarterly', limit: 10, offset: 0 }))).toEqual([
+          'a-motor-premiums',
+        ]);
+        expect(await store.datasets.search({ terms: ['zurich'], category: 'economy', limit: 10, offset: 0 })).toEqual({
+          items: [],
+          total: 0,
+        });
       });
 
       it('paging keeps the total, also past the end (with and without terms and filters)', async () => {
@@ -164,7 +273,10 @@ storeContract((t) => {
         const page = await store.datasets.search({ terms: ['claims'], category: 'insurance', limit: 1, offset: 1 });
         expect(slugs(page)).toEqual(['a-motor-premiums']);
         expect(page.total).toBe(2);
-        expect(await store.datasets.search({ terms: ['claims'], category: 'insurance', limit: 1, offset: 5 })).toEqual({ items: [], total: 2 });
+        expect(await store.datasets.search({ terms: ['claims'], category: 'insurance', limit: 1, offset: 5 })).toEqual({
+          items: [],
+          total: 2,
+        });
         expect(await store.datasets.search({ category: 'insurance', limit: 1, offset: 5 })).toEqual({ items: [], total: 2 });
       });
 
@@ -174,7 +286,16 @@ storeContract((t) => {
         await store.datasets.upsert(dataset('b-beta', { title: 'beta' }), at(0));
         await store.datasets.upsert(dataset('g-gamma', { title: 'Gamma' }), at(0));
         const r = await store.datasets.search({ limit: 20, offset: 0 });
-        expect(slugs(r)).toEqual(['a-alpha', 'z-alpha', 'b-beta', 'g-gamma', 'uk-inflation-cpi', 'a-motor-premiums', 'b-reinsurance-capacity', 'ch-claims-frequency']);
+        expect(slugs(r)).toEqual([
+          'a-alpha',
+          'z-alpha',
+          'b-beta',
+          'g-gamma',
+          'uk-inflation-cpi',
+          'a-motor-premiums',
+          'b-reinsurance-capacity',
+          'ch-claims-frequency',
+        ]);
         expect(r.total).toBe(8);
         expect(slugs(await store.datasets.search({ category: 'economy', limit: 3, offset: 0 }))).toEqual(['a-alpha', 'z-alpha', 'b-beta']);
         expect(await store.datasets.count()).toBe(8);

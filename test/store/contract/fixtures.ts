@@ -34,7 +34,15 @@ export function newKey(id: string, over: Partial<NewApiKey> = {}): NewApiKey {
 }
 
 export function newJob(id: string, over: Partial<NewJob> = {}): NewJob {
-  return { id, key_id: 'k1', kind: 'verification', payload: JSON.stringify({ policy_number: id }), webhook_url: null, created_at: at(0), ...over };
+  return {
+    id,
+    key_id: 'k1',
+    kind: 'verification',
+    payload: JSON.stringify({ policy_number: id }),
+    webhook_url: null,
+    created_at: at(0),
+    ...over,
+  };
 }
 
 export function outboxRow(id: string, over: Partial<NewOutbox> = {}): NewOutbox {
@@ -148,7 +156,10 @@ export function schedule(id: string, over: Partial<NewSchedule> = {}): NewSchedu
   };
 }
 
-export function keyRequest(id: string, over: Partial<Omit<KeyRequestRecord, 'used_at' | 'key_id'>> = {}): Omit<KeyRequestRecord, 'used_at' | 'key_id'> {
+export function keyRequest(
+  id: string,
+  over: Partial<Omit<KeyRequestRecord, 'used_at' | 'key_id'>> = {},
+): Omit<KeyRequestRecord, 'used_at' | 'key_id'> {
   return { id, email: `${id}@example.com`, mode: 'live', token_hash: `hash-${id}`, created_at: at(0), expires_at: at(3600), ...over };
 }
 

@@ -127,7 +127,9 @@ export function storeContract(section: (t: ContractContext) => void, opts: { mig
           expect(await store.jobs.create(newJob(id, { key_id: extra.keyId ?? 'k1', created_at: at(0) }), null)).toEqual({ ok: true });
           const leased = await store.jobs.lease(`owner-${id}`, at(1), at(61));
           expect(leased?.id).toBe(id);
-          expect(await store.jobs.finish(finishOf(id, `owner-${id}`, { outbox: extra.outbox ?? null, writeback: extra.writeback ?? null }))).toBe(true);
+          expect(
+            await store.jobs.finish(finishOf(id, `owner-${id}`, { outbox: extra.outbox ?? null, writeback: extra.writeback ?? null })),
+          ).toBe(true);
         },
         async completedBatch(id, writeback, outbox = null) {
           const b: NewBatch = {

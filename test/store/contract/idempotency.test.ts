@@ -28,7 +28,11 @@ storeContract((t) => {
       // k2's claim on the same idempotency key is untouched.
       expect(await store.idempotency.begin('k2', 'i1', 'h2', at(4), at(-60))).toEqual({ state: 'in_progress' });
       // A completed response is replayed even long after (only unfinished claims go stale).
-      expect(await store.idempotency.begin('k1', 'i1', 'h1', at(10_000), at(9_000))).toEqual({ state: 'replay', status: 201, body: '{"id":"x"}' });
+      expect(await store.idempotency.begin('k1', 'i1', 'h1', at(10_000), at(9_000))).toEqual({
+        state: 'replay',
+        status: 201,
+        body: '{"id":"x"}',
+      });
     });
 
     it('a stale claim (created_at < staleBefore) is taken over, and then held again', async () => {

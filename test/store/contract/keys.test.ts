@@ -46,7 +46,16 @@ storeContract((t) => {
         webhook_secret: 'whsec_c2VjcmV0',
         created_at: '2026-11-02T10:00:05.123Z',
       });
-      expect(k2).toMatchObject({ email: 'ops@example.com', mode: 'test', plan: 'enterprise', scopes: [], allowance: 0, balance: 0, webhook_secret: 'whsec_c2VjcmV0', created_at: '2026-11-02T10:00:05.123Z' });
+      expect(k2).toMatchObject({
+        email: 'ops@example.com',
+        mode: 'test',
+        plan: 'enterprise',
+        scopes: [],
+        allowance: 0,
+        balance: 0,
+        webhook_secret: 'whsec_c2VjcmV0',
+        created_at: '2026-11-02T10:00:05.123Z',
+      });
       expect(await store.keys.get('k2')).toEqual(k2);
       const k3 = await key('k3', { plan: 'standard', scopes: ['datasets', 'verify'] });
       expect((await store.keys.findByLookup('lk_k3'))?.scopes).toEqual(k3.scopes);

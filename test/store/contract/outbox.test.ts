@@ -32,7 +32,14 @@ storeContract((t) => {
 
       const a1: AttemptRecord = { attempt: 1, at: at(91), status: 500, error: 'HTTP 500', duration_ms: 120 };
       await store.outbox.recordAttempt('o1', a1, { status: 'pending', next_attempt_at: at(200) });
-      expect(await store.outbox.get('o1')).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: at(200), last_status: 500, last_error: 'HTTP 500', delivered_at: null });
+      expect(await store.outbox.get('o1')).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        next_attempt_at: at(200),
+        last_status: 500,
+        last_error: 'HTTP 500',
+        delivered_at: null,
+      });
       // The lease is cleared, but it is not due before 200.
       expect((await store.outbox.lease(at(95), at(300)))?.id).toBe('o2');
       // o3's lease (100) has passed; o1 is free but not due.
@@ -45,10 +52,27 @@ storeContract((t) => {
       expect((await store.outbox.lease(at(201), at(260)))?.id).toBe('o1');
       const a2: AttemptRecord = { attempt: 2, at: at(202), status: 204, error: null, duration_ms: 35 };
       await store.outbox.recordAttempt('o1', a2, { status: 'delivered', next_attempt_at: null });
-      expect(await store.outbox.get('o1')).toMatchObject({ status: 'delivered', attempts: 2, next_attempt_at: at(200), last_status: 204, last_error: null, delivered_at: at(202) });
+      expect(await store.outbox.get('o1')).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+        next_attempt_at: at(200),
+        last_status: 204,
+        last_error: null,
+        delivered_at: at(202),
+      });
 
-      await store.outbox.recordAttempt('o3', { attempt: 1, at: at(203), status: null, error: 'ECONNREFUSED', duration_ms: 3 }, { status: 'failed', next_attempt_at: null });
-      expect(await store.outbox.get('o3')).toMatchObject({ status: 'failed', attempts: 1, last_status: null, last_error: 'ECONNREFUSED', delivered_at: null });
+      await store.outbox.recordAttempt(
+        'o3',
+        { attempt: 1, at: at(203), status: null, error: 'ECONNREFUSED', duration_ms: 3 },
+        { status: 'failed', next_attempt_at: null },
+      );
+      expect(await store.outbox.get('o3')).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        last_status: null,
+        last_error: 'ECONNREFUSED',
+        delivered_at: null,
+      });
       // Delivered and failed rows are never leased again; o2 (lease until 300) is once free.
       expect(await store.outbox.lease(at(10_000), at(10_060))).toMatchObject({ id: 'o2' });
       expect(await store.outbox.lease(at(10_000), at(10_060))).toBeNull();
@@ -56,7 +80,9 @@ storeContract((t) => {
       const page = await store.outbox.list('k1', { limit: 10, offset: 0 });
       const o1 = page.items.find((i) => i.id === 'o1')!;
       expect(o1.attempt_log).toEqual([a1, a2]);
-      expect(page.items.find((i) => i.id === 'o3')!.attempt_log).toEqual([{ attempt: 1, at: at(203), status: null, error: 'ECONNREFUSED', duration_ms: 3 }]);
+      expect(page.items.find((i) => i.id === 'o3')!.attempt_log).toEqual([
+        { attempt: 1, at: at(203), status: null, error: 'ECONNREFUSED', duration_ms: 3 },
+      ]);
       expect(page.items.find((i) => i.id === 'o2')!.attempt_log).toEqual([]);
     });
 
@@ -95,7 +121,12 @@ storeContract((t) => {
     it('CONCURRENCY: concurrent leases hand out each due delivery once', async () => {
       for (let i = 0; i < 5; i++) await finishedJob(`j${i}`, { outbox: outboxRow(`o${i}`, { created_at: at(i) }) });
       const leases = await Promise.all(Array.from({ length: 20 }, () => store.outbox.lease(at(100), at(160))));
-      expect(leases.filter((l) => l !== null).map((l) => l!.id).sort()).toEqual(['o0', 'o1', 'o2', 'o3', 'o4']);
+      expect(
+        leases
+          .filter((l) => l !== null)
+          .map((l) => l!.id)
+          .sort(),
+      ).toEqual(['o0', 'o1', 'o2', 'o3', 'o4']);
     });
   });
 });

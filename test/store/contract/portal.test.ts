@@ -23,7 +23,10 @@ storeContract((t) => {
       await key('k1');
       await store.portal.createRequest(keyRequest('r1'));
       await store.portal.createRequest(keyRequest('r2', { expires_at: at(100) }));
-      expect(await store.portal.consumeRequest('hash-r1', at(10))).toEqual({ ok: true, request: { ...keyRequest('r1'), used_at: at(10), key_id: null } });
+      expect(await store.portal.consumeRequest('hash-r1', at(10))).toEqual({
+        ok: true,
+        request: { ...keyRequest('r1'), used_at: at(10), key_id: null },
+      });
       expect(await store.portal.consumeRequest('hash-r1', at(11))).toEqual({ ok: false, reason: 'used' });
       expect(await store.portal.consumeRequest('hash-r1', at(99_999))).toEqual({ ok: false, reason: 'used' });
       expect(await store.portal.consumeRequest('hash-r2', at(200))).toEqual({ ok: false, reason: 'expired' });

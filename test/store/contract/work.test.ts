@@ -49,17 +49,30 @@ storeContract((t) => {
     it('create with a reservation and a document: credits reserved in the same step, bytes kept exactly', async () => {
       const doc = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0, 1, 2, 0xfe, 0xff, 0, 10, 13]), Buffer.alloc(70_000, 0xab)]);
       const target = JSON.stringify({ spreadsheet_id: 'sheet-1', sheet: 'Policies' });
-      const job = newJob('j2', { kind: 'extraction', webhook_url: 'https://hooks.example.com/x', sheet_target: target, document: doc, created_at: at(1) });
+      const job = newJob('j2', {
+        kind: 'extraction',
+        webhook_url: 'https://hooks.example.com/x',
+        sheet_target: target,
+        document: doc,
+        created_at: at(1),
+      });
       expect(await store.jobs.create(job, { amount: 3, period: PERIOD, ref: 'job:j2' })).toEqual({ ok: true });
-      expect(await store.jobs.get('j2')).toMatchObject({ kind: 'extraction', reserved: 3, charged: 0, webhook_url: 'https://hooks.example.com/x', sheet_target: target, document_bytes: doc.length });
+      expect(await store.jobs.get('j2')).toMatchObject({
+        kind: 'extraction',
+        reserved: 3,
+        charged: 0,
+        webhook_url: 'https://hooks.example.com/x',
+        sheet_target: target,
+        document_bytes: doc.length,
+      });
       const stored = await store.jobs.document('j2');
       expect(Buffer.isBuffer(stored)).toBe(true);
       expect(stored!.equals(doc)).toBe(true);
       expect((await store.keys.get('k1'))?.balance).toBe(7);
       const ledger = await store.credits.ledger('k1');
-      expect(ledger.map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at }))).toEqual([
-        { delta: -3, reason: 'reserve', ref: 'job:j2', balance_after: 7, created_at: at(1) },
-      ]);
+      expect(
+        ledger.map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at })),
+      ).toEqual([{ delta: -3, reason: 'reserve', ref: 'job:j2', balance_after: 7, created_at: at(1) }]);
       // A reservation of 0 reserves nothing and writes no ledger row.
       expect(await store.jobs.create(newJob('j3'), { amount: 0, period: PERIOD, ref: 'job:j3' })).toEqual({ ok: true });
       expect((await store.jobs.get('j3'))?.reserved).toBe(0);
@@ -69,7 +82,9 @@ storeContract((t) => {
     it('create is refused with the balance when the reservation cannot be covered; nothing is inserted', async () => {
       await store.jobs.create(newJob('j1'), { amount: 4, period: PERIOD, ref: 'job:j1' });
       const doc = Buffer.from('pdf bytes');
-      expect(await store.jobs.create(newJob('j2', { kind: 'extraction', document: doc }), { amount: 7, period: PERIOD, ref: 'job:j2' })).toEqual({ ok: false, balance: 6 });
+      expect(
+        await store.jobs.create(newJob('j2', { kind: 'extraction', document: doc }), { amount: 7, period: PERIOD, ref: 'job:j2' }),
+      ).toEqual({ ok: false, balance: 6 });
       expect(await store.jobs.get('j2')).toBeNull();
       expect(await store.jobs.document('j2')).toBeNull();
       expect(await store.jobs.pendingCount('extraction')).toBe(0);
@@ -95,7 +110,7 @@ storeContract((t) => {
       expect(await store.jobs.pendingCount('verification')).toBe(2);
     });
 
-    it('pendingDocuments counts one key\'s pending jobs that carry a document: extractions and verifications with one', async () => {
+    it("pendingDocuments counts one key's pending jobs that carry a document: extractions and verifications with one", async () => {
       await key('k2');
       const doc = Buffer.from('pdf bytes');
       await store.jobs.create(newJob('e1', { kind: 'extraction', document: doc }), null);
@@ -125,7 +140,13 @@ storeContract((t) => {
       await store.jobs.finish(finishOf('e1', 'w1'));
       expect(await store.jobs.documentBytes('k1')).toBe(71_234);
       // A create refused for credits stores no document and counts no byte.
-      expect(await store.jobs.create(newJob('e3', { kind: 'extraction', document: Buffer.alloc(9_999) }), { amount: 11, period: PERIOD, ref: 'job:e3' })).toEqual({ ok: false, balance: 10 });
+      expect(
+        await store.jobs.create(newJob('e3', { kind: 'extraction', document: Buffer.alloc(9_999) }), {
+          amount: 11,
+          period: PERIOD,
+          ref: 'job:e3',
+        }),
+      ).toEqual({ ok: false, balance: 10 });
       expect(await store.jobs.documentBytes('k1')).toBe(71_234);
     });
 
@@ -154,9 +175,23 @@ storeContract((t) => {
       ]);
       // A released job waiting for its retry time is pending but neither leasable nor active.
       await store.jobs.release('e2', 'w2', at(100));
-      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k2')).toEqual({ key_id: 'k2', mode: 'test', leasable: 1, active: 0, pending: 2, oldest: at(5) });
+      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k2')).toEqual({
+        key_id: 'k2',
+        mode: 'test',
+        leasable: 1,
+        active: 0,
+        pending: 2,
+        oldest: at(5),
+      });
       await store.jobs.finish(finishOf('e1', 'w3'));
-      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k1')).toEqual({ key_id: 'k1', mode: 'live', leasable: 1, active: 0, pending: 1, oldest: at(2) });
+      expect((await store.jobs.documentQueue(at(12))).find((e) => e.key_id === 'k1')).toEqual({
+        key_id: 'k1',
+        mode: 'live',
+        leasable: 1,
+        active: 0,
+        pending: 1,
+        oldest: at(2),
+      });
     });
 
     it('lease: oldest first (created_at, then id); not leased again until lease_until passes; attempts count', async () => {
@@ -170,7 +205,12 @@ storeContract((t) => {
       expect((await store.jobs.lease('w3', at(22), at(82)))?.id).toBe('jb');
       expect(await store.jobs.lease('w4', at(79), at(139))).toBeNull();
       // jc's lease has passed: another worker takes it over.
-      expect(await store.jobs.lease('w4', at(80.5), at(200))).toMatchObject({ id: 'jc', lease_owner: 'w4', lease_until: at(200), attempts: 2 });
+      expect(await store.jobs.lease('w4', at(80.5), at(200))).toMatchObject({
+        id: 'jc',
+        lease_owner: 'w4',
+        lease_until: at(200),
+        attempts: 2,
+      });
       // renew: only by the current owner.
       expect(await store.jobs.renew('jc', 'w1', at(300))).toBe(false);
       expect(await store.jobs.renew('jc', 'w4', at(300))).toBe(true);
@@ -218,11 +258,21 @@ storeContract((t) => {
       });
       expect((await store.keys.get('k1'))?.balance).toBe(9);
       const ledger = await store.credits.ledger('k1');
-      expect(ledger.map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at }))).toEqual([
+      expect(
+        ledger.map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at })),
+      ).toEqual([
         { delta: -3, reason: 'reserve', ref: 'job:j1', balance_after: 7, created_at: at(0) },
         { delta: 2, reason: 'refund', ref: 'job:j1', balance_after: 9, created_at: at(50) },
       ]);
-      expect(await store.outbox.get('o1')).toEqual({ ...outbox, status: 'pending', attempts: 0, next_attempt_at: at(50), last_status: null, last_error: null, delivered_at: null });
+      expect(await store.outbox.get('o1')).toEqual({
+        ...outbox,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: at(50),
+        last_status: null,
+        last_error: null,
+        delivered_at: null,
+      });
       expect(await store.writebacks.forSubject('j1')).toEqual({
         ...writeback,
         status: 'pending',
@@ -235,7 +285,14 @@ storeContract((t) => {
       });
 
       // Once: a second finish (even by the same owner) changes nothing.
-      expect(await store.jobs.finish({ ...finish, result: '{"status":"other"}', outbox: outboxRow('o2', { subject_id: 'j1' }), writeback: writebackRow('wb2', { subject_id: 'j1' }) })).toBe(false);
+      expect(
+        await store.jobs.finish({
+          ...finish,
+          result: '{"status":"other"}',
+          outbox: outboxRow('o2', { subject_id: 'j1' }),
+          writeback: writebackRow('wb2', { subject_id: 'j1' }),
+        }),
+      ).toBe(false);
       expect((await store.jobs.get('j1'))?.result).toBe('{"status":"valid"}');
       expect(await store.credits.ledger('k1')).toHaveLength(2);
       expect(await store.outbox.forSubject('j1')).toHaveLength(1);
@@ -248,8 +305,25 @@ storeContract((t) => {
     it('finish as failed with an error; a zero refund writes no ledger row; no outbox, no write-back', async () => {
       await store.jobs.create(newJob('j1'), { amount: 2, period: PERIOD, ref: 'job:j1' });
       await store.jobs.lease('w1', at(1), at(61));
-      expect(await store.jobs.finish(finishOf('j1', 'w1', { status: 'failed', result: null, error: '{"code":"extraction_failed"}', settlement: { charge: 2, refund: 0, ref: 'job:j1' }, at: at(9) }))).toBe(true);
-      expect(await store.jobs.get('j1')).toMatchObject({ status: 'failed', result: null, error: '{"code":"extraction_failed"}', charged: 2, completed_at: at(9), document_outcome: null });
+      expect(
+        await store.jobs.finish(
+          finishOf('j1', 'w1', {
+            status: 'failed',
+            result: null,
+            error: '{"code":"extraction_failed"}',
+            settlement: { charge: 2, refund: 0, ref: 'job:j1' },
+            at: at(9),
+          }),
+        ),
+      ).toBe(true);
+      expect(await store.jobs.get('j1')).toMatchObject({
+        status: 'failed',
+        result: null,
+        error: '{"code":"extraction_failed"}',
+        charged: 2,
+        completed_at: at(9),
+        document_outcome: null,
+      });
       expect((await store.credits.ledger('k1')).map((e) => e.reason)).toEqual(['reserve']);
       expect((await store.keys.get('k1'))?.balance).toBe(8);
       expect(await store.outbox.forSubject('j1')).toEqual([]);
@@ -277,7 +351,9 @@ storeContract((t) => {
       await store.jobs.create(newJob('j1'), { amount: 5, period: PERIOD, ref: 'job:j1' });
       await store.jobs.lease('w1', at(1), at(61));
       const f = finishOf('j1', 'w1', { settlement: { charge: 1, refund: 4, ref: 'job:j1' } });
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.jobs.finish({ ...f, outbox: outboxRow(`o${i}`, { subject_id: 'j1' }) })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.jobs.finish({ ...f, outbox: outboxRow(`o${i}`, { subject_id: 'j1' }) })),
+      );
       expect(count(results, (r) => r)).toBe(1);
       expect((await store.keys.get('k1'))?.balance).toBe(9);
       expect((await store.credits.ledger('k1')).filter((e) => e.reason === 'refund')).toHaveLength(1);
@@ -288,7 +364,13 @@ storeContract((t) => {
       await store.credits.adjust('k1', { allowance: 1000, set: 1000 }, at(0));
       const N = 200;
       const created = await Promise.all(
-        Array.from({ length: N }, (_, i) => store.jobs.create(newJob(`job-${String(i).padStart(3, '0')}`, { created_at: at(i % 17) }), { amount: 1, period: PERIOD, ref: `job:${i}` })),
+        Array.from({ length: N }, (_, i) =>
+          store.jobs.create(newJob(`job-${String(i).padStart(3, '0')}`, { created_at: at(i % 17) }), {
+            amount: 1,
+            period: PERIOD,
+            ref: `job:${i}`,
+          }),
+        ),
       );
       expect(created.every((c) => c.ok)).toBe(true);
       expect((await store.keys.get('k1'))?.balance).toBe(1000 - N);
@@ -316,10 +398,15 @@ storeContract((t) => {
             await store.jobs.release(job.id, owner, at(999));
             continue;
           }
-          if (await store.jobs.finish(finishOf(job.id, intruder, { at: NOW }))) problems.push(`${job.id} finished by non-owner ${intruder}`);
+          if (await store.jobs.finish(finishOf(job.id, intruder, { at: NOW })))
+            problems.push(`${job.id} finished by non-owner ${intruder}`);
           const refund = n % 2 === 0 ? 1 : 0;
           const ok = await store.jobs.finish(
-            finishOf(job.id, owner, { settlement: { charge: 1 - refund, refund, ref: `job:${n}` }, outbox: outboxRow(`out-${job.id}`, { subject_id: job.id, created_at: NOW }), at: NOW }),
+            finishOf(job.id, owner, {
+              settlement: { charge: 1 - refund, refund, ref: `job:${n}` },
+              outbox: outboxRow(`out-${job.id}`, { subject_id: job.id, created_at: NOW }),
+              at: NOW,
+            }),
           );
           holder.delete(job.id);
           if (!ok) problems.push(`${job.id} finish by owner ${owner} refused`);
@@ -364,7 +451,9 @@ storeContract((t) => {
     });
 
     it('create with items: refused ones count as completed; items in idx order; credits reserved', async () => {
-      expect(await store.batches.create(newBatch('b1', { created_at: at(4) }), { amount: 2, period: PERIOD, ref: 'batch:b1' })).toEqual({ ok: true });
+      expect(await store.batches.create(newBatch('b1', { created_at: at(4) }), { amount: 2, period: PERIOD, ref: 'batch:b1' })).toEqual({
+        ok: true,
+      });
       expect(await store.batches.get('b1')).toEqual({
         id: 'b1',
         key_id: 'k1',
@@ -382,9 +471,9 @@ storeContract((t) => {
       });
       expect(await store.batches.items('b1')).toEqual(items.map((i) => ({ ...i, batch_id: 'b1', charged: 0 })));
       expect((await store.keys.get('k1'))?.balance).toBe(8);
-      expect((await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after }) => ({ delta, reason, ref, balance_after }))).toEqual([
-        { delta: -2, reason: 'reserve', ref: 'batch:b1', balance_after: 8 },
-      ]);
+      expect(
+        (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after }) => ({ delta, reason, ref, balance_after })),
+      ).toEqual([{ delta: -2, reason: 'reserve', ref: 'batch:b1', balance_after: 8 }]);
       expect(await store.batches.get('nope')).toBeNull();
       expect(await store.batches.items('nope')).toEqual([]);
       const target = JSON.stringify({ spreadsheet_id: 's', sheet: 'x' });
@@ -393,7 +482,10 @@ storeContract((t) => {
     });
 
     it('create is refused with the balance when the reservation cannot be covered; nothing is inserted', async () => {
-      expect(await store.batches.create(newBatch('b1'), { amount: 11, period: PERIOD, ref: 'batch:b1' })).toEqual({ ok: false, balance: 10 });
+      expect(await store.batches.create(newBatch('b1'), { amount: 11, period: PERIOD, ref: 'batch:b1' })).toEqual({
+        ok: false,
+        balance: 10,
+      });
       expect(await store.batches.get('b1')).toBeNull();
       expect(await store.batches.items('b1')).toEqual([]);
       expect(await store.credits.ledger('k1')).toEqual([]);
@@ -404,7 +496,13 @@ storeContract((t) => {
       await store.batches.create(newBatch('bb', { created_at: at(5) }), null);
       await store.batches.create(newBatch('ba', { created_at: at(5) }), null);
       await store.batches.create(newBatch('bc', { created_at: at(1) }), null);
-      expect(await store.batches.lease('w1', at(10), at(70))).toMatchObject({ id: 'bc', lease_owner: 'w1', lease_until: at(70), attempts: 1, status: 'pending' });
+      expect(await store.batches.lease('w1', at(10), at(70))).toMatchObject({
+        id: 'bc',
+        lease_owner: 'w1',
+        lease_until: at(70),
+        attempts: 1,
+        status: 'pending',
+      });
       expect((await store.batches.lease('w2', at(10), at(70)))?.id).toBe('ba');
       expect((await store.batches.lease('w3', at(10), at(70)))?.id).toBe('bb');
       expect(await store.batches.lease('w4', at(60), at(120))).toBeNull();
@@ -426,19 +524,52 @@ storeContract((t) => {
     it('finishItem: only the owner, once per item; completed_count, processing, settlement', async () => {
       await store.batches.create(newBatch('b1'), { amount: 2, period: PERIOD, ref: 'batch:b1' });
       const base = { batch_id: 'b1', result: '{"status":"valid"}', error: null, at: at(20) };
-      expect(await store.batches.finishItem({ ...base, idx: 0, owner: 'w1', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } })).toBe(false); // not leased
+      expect(
+        await store.batches.finishItem({ ...base, idx: 0, owner: 'w1', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } }),
+      ).toBe(false); // not leased
       await store.batches.lease('w1', at(10), at(70));
-      expect(await store.batches.finishItem({ ...base, idx: 0, owner: 'w2', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } })).toBe(false);
+      expect(
+        await store.batches.finishItem({ ...base, idx: 0, owner: 'w2', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } }),
+      ).toBe(false);
       expect((await store.batches.get('b1'))?.completed_count).toBe(1);
 
-      expect(await store.batches.finishItem({ ...base, idx: 0, owner: 'w1', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } })).toBe(true);
-      expect(await store.batches.get('b1')).toMatchObject({ completed_count: 2, status: 'processing', lease_owner: 'w1', updated_at: at(20) });
-      expect(await store.batches.finishItem({ ...base, idx: 0, owner: 'w1', result: '{"again":1}', settlement: { charge: 0, refund: 1, ref: 'batch:b1:0' } })).toBe(false);
-      expect(await store.batches.finishItem({ ...base, idx: 1, owner: 'w1', settlement: { charge: 0, refund: 0, ref: 'batch:b1:1' } })).toBe(false); // done at submission
-      expect(await store.batches.finishItem({ ...base, idx: 99, owner: 'w1', settlement: { charge: 0, refund: 0, ref: 'batch:b1:99' } })).toBe(false);
+      expect(
+        await store.batches.finishItem({ ...base, idx: 0, owner: 'w1', settlement: { charge: 1, refund: 0, ref: 'batch:b1:0' } }),
+      ).toBe(true);
+      expect(await store.batches.get('b1')).toMatchObject({
+        completed_count: 2,
+        status: 'processing',
+        lease_owner: 'w1',
+        updated_at: at(20),
+      });
+      expect(
+        await store.batches.finishItem({
+          ...base,
+          idx: 0,
+          owner: 'w1',
+          result: '{"again":1}',
+          settlement: { charge: 0, refund: 1, ref: 'batch:b1:0' },
+        }),
+      ).toBe(false);
+      expect(
+        await store.batches.finishItem({ ...base, idx: 1, owner: 'w1', settlement: { charge: 0, refund: 0, ref: 'batch:b1:1' } }),
+      ).toBe(false); // done at submission
+      expect(
+        await store.batches.finishItem({ ...base, idx: 99, owner: 'w1', settlement: { charge: 0, refund: 0, ref: 'batch:b1:99' } }),
+      ).toBe(false);
       expect((await store.batches.get('b1'))?.completed_count).toBe(2);
 
-      expect(await store.batches.finishItem({ batch_id: 'b1', idx: 2, owner: 'w1', result: null, error: '{"code":"upstream"}', settlement: { charge: 0, refund: 1, ref: 'batch:b1:2' }, at: at(21) })).toBe(true);
+      expect(
+        await store.batches.finishItem({
+          batch_id: 'b1',
+          idx: 2,
+          owner: 'w1',
+          result: null,
+          error: '{"code":"upstream"}',
+          settlement: { charge: 0, refund: 1, ref: 'batch:b1:2' },
+          at: at(21),
+        }),
+      ).toBe(true);
       expect(await store.batches.get('b1')).toMatchObject({ completed_count: 3, total_count: 3, status: 'processing' });
       expect(await store.batches.items('b1')).toEqual([
         { ...items[0]!, batch_id: 'b1', state: 'done', result: '{"status":"valid"}', error: null, charged: 1 },
@@ -446,7 +577,15 @@ storeContract((t) => {
         { ...items[2]!, batch_id: 'b1', state: 'done', result: null, error: '{"code":"upstream"}', charged: 0 },
       ]);
       expect((await store.keys.get('k1'))?.balance).toBe(9);
-      expect((await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({ delta, reason, ref, balance_after, created_at }))).toEqual([
+      expect(
+        (await store.credits.ledger('k1')).map(({ delta, reason, ref, balance_after, created_at }) => ({
+          delta,
+          reason,
+          ref,
+          balance_after,
+          created_at,
+        })),
+      ).toEqual([
         { delta: -2, reason: 'reserve', ref: 'batch:b1', balance_after: 8, created_at: at(0) },
         { delta: 1, reason: 'refund', ref: 'batch:b1:2', balance_after: 9, created_at: at(21) },
       ]);
@@ -461,14 +600,38 @@ storeContract((t) => {
       expect(await store.outbox.get('ob1')).toBeNull();
       expect(await store.writebacks.forSubject('b1')).toBeNull();
       for (const idx of [0, 2]) {
-        expect(await store.batches.finishItem({ batch_id: 'b1', idx, owner: 'w1', result: '{}', error: null, settlement: { charge: 0, refund: 0, ref: `i${idx}` }, at: at(30) })).toBe(true);
+        expect(
+          await store.batches.finishItem({
+            batch_id: 'b1',
+            idx,
+            owner: 'w1',
+            result: '{}',
+            error: null,
+            settlement: { charge: 0, refund: 0, ref: `i${idx}` },
+            at: at(30),
+          }),
+        ).toBe(true);
       }
       expect(await store.batches.complete('b1', 'w2', outbox, at(60), writeback)).toBe(false);
       expect(await store.batches.complete('b1', 'w1', outbox, at(60), writeback)).toBe(true);
-      expect(await store.batches.get('b1')).toMatchObject({ status: 'complete', completed_count: 3, lease_owner: null, lease_until: null, completed_at: at(60), updated_at: at(60) });
+      expect(await store.batches.get('b1')).toMatchObject({
+        status: 'complete',
+        completed_count: 3,
+        lease_owner: null,
+        lease_until: null,
+        completed_at: at(60),
+        updated_at: at(60),
+      });
       expect(await store.outbox.get('ob1')).toMatchObject({ ...outbox, status: 'pending', attempts: 0, next_attempt_at: at(60) });
-      expect(await store.writebacks.forSubject('b1')).toMatchObject({ ...writeback, status: 'pending', attempts: 0, next_attempt_at: at(60) });
-      expect(await store.batches.complete('b1', 'w1', outboxRow('ob2', { subject_id: 'b1' }), at(61), writebackRow('wb2', { subject_id: 'b1' }))).toBe(false);
+      expect(await store.writebacks.forSubject('b1')).toMatchObject({
+        ...writeback,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: at(60),
+      });
+      expect(
+        await store.batches.complete('b1', 'w1', outboxRow('ob2', { subject_id: 'b1' }), at(61), writebackRow('wb2', { subject_id: 'b1' })),
+      ).toBe(false);
       expect(await store.outbox.forSubject('b1')).toHaveLength(1);
       expect((await store.writebacks.forSubject('b1'))?.id).toBe('wb1');
       expect(await store.batches.lease('w3', at(10_000), at(10_060))).toBeNull();
@@ -495,7 +658,17 @@ storeContract((t) => {
       expect(got.map((l) => l!.id).sort()).toEqual(['b1', 'b2', 'b3']);
       const owner = got.find((l) => l!.id === 'b1')!.lease_owner!;
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => store.batches.finishItem({ batch_id: 'b1', idx: 0, owner, result: '{}', error: null, settlement: { charge: 0, refund: 1, ref: 'b1:0' }, at: at(5) })),
+        Array.from({ length: 10 }, () =>
+          store.batches.finishItem({
+            batch_id: 'b1',
+            idx: 0,
+            owner,
+            result: '{}',
+            error: null,
+            settlement: { charge: 0, refund: 1, ref: 'b1:0' },
+            at: at(5),
+          }),
+        ),
       );
       expect(count(results, (r) => r)).toBe(1);
       expect((await store.batches.get('b1'))?.completed_count).toBe(2);

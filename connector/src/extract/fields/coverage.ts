@@ -1,5 +1,13 @@
 /** Coverage details (spec 4.4): motor cover level, travel trip type and area, health plan, read with the language packs' coverage wording. */
-import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, TRIP_TYPES, type TCoverageField, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../../../../shared/coverage-terms.js';
+import {
+  MOTOR_COVER_LEVELS,
+  TRAVEL_REGIONS,
+  TRIP_TYPES,
+  type TCoverageField,
+  type TMotorCoverLevel,
+  type TTravelRegion,
+  type TTripType,
+} from '../../../../shared/coverage-terms.js';
 import type { TDocumentCoverage } from '../../../../shared/job.js';
 import { packAlternation, type CoverageVocabulary, type TInsuranceType } from '../../../../shared/packs/index.js';
 import type { Line } from '../reading/lines.js';
@@ -44,15 +52,21 @@ interface Hit<V extends string> {
 
 const merged = (pick: (v: CoverageVocabulary) => readonly string[]) => packAlternation((p) => pick(p.coverage));
 /** A whole-word pattern over every pack's fragments for one key. */
-const wordsRe = (pick: (v: CoverageVocabulary) => readonly string[], flags = 'g') => new RegExp(`(?<![\\w-])(?:${merged(pick)})(?![\\w])`, flags);
+const wordsRe = (pick: (v: CoverageVocabulary) => readonly string[], flags = 'g') =>
+  new RegExp(`(?<![\\w-])(?:${merged(pick)})(?![\\w])`, flags);
 
-function valuePatterns<V extends string>(values: readonly V[], pick: (v: CoverageVocabulary) => Record<V, readonly string[]>): Array<[V, RegExp]> {
+function valuePatterns<V extends string>(
+  values: readonly V[],
+  pick: (v: CoverageVocabulary) => Record<V, readonly string[]>,
+): Array<[V, RegExp]> {
   return values.map((v) => [v, wordsRe((c) => pick(c)[v])]);
 }
 const MOTOR = valuePatterns(MOTOR_COVER_LEVELS, (c) => c.motorCover);
 const TRIPS = valuePatterns(TRIP_TYPES, (c) => c.tripTypes);
 const REGIONS = valuePatterns(TRAVEL_REGIONS, (c) => c.regions);
-const LABELS = Object.fromEntries((['motor_cover', 'trip_type', 'region', 'health_plan'] as const).map((f) => [f, wordsRe((c) => c.labels[f], '')])) as Record<TCoverageField, RegExp>;
+const LABELS = Object.fromEntries(
+  (['motor_cover', 'trip_type', 'region', 'health_plan'] as const).map((f) => [f, wordsRe((c) => c.labels[f], '')]),
+) as Record<TCoverageField, RegExp>;
 const NEGATED = new RegExp(`^[\\s:;.,()\\-–—=]*(?:${merged((c) => c.negations)})(?![\\w])`);
 const ELSEWHERE = wordsRe((c) => c.elsewhere, '');
 const PLAN_WORDS = wordsRe((c) => c.healthPlanWords);
@@ -93,7 +107,8 @@ function foldCell(line: number, cell: number, x: number, text: string): FoldedCe
 }
 
 /** The original text of folded offsets [start, end) of a cell. */
-const original = (c: FoldedCell, start: number, end: number): string => c.text.slice(c.at[start] ?? 0, end > start ? (c.at[end - 1] ?? c.text.length - 1) + 1 : c.at[start]).trim();
+const original = (c: FoldedCell, start: number, end: number): string =>
+  c.text.slice(c.at[start] ?? 0, end > start ? (c.at[end - 1] ?? c.text.length - 1) + 1 : c.at[start]).trim();
 
 /** Where a label's value is: the rest of its cell, else the next cell, else the nearest cell of the line below. */
 interface ValueSpan {
@@ -137,7 +152,12 @@ function labelledSpans(cells: FoldedCell[][], field: TCoverageField, strict: boo
  * ("third party, fire and theft" holds "third party"); a reading followed by a negation ("Vollkasko
  * nicht versichert") or near words about something else ("any car not belonging to them") is dropped.
  */
-function hits<V extends string>(cells: FoldedCell[][], patterns: Array<[V, RegExp]>, labelled: ValueSpan[], accept: (value: V, evidence: Evidence) => boolean = () => true): Array<Hit<V>> {
+function hits<V extends string>(
+  cells: FoldedCell[][],
+  patterns: Array<[V, RegExp]>,
+  labelled: ValueSpan[],
+  accept: (value: V, evidence: Evidence) => boolean = () => true,
+): Array<Hit<V>> {
   const out: Array<Hit<V>> = [];
   let order = 0;
   for (const row of cells) {
@@ -147,7 +167,9 @@ function hits<V extends string>(cells: FoldedCell[][], patterns: Array<[V, RegEx
         re.lastIndex = 0;
         for (let m = re.exec(c.folded); m; m = re.exec(c.folded)) found.push({ value, start: m.index, end: m.index + m[0].length });
       }
-      const kept = found.filter((h) => !found.some((o) => o !== h && o.start <= h.start && o.end >= h.end && o.end - o.start > h.end - h.start));
+      const kept = found.filter(
+        (h) => !found.some((o) => o !== h && o.start <= h.start && o.end >= h.end && o.end - o.start > h.end - h.start),
+      );
       kept.sort((a, b) => a.start - b.start);
       const context = [cells[c.line - 2], cells[c.line - 1], row].flatMap((r) => r?.map((x) => x.folded) ?? []).join(' ');
       if (kept.length && ELSEWHERE.test(context)) continue;
@@ -160,7 +182,11 @@ function hits<V extends string>(cells: FoldedCell[][], patterns: Array<[V, RegEx
         const title = c.line < 8 && row.length === 1 && c.folded.length < 70;
         const evidence: Evidence = span ? 'labelled' : (cellStart && (row.length > 1 || c.folded.length < 60)) || title ? 'cell' : 'prose';
         if (!accept(h.value, evidence)) continue;
-        const printed = span ? original(c, span.from, c.folded.length).replace(/[.;,]+$/, '').slice(0, 80) : original(c, h.start, h.end);
+        const printed = span
+          ? original(c, span.from, c.folded.length)
+              .replace(/[.;,]+$/, '')
+              .slice(0, 80)
+          : original(c, h.start, h.end);
         out.push({ value: h.value, evidence, printed, order: order++ });
       }
     }
@@ -240,17 +266,24 @@ const DAY = 86_400_000;
 const round = (x: number): number => Math.round(Math.max(0, Math.min(1, x)) * 100) / 100;
 
 /** Levels from least to most cover: where a table lists Haftpflicht and Teilkasko, Teilkasko is the cover. */
-const higherLevel = (a: Hit<TMotorCoverLevel>, b: Hit<TMotorCoverLevel>) => MOTOR_COVER_LEVELS.indexOf(b.value) - MOTOR_COVER_LEVELS.indexOf(a.value) || a.order - b.order;
+const higherLevel = (a: Hit<TMotorCoverLevel>, b: Hit<TMotorCoverLevel>) =>
+  MOTOR_COVER_LEVELS.indexOf(b.value) - MOTOR_COVER_LEVELS.indexOf(a.value) || a.order - b.order;
 const firstSeen = <V extends string>(a: Hit<V>, b: Hit<V>) => a.order - b.order;
 
 /** Coverage details of a document, each only for its insurance type; undefined when none is found. */
 export function findCoverage(input: CoverageInput): TDocumentCoverage | undefined {
   if (!input.type) return undefined;
   // Cells without a letter or digit are OCR specks (";" between a label and its value), not columns.
-  const cells = input.lines.map((l, i) => l.cells.filter((c) => /[\p{L}\p{N}]/u.test(c.text)).map((c, k) => foldCell(i, k, c.x, c.text.normalize('NFC'))));
+  const cells = input.lines.map((l, i) =>
+    l.cells.filter((c) => /[\p{L}\p{N}]/u.test(c.text)).map((c, k) => foldCell(i, k, c.x, c.text.normalize('NFC'))),
+  );
   const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
   const out: TDocumentCoverage = {};
-  const reading = <V extends string>(h: Hit<V>) => ({ value: h.value, printed: h.printed, confidence: round(EVIDENCE_CONFIDENCE[h.evidence] * ocrFactor) });
+  const reading = <V extends string>(h: Hit<V>) => ({
+    value: h.value,
+    printed: h.printed,
+    confidence: round(EVIDENCE_CONFIDENCE[h.evidence] * ocrFactor),
+  });
 
   if (input.type === 'motor') {
     const level = best(hits(cells, MOTOR, labelledSpans(cells, 'motor_cover', false)), higherLevel);
@@ -266,7 +299,10 @@ export function findCoverage(input: CoverageInput): TDocumentCoverage | undefine
       else if (days >= 360 && days <= 367) out.trip_type = { value: 'annual_multi_trip' as TTripType, confidence: round(0.6 * ocrFactor) };
     }
     // "Deutschland" and "France" are in addresses and company names: the home country counts only as a label's value.
-    const region = best(hits(cells, REGIONS, labelledSpans(cells, 'region', false), (v: TTravelRegion, e) => v !== 'domestic' || e === 'labelled'), firstSeen);
+    const region = best(
+      hits(cells, REGIONS, labelledSpans(cells, 'region', false), (v: TTravelRegion, e) => v !== 'domestic' || e === 'labelled'),
+      firstSeen,
+    );
     if (region) out.region = reading(region);
   }
   if (input.type === 'health') {

@@ -79,7 +79,9 @@ export function findDates(s: string): FoundDate[] {
   const repaired = (...parts: string[]): number => (parts.some((p) => /[^0-9]/.test(p)) ? 0.85 : 1);
   // A look-alike letter only stands for a digit next to real ones: "2O25" is a year, a lone "S" is not a day.
   const digitish = (...parts: string[]): boolean => parts.every((p) => /[0-9]/.test(p));
-  for (const m of s.matchAll(ISO_RE)) if (digitish(m[1]!, m[2]!, m[3]!)) add(isoDate(n(m[1]!), n(m[2]!), n(m[3]!)), m.index, m.index + m[0].length, repaired(m[1]!, m[2]!, m[3]!));
+  for (const m of s.matchAll(ISO_RE))
+    if (digitish(m[1]!, m[2]!, m[3]!))
+      add(isoDate(n(m[1]!), n(m[2]!), n(m[3]!)), m.index, m.index + m[0].length, repaired(m[1]!, m[2]!, m[3]!));
   for (const m of s.matchAll(TEXT_RE)) {
     const month = monthNumber(m[2]!);
     if (month) add(isoDate(n(m[3]!), month.month, n(m[1]!)), m.index, m.index + m[0].length, month.certainty * repaired(m[1]!, m[3]!));
@@ -92,7 +94,12 @@ export function findDates(s: string): FoundDate[] {
     // A two-digit year only counts with dots or slashes on both sides ("01.08.25"), not in a phone number.
     if (m[3]!.length === 2 && !/[./]/.test(m[0])) continue;
     if (!digitish(m[1]!, m[2]!, m[3]!)) continue;
-    add(isoDate(n(m[3]!), n(m[2]!), n(m[1]!)), m.index, m.index + m[0].length, repaired(m[1]!, m[2]!, m[3]!) * (m[3]!.length === 2 ? 0.95 : 1));
+    add(
+      isoDate(n(m[3]!), n(m[2]!), n(m[1]!)),
+      m.index,
+      m.index + m[0].length,
+      repaired(m[1]!, m[2]!, m[3]!) * (m[3]!.length === 2 ? 0.95 : 1),
+    );
   }
   return found.sort((a, b) => a.index - b.index);
 }

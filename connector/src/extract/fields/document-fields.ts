@@ -3,7 +3,17 @@
  * is only returned when it was found (no field is guaranteed), each with a 0..1 confidence.
  */
 import type { TExtractedFields } from '../../../../shared/job.js';
-import { COUNTRIES, COUNTRY_PROFILES, INSURANCE_TYPES, LANGUAGE_PACKS, LANGUAGES, packAlternation, type TCountry, type TInsuranceType, type TLanguage } from '../../../../shared/packs/index.js';
+import {
+  COUNTRIES,
+  COUNTRY_PROFILES,
+  INSURANCE_TYPES,
+  LANGUAGE_PACKS,
+  LANGUAGES,
+  packAlternation,
+  type TCountry,
+  type TInsuranceType,
+  type TLanguage,
+} from '../../../../shared/packs/index.js';
 import { documentView, type FieldCandidate, type RankedField } from './candidates/index.js';
 import type { Line } from '../reading/lines.js';
 import { findPlates, normalisePlate } from './plates.js';
@@ -29,11 +39,17 @@ export interface FieldsResult {
 
 /** The country whose documents are usually in a language: the first whose profile lists it first (en: UK). */
 const COUNTRY_OF = Object.fromEntries(
-  LANGUAGES.map((l) => [l, COUNTRIES.find((c) => COUNTRY_PROFILES[c].languages[0] === l) ?? COUNTRIES.find((c) => (COUNTRY_PROFILES[c].languages as readonly string[]).includes(l))]),
+  LANGUAGES.map((l) => [
+    l,
+    COUNTRIES.find((c) => COUNTRY_PROFILES[c].languages[0] === l) ??
+      COUNTRIES.find((c) => (COUNTRY_PROFILES[c].languages as readonly string[]).includes(l)),
+  ]),
 ) as Record<Language, TCountry | undefined>;
 
 /** Words that only (or mostly) occur in one language's policy documents (each pack's indicator words). */
-const LANGUAGE_WORDS = Object.fromEntries(LANGUAGES.map((l) => [l, new RegExp(`\\b(?:${LANGUAGE_PACKS[l].indicatorWords.join('|')})\\b`, 'g')])) as Record<Language, RegExp>;
+const LANGUAGE_WORDS = Object.fromEntries(
+  LANGUAGES.map((l) => [l, new RegExp(`\\b(?:${LANGUAGE_PACKS[l].indicatorWords.join('|')})\\b`, 'g')]),
+) as Record<Language, RegExp>;
 
 /** Guesses the document language from word frequencies; null for no evidence. */
 export function guessLanguage(text: string): Language | null {
@@ -56,7 +72,9 @@ export function guessLanguage(text: string): Language | null {
  */
 const TYPE_WORDS: Array<[TInsuranceType, RegExp, number]> = INSURANCE_TYPES.flatMap((type): Array<[TInsuranceType, RegExp, number]> => {
   const strong = packAlternation((p) => ('strong' in p.typeWords[type] ? (p.typeWords[type].strong ?? []) : []));
-  const words: Array<[TInsuranceType, RegExp, number]> = [[type, new RegExp(`\\b(?:${packAlternation((p) => p.typeWords[type].words)})\\b`, 'g'), 1]];
+  const words: Array<[TInsuranceType, RegExp, number]> = [
+    [type, new RegExp(`\\b(?:${packAlternation((p) => p.typeWords[type].words)})\\b`, 'g'), 1],
+  ];
   return strong ? [[type, new RegExp(`(?:${strong})`, 'g'), 4], ...words] : words;
 });
 
@@ -107,7 +125,11 @@ export function countryByVote(signals: ReadonlyArray<TCountry | undefined>): TCo
  * then policy numbers, whose plausibility depends on the country and type.
  */
 export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, model: RankerModel = SHIPPED_MODEL): DocumentCandidates {
-  const lines = input.lines.map((l) => ({ ...l, text: l.text.normalize('NFC'), cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })) }));
+  const lines = input.lines.map((l) => ({
+    ...l,
+    text: l.text.normalize('NFC'),
+    cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })),
+  }));
   const allText = lines.map((l) => l.text).join('\n');
   const language = guessLanguage(allText) ?? undefined;
   const type = inferType(lines);
@@ -148,7 +170,9 @@ function choosePeriod(model: RankerModel, starts: FieldCandidate[], ends: FieldC
   const s = rank(model, 'start_date', starts).slice(0, 8);
   const e = rank(model, 'end_date', ends).slice(0, 8);
   let best: { start: Ranked; end: Ranked; p: number } | null = null;
-  for (const a of s) for (const b of e) if (a.candidate.value < b.candidate.value && (!best || a.raw * b.raw > best.p)) best = { start: a, end: b, p: a.raw * b.raw };
+  for (const a of s)
+    for (const b of e)
+      if (a.candidate.value < b.candidate.value && (!best || a.raw * b.raw > best.p)) best = { start: a, end: b, p: a.raw * b.raw };
   if (best) return best;
   return { ...(s[0] ? { start: s[0] } : {}) };
 }
@@ -161,7 +185,8 @@ export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatch
     (fields as Record<string, unknown>)[key] = value;
     fields.confidence[key] = round(confidence);
   };
-  if (doc.type) set('insurance_type', doc.type.type, doc.type.confidence * (input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence));
+  if (doc.type)
+    set('insurance_type', doc.type.type, doc.type.confidence * (input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence));
   const ocrFactor = input.ocrConfidence === undefined ? 1 : 0.6 + 0.4 * input.ocrConfidence;
   const take = (field: RankedField, r: Ranked | undefined, runnerUp?: Ranked): void => {
     if (!r) return;
@@ -172,7 +197,8 @@ export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatch
     const confidence = calibrate(model, evidence);
     if (confidence >= model.fields[field].threshold) set(field, r.candidate.value, confidence);
   };
-  const runnerUp = (field: RankedField, winner: Ranked | undefined): Ranked | undefined => rank(model, field, doc.candidates[field]).find((x) => x.candidate.key !== winner?.candidate.key);
+  const runnerUp = (field: RankedField, winner: Ranked | undefined): Ranked | undefined =>
+    rank(model, field, doc.candidates[field]).find((x) => x.candidate.key !== winner?.candidate.key);
   take('insurer', doc.chosen.insurer, runnerUp('insurer', doc.chosen.insurer));
   take('vehicle_registration', doc.chosen.vehicle_registration, runnerUp('vehicle_registration', doc.chosen.vehicle_registration));
   const period = choosePeriod(model, doc.candidates.start_date, doc.candidates.end_date);

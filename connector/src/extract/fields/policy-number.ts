@@ -62,7 +62,12 @@ function numberRuns(tokens: string[], firstOnly = false): string[][] {
       taken.push(t);
       if (raw.endsWith('.') && i > start) break;
     }
-    while (taken.length > 0 && !/[0-9]/.test(taken[taken.length - 1] as string) && !(taken.length > 1 && /^[A-Z]{1,2}$/.test(taken[taken.length - 1] as string))) taken.pop();
+    while (
+      taken.length > 0 &&
+      !/[0-9]/.test(taken[taken.length - 1] as string) &&
+      !(taken.length > 1 && /^[A-Z]{1,2}$/.test(taken[taken.length - 1] as string))
+    )
+      taken.pop();
     if (taken.length > 0) runs.push(taken);
   }
   return runs;
@@ -73,8 +78,16 @@ function numberRuns(tokens: string[], firstOnly = false): string[][] {
  * text gets look-alike repairs only when the printed reading fails the format table and the
  * repaired one passes it. Unlabelled readings must pass the format table.
  */
-export function readPolicyNumbers(text: string, country: TCountry | undefined, type: TInsuranceType | undefined, options: ReadOptions = {}): PolicyReading[] {
-  const tokens = text.replace(/[,;:()]/g, ' ').split(/\s+/).filter(Boolean);
+export function readPolicyNumbers(
+  text: string,
+  country: TCountry | undefined,
+  type: TInsuranceType | undefined,
+  options: ReadOptions = {},
+): PolicyReading[] {
+  const tokens = text
+    .replace(/[,;:()]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   const out: PolicyReading[] = [];
   const plausible = (v: string): boolean => (country ? plausiblePolicyNumber(normalisePolicyNumber(v), country, type) : false);
   for (const taken of numberRuns(tokens, options.atStart)) {
@@ -99,6 +112,11 @@ export function readPolicyNumbers(text: string, country: TCountry | undefined, t
 }
 
 /** The first reading of `text` (see readPolicyNumbers). */
-export function readPolicyNumber(text: string, country: TCountry | undefined, type?: TInsuranceType, options: ReadOptions = {}): PolicyReading | null {
+export function readPolicyNumber(
+  text: string,
+  country: TCountry | undefined,
+  type?: TInsuranceType,
+  options: ReadOptions = {},
+): PolicyReading | null {
   return readPolicyNumbers(text, country, type, options)[0] ?? null;
 }

@@ -117,7 +117,12 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
   );
   for (const w of created) {
     // Auto page segmentation copes with letterheads, columns and tables; keep spaces so columns stay apart.
-    await w.setParameters({ tessedit_pageseg_mode: PSM.AUTO, preserve_interword_spaces: '1', user_defined_dpi: '200', debug_file: '/dev/null' });
+    await w.setParameters({
+      tessedit_pageseg_mode: PSM.AUTO,
+      preserve_interword_spaces: '1',
+      user_defined_dpi: '200',
+      debug_file: '/dev/null',
+    });
     scheduler.addWorker(w);
   }
 
@@ -152,7 +157,12 @@ export async function createOcr(options: OcrOptions = {}): Promise<Ocr> {
           boxes.push({ text, x0: word.bbox.x0, x1: word.bbox.x1, y, height: height * 0.75 });
         }
       }
-      return { lines: linesFromBoxes(boxes), confidence: boxes.length ? confSum / boxes.length / 100 : 0, words: boxes.length, sideways: long ? tall / long : 0 };
+      return {
+        lines: linesFromBoxes(boxes),
+        confidence: boxes.length ? confSum / boxes.length / 100 : 0,
+        words: boxes.length,
+        sideways: long ? tall / long : 0,
+      };
     },
     async terminate(): Promise<void> {
       await scheduler.terminate();

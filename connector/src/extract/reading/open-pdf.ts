@@ -61,7 +61,10 @@ export async function openPdf(pdf: Uint8Array, limits: Pick<ExtractLimits, 'maxP
  * dictionary here, not its content, so a document of huge pages is refused before any is drawn.
  * A page pdf.js cannot find (a page tree that loops, a missing page) makes the document corrupt_pdf.
  */
-export async function checkedPages(doc: PDFDocumentProxy, limits: Pick<ExtractLimits, 'maxPageAreaPt2' | 'maxTotalAreaPt2'>): Promise<PDFPageProxy[]> {
+export async function checkedPages(
+  doc: PDFDocumentProxy,
+  limits: Pick<ExtractLimits, 'maxPageAreaPt2' | 'maxTotalAreaPt2'>,
+): Promise<PDFPageProxy[]> {
   const pages: PDFPageProxy[] = [];
   let total = 0;
   for (let n = 1; n <= doc.numPages; n++) {
@@ -72,11 +75,15 @@ export async function checkedPages(doc: PDFDocumentProxy, limits: Pick<ExtractLi
     const { width, height } = page.getViewport({ scale: 1 });
     const area = width * height;
     if (area > limits.maxPageAreaPt2) {
-      throw overLimit(`Page ${n} is ${count(width)} x ${count(height)} pt (${count(area)} pt²); the limit is ${count(limits.maxPageAreaPt2)} pt² per page (A0 is 2,384 x 3,370 pt).`);
+      throw overLimit(
+        `Page ${n} is ${count(width)} x ${count(height)} pt (${count(area)} pt²); the limit is ${count(limits.maxPageAreaPt2)} pt² per page (A0 is 2,384 x 3,370 pt).`,
+      );
     }
     total += area;
     if (total > limits.maxTotalAreaPt2) {
-      throw overLimit(`Pages 1 to ${n} measure ${count(total)} pt² together; the limit is ${count(limits.maxTotalAreaPt2)} pt² per document.`);
+      throw overLimit(
+        `Pages 1 to ${n} measure ${count(total)} pt² together; the limit is ${count(limits.maxTotalAreaPt2)} pt² per document.`,
+      );
     }
     pages.push(page);
   }
@@ -86,7 +93,10 @@ export async function checkedPages(doc: PDFDocumentProxy, limits: Pick<ExtractLi
 /** pdf.js error -> ExtractError. pdf.js marks its exceptions by `name`, which also survives its worker boundary. */
 export function toExtractError(err: unknown, where = 'document'): ExtractError {
   const name = typeof err === 'object' && err !== null ? String((err as { name?: unknown }).name) : '';
-  const message = typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string' ? (err as { message: string }).message : String(err);
+  const message =
+    typeof err === 'object' && err !== null && typeof (err as { message?: unknown }).message === 'string'
+      ? (err as { message: string }).message
+      : String(err);
   if (name === 'PasswordException') return new ExtractError('encrypted_pdf', `pdf.js: ${message}`, { cause: err });
   return new ExtractError('corrupt_pdf', `pdf.js ${name || 'error'} (${where}): ${message}`, { cause: err });
 }

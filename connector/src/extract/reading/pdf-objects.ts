@@ -38,7 +38,8 @@ export interface PdfObjects {
 }
 
 export const isDict = (v: unknown): v is PdfDict => v instanceof Map;
-export const isStream = (v: unknown): v is PdfStream => typeof v === 'object' && v !== null && !(v instanceof Map) && 'dict' in v && 'data' in v;
+export const isStream = (v: unknown): v is PdfStream =>
+  typeof v === 'object' && v !== null && !(v instanceof Map) && 'dict' in v && 'data' in v;
 export const nameOf = (v: PdfValue | undefined): string | undefined => (v instanceof PdfName ? v.name : undefined);
 
 /** Nesting of arrays and dictionaries followed; deeper values are cut (pdf.js itself stops at far less in practice). */
@@ -211,7 +212,13 @@ const HEADER = /(?<![\d.+-])(\d{1,10})\s+(\d{1,5})\s+obj(?![^\s()<>[\]{}/%])/.so
 
 /** Where a stream's data ends: at /Length when `endstream` follows there, else at the keyword. */
 function streamEnd(src: string, length: PdfValue | undefined, start: number): number {
-  if (typeof length === 'number' && length >= 0 && start + length <= src.length && /^\s*endstream/.test(src.slice(start + length, start + length + 12))) return start + length;
+  if (
+    typeof length === 'number' &&
+    length >= 0 &&
+    start + length <= src.length &&
+    /^\s*endstream/.test(src.slice(start + length, start + length + 12))
+  )
+    return start + length;
   const at = src.indexOf('endstream', start);
   return at === -1 ? src.length : at;
 }
@@ -343,7 +350,8 @@ export async function readObjects(buf: Buffer, budget: { left: number }): Promis
     unreadObjectStreams,
     catalog() {
       let found: [PdfDict, number] | undefined;
-      for (const [value, at] of table.values()) if (isDict(value) && nameOf(value.get('Type')) === 'Catalog' && (!found || at >= found[1])) found = [value, at];
+      for (const [value, at] of table.values())
+        if (isDict(value) && nameOf(value.get('Type')) === 'Catalog' && (!found || at >= found[1])) found = [value, at];
       return found?.[0];
     },
   };

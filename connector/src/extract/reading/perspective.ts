@@ -219,7 +219,7 @@ export function findSheet(img: GreyImage): Quad | null {
   const small4: Quad = [meet(L!, T!), meet(R!, T!), meet(R!, B!), meet(L!, B!)];
   // A sheet that leaves the picture, or one of less than a third of it, is not a clear sheet.
   if (small4.some(([x, y]) => x < -0.02 * w || y < -0.02 * h || x > 1.02 * w || y > 1.02 * h)) return null;
-  if (area(small4) < w * h / 3) return null;
+  if (area(small4) < (w * h) / 3) return null;
   return small4.map(([x, y]) => [x * f, y * f]) as Quad;
 }
 

@@ -68,7 +68,12 @@ interface CanvasAndContext {
  * from it, and a canvas from another copy rejects those paths ("not a valid enum value of type
  * CanvasFillRule").
  */
-async function withRenderedPage<T>(doc: PDFDocumentProxy, page: PDFPageProxy, dpi: number, read: (target: CanvasAndContext) => T): Promise<T> {
+async function withRenderedPage<T>(
+  doc: PDFDocumentProxy,
+  page: PDFPageProxy,
+  dpi: number,
+  read: (target: CanvasAndContext) => T,
+): Promise<T> {
   const viewport = page.getViewport({ scale: dpi / 72 });
   const factory = doc.canvasFactory as { create(w: number, h: number): CanvasAndContext; destroy(c: CanvasAndContext): void };
   const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));

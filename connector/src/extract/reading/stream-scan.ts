@@ -80,7 +80,8 @@ async function inflatedSize(data: Buffer, cap: number): Promise<number> {
 /** Where the stream's data ends: at /Length when `endstream` follows it there (as pdf.js checks), else at the keyword. */
 function streamEnd(buf: Buffer, dict: string, start: number): number {
   const length = directInt(dict, 'Length');
-  if (length !== null && start + length <= buf.length && /^\s*endstream/.test(buf.toString('latin1', start + length, start + length + 12))) return start + length;
+  if (length !== null && start + length <= buf.length && /^\s*endstream/.test(buf.toString('latin1', start + length, start + length + 12)))
+    return start + length;
   const at = buf.indexOf(ENDSTREAM, start);
   return at === -1 ? buf.length : at;
 }
@@ -116,7 +117,9 @@ export async function scanStreams(
       out.imagePixels += pixels;
       out.largestImagePixels = Math.max(out.largestImagePixels, pixels);
       if (pixels > limits.maxImagePixels) {
-        throw overLimit(`An image in the PDF is ${count(width)} x ${count(height)} pixels (${count(pixels)} pixels); the limit is ${count(limits.maxImagePixels)} pixels per image.`);
+        throw overLimit(
+          `An image in the PDF is ${count(width)} x ${count(height)} pixels (${count(pixels)} pixels); the limit is ${count(limits.maxImagePixels)} pixels per image.`,
+        );
       }
       if (out.imagePixels > limits.maxTotalImagePixels) {
         throw overLimit(`The PDF's images add up to more than ${count(limits.maxTotalImagePixels)} pixels, the limit per document.`);
@@ -128,7 +131,9 @@ export async function scanStreams(
     if (!isZlib(data)) continue;
     out.streamBytes += await inflatedSize(data, limits.maxStreamBytes - out.streamBytes);
     if (out.streamBytes > limits.maxStreamBytes) {
-      throw overLimit(`The PDF's compressed page contents and fonts decode to more than ${mb(limits.maxStreamBytes)}, the limit per document.`);
+      throw overLimit(
+        `The PDF's compressed page contents and fonts decode to more than ${mb(limits.maxStreamBytes)}, the limit per document.`,
+      );
     }
   }
   return { ...out, fanout: await scanFanout(buf, limits) };

@@ -20,7 +20,18 @@
  */
 import { isExtractError } from '../errors.js';
 import { count, overLimit, type ExtractLimits } from '../limits.js';
-import { decodeName, decodeStream, isDict, isStream, nameOf, PdfRef, readObjects, type PdfDict, type PdfStream, type PdfValue } from './pdf-objects.js';
+import {
+  decodeName,
+  decodeStream,
+  isDict,
+  isStream,
+  nameOf,
+  PdfRef,
+  readObjects,
+  type PdfDict,
+  type PdfStream,
+  type PdfValue,
+} from './pdf-objects.js';
 
 export interface FanoutScan {
   /** Content operators the pages draw with their forms expanded, all pages together. */
@@ -101,14 +112,16 @@ export function tokenize(src: Uint8Array, maxOps = Infinity): Tokens {
       if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || isConstant(src, start, i)) continue;
       ops++;
       const two = i - start === 2;
-      if (two && c === 0x44 && src[start + 1] === 0x6f && name !== -1) draws.push(latin1(src, name, nameEnd)); // /Name Do
+      if (two && c === 0x44 && src[start + 1] === 0x6f && name !== -1)
+        draws.push(latin1(src, name, nameEnd)); // /Name Do
       else if (two && c === 0x49 && src[start + 1] === 0x44) i = inlineImageEnd(src, i); // ID
     }
   }
   return { ops, draws };
 }
 
-const latin1 = (src: Uint8Array, start: number, end: number) => Buffer.from(src.buffer, src.byteOffset + start, end - start).toString('latin1');
+const latin1 = (src: Uint8Array, start: number, end: number) =>
+  Buffer.from(src.buffer, src.byteOffset + start, end - start).toString('latin1');
 
 /** Past a literal string `( ... )` starting at `i`, with its nested parentheses and escapes. */
 function stringEnd(src: Uint8Array, i: number): number {
@@ -246,13 +259,20 @@ async function countDrawing(buf: Buffer, limits: Limits, budget: { left: number 
     const e = await expandDraws(t, resources);
     onPath.delete(form);
     memo.set(key, e);
-    if (e >= cap) throw tooMuch(`one of its forms (XObjects), counting the forms it draws each time they are drawn, comes to more than ${limitText}`);
+    if (e >= cap)
+      throw tooMuch(`one of its forms (XObjects), counting the forms it draws each time they are drawn, comes to more than ${limitText}`);
     return e;
   };
 
   // The pages, walked from the catalog as pdf.js walks them, with their inherited resources.
   // A file without a readable trailer is one pdf.js reconstructs, finding the catalog by its /Type.
-  const root = dictAt([...objects.trailers].reverse().find((t) => t.has('Root'))?.get('Root')) ?? objects.catalog();
+  const root =
+    dictAt(
+      [...objects.trailers]
+        .reverse()
+        .find((t) => t.has('Root'))
+        ?.get('Root'),
+    ) ?? objects.catalog();
   const tree = dictAt(root?.get('Pages'));
   if (!tree) {
     out.unresolved++;

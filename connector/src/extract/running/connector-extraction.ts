@@ -24,9 +24,18 @@ export function poolExtractor(pool: ExtractionPool): Extractor {
 }
 
 /** The pool the connector runs (in its extraction process), matching insurer names against the register as the store holds it now. */
-export async function createConnectorExtraction(store: Pick<Store, 'insurers'>, opts: { threads: number; limits: ExtractLimits; maxQueue?: number; hostFile?: string }): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
+export async function createConnectorExtraction(
+  store: Pick<Store, 'insurers'>,
+  opts: { threads: number; limits: ExtractLimits; maxQueue?: number; hostFile?: string },
+): Promise<{ pool: ExtractionPool; extractor: Extractor }> {
   const rows: InsurerRecord[] = [];
   for (const c of COUNTRIES) rows.push(...(await store.insurers.listByCountry(c)));
-  const pool = createProcessExtractionPool({ rows, threads: opts.threads, limits: opts.limits, ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}), ...(opts.hostFile ? { hostFile: opts.hostFile } : {}) });
+  const pool = createProcessExtractionPool({
+    rows,
+    threads: opts.threads,
+    limits: opts.limits,
+    ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}),
+    ...(opts.hostFile ? { hostFile: opts.hostFile } : {}),
+  });
   return { pool, extractor: poolExtractor(pool) };
 }

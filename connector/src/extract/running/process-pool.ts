@@ -176,7 +176,9 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
   const graceMs = options.graceMs ?? 10_000;
   const readMemory = options.readResidentMb ?? (HAS_PROC ? residentMb : null);
   const readStallMs = options.readStallMs ?? READ_STALL_MS;
-  const hostModule = options.hostFile ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] } : defaultHost();
+  const hostModule = options.hostFile
+    ? { file: options.hostFile, execArgv: options.hostFile.endsWith('.ts') ? ['--import', 'tsx'] : [] }
+    : defaultHost();
   const waiting: Task[] = [];
   const running = new Map<number, Task>();
   let host: Host | null = null;
@@ -269,7 +271,9 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       task.alone = true;
     } else if (ending?.why === 'unwatched') {
       return settle(task, {
-        error: new ExtractionProcessError(`the extraction process's memory could not be read (${ending.reason}), so its ceiling could not be enforced; the process was ended and will be started again`),
+        error: new ExtractionProcessError(
+          `the extraction process's memory could not be read (${ending.reason}), so its ceiling could not be enforced; the process was ended and will be started again`,
+        ),
       });
     } else if (ending === null && !h.byItself) {
       // Killed from outside: nothing says the document did it. It runs again, alone, so that if it
@@ -286,7 +290,8 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       }
       task.alone = true;
     }
-    if (task.ends >= MAX_ENDS) return settle(task, { error: new ExtractionProcessError(`extraction process ended ${task.ends} times under this task (${h.exit})`) });
+    if (task.ends >= MAX_ENDS)
+      return settle(task, { error: new ExtractionProcessError(`extraction process ended ${task.ends} times under this task (${h.exit})`) });
     detach(task);
     waiting.unshift(task);
   };
@@ -333,7 +338,8 @@ export function createProcessExtractionPool(options: ProcessPoolOptions): Proces
       const under = [...running.values()].filter((t) => t.host === h);
       if (!h.ready && h.ending?.why !== 'stopped') {
         // It never started: nothing ran, and the waiting tasks would only start another such process.
-        for (const task of waiting.splice(0)) settle(task, { error: new ExtractionProcessError(`extraction process ended (${h.exit}) before it was ready`) });
+        for (const task of waiting.splice(0))
+          settle(task, { error: new ExtractionProcessError(`extraction process ended (${h.exit}) before it was ready`) });
       }
       for (const task of under) afterEnd(task, h, under.length === 1);
       dispatch();

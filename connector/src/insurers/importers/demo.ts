@@ -38,7 +38,10 @@ export function parseDemoInsurers(text: string, now: string): InsurerRecord[] {
       reference,
       scheme: 'demo',
       name,
-      aliases: (row['aliases'] ?? '').split('|').map((a) => a.trim()).filter(Boolean),
+      aliases: (row['aliases'] ?? '')
+        .split('|')
+        .map((a) => a.trim())
+        .filter(Boolean),
       regulated: 'YES',
       authorised: authorised === 'true',
       status_text: authorised === 'true' ? 'Authorised (demo)' : 'Not authorised (demo)',

@@ -42,7 +42,9 @@ const COL = {
 export const EIOPA_REQUIRED_COLUMNS: readonly string[] = Object.values(COL);
 
 /** The export's "Home Country" values -> our country, from each profile's EIOPA home codes. */
-const COUNTRY_OF: Record<string, TCountry> = Object.fromEntries(COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].eiopa.homeCodes.map((h: string) => [h, c])));
+const COUNTRY_OF: Record<string, TCountry> = Object.fromEntries(
+  COUNTRIES.flatMap((c) => COUNTRY_PROFILES[c].eiopa.homeCodes.map((h: string) => [h, c])),
+);
 /** Cross-border rows listed per record in source_detail before "and N more". */
 const MAX_CODES_SHOWN = 5;
 
@@ -113,7 +115,10 @@ function toRecord(group: Group, nowMs: number, now: string): InsurerRecord {
   const basis = domestic.length > 0 ? domestic : group.rows;
   const shown = group.rows.slice(0, MAX_CODES_SHOWN).map(describeRow).join('; ');
   const more = group.rows.length > MAX_CODES_SHOWN ? `; and ${group.rows.length - MAX_CODES_SHOWN} more` : '';
-  const derived = domestic.length === 0 && COUNTRY_OF[group.home] === group.country ? ' Derived from cross-border rows only (no domestic row in the file).' : '';
+  const derived =
+    domestic.length === 0 && COUNTRY_OF[group.home] === group.country
+      ? ' Derived from cross-border rows only (no domestic row in the file).'
+      : '';
   return {
     country: group.country,
     reference: group.reference,

@@ -20,7 +20,10 @@ interface Group {
 
 /** The source writes "&" as "§" ("ALLIANZ GLOBAL CORPORATE § SPECIALTY"). */
 function cleanLabel(label: string): string {
-  return label.replace(/\s*§\s*/g, ' & ').replace(/\s+/g, ' ').trim();
+  return label
+    .replace(/\s*§\s*/g, ' & ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**

@@ -17,7 +17,12 @@ const WHAT = 'UK register extract';
 const AUTHORISED = new Set(['authorised', 'deemed authorised', 'eea-authorised branch', 'eea authorised']);
 const NOT_AUTHORISED = new Set(['no longer authorised', 'cancelled', 'unauthorised']);
 
-const KINDS: Record<string, InsurerKind> = { insurer: 'insurer', gibraltar_insurer: 'insurer', lloyds: 'insurer', intermediary: 'intermediary' };
+const KINDS: Record<string, InsurerKind> = {
+  insurer: 'insurer',
+  gibraltar_insurer: 'insurer',
+  lloyds: 'insurer',
+  intermediary: 'intermediary',
+};
 
 export function parseUkFrnCsv(text: string, now: string): InsurerRecord[] {
   const table = readCsv(text, { what: WHAT });
@@ -29,7 +34,8 @@ export function parseUkFrnCsv(text: string, now: string): InsurerRecord[] {
     if (!/^\d{6,7}$/.test(frn)) throw new Error(`${WHAT}: ${where} has no valid FRN (6 or 7 digits): "${frn}"`);
     if (!name) throw new Error(`${WHAT}: ${where} (FRN ${frn}) has no name`);
     const kind = KINDS[(row['kind'] ?? '').toLowerCase()];
-    if (!kind) throw new Error(`${WHAT}: ${where} (FRN ${frn}) has kind "${row['kind']}", expected one of ${Object.keys(KINDS).join(', ')}`);
+    if (!kind)
+      throw new Error(`${WHAT}: ${where} (FRN ${frn}) has kind "${row['kind']}", expected one of ${Object.keys(KINDS).join(', ')}`);
     const status = row['status'] ?? '';
     const folded = status.toLowerCase();
     if (status && !AUTHORISED.has(folded) && !NOT_AUTHORISED.has(folded)) {
@@ -42,7 +48,10 @@ export function parseUkFrnCsv(text: string, now: string): InsurerRecord[] {
       reference: frn,
       scheme: 'fca_frn',
       name,
-      aliases: (row['trading_names'] ?? '').split(';').map((a) => a.trim()).filter(Boolean),
+      aliases: (row['trading_names'] ?? '')
+        .split(';')
+        .map((a) => a.trim())
+        .filter(Boolean),
       regulated: 'YES',
       authorised: AUTHORISED.has(folded),
       status_text: status || null,

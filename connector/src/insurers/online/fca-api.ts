@@ -85,12 +85,20 @@ const ZCount = z.coerce.number().int().nonnegative();
 const ZEnvelope = z.object({
   Status: z.string(),
   Message: z.string().nullish(),
-  ResultInfo: z.object({ page: ZCount, per_page: ZCount.min(1), total_count: ZCount }).passthrough().nullish(),
+  ResultInfo: z
+    .object({ page: ZCount, per_page: ZCount.min(1), total_count: ZCount })
+    .passthrough()
+    .nullish(),
   Data: z.unknown(),
 });
 type Envelope = z.infer<typeof ZEnvelope>;
 const ZSearchHits = z.array(
-  z.object({ Name: z.string().min(1), 'Reference Number': z.string().regex(/^\d{6,7}$/), Status: z.string(), 'Type of business or Individual': z.string().optional() }),
+  z.object({
+    Name: z.string().min(1),
+    'Reference Number': z.string().regex(/^\d{6,7}$/),
+    Status: z.string(),
+    'Type of business or Individual': z.string().optional(),
+  }),
 );
 const ZFirms = z.array(z.object({ FRN: z.string() }).passthrough()).min(1);
 const ZPermissions = z.record(z.string(), z.unknown());
@@ -140,18 +148,20 @@ export function fcaApi(opts: FcaApiOptions): FcaApi {
 
   async function get(path: string, lookup: Lookup): Promise<Envelope> {
     const { signal } = lookup;
-    const res = await opts.calls.run(
-      signal,
-      async () => {
-        const r = await opts.fetch(`${opts.baseUrl}${path}`, { signal, headers });
-        // Read inside the slot: a body that trickles in still occupies the upstream.
-        return { status: r.status, text: await readAtMost(r, MAX_BODY_BYTES), retryAfter: r.headers.get('retry-after') };
-      },
-      () => lookup.started++,
-    ).catch((err: unknown) => {
-      if (signal.aborted || err instanceof FcaUnavailable) throw err;
-      throw new FcaUnavailable(`unreachable (${(err as Error).message})`);
-    });
+    const res = await opts.calls
+      .run(
+        signal,
+        async () => {
+          const r = await opts.fetch(`${opts.baseUrl}${path}`, { signal, headers });
+          // Read inside the slot: a body that trickles in still occupies the upstream.
+          return { status: r.status, text: await readAtMost(r, MAX_BODY_BYTES), retryAfter: r.headers.get('retry-after') };
+        },
+        () => lookup.started++,
+      )
+      .catch((err: unknown) => {
+        if (signal.aborted || err instanceof FcaUnavailable) throw err;
+        throw new FcaUnavailable(`unreachable (${(err as Error).message})`);
+      });
     if (res.status === 429) throw new FcaUnavailable('rate limited by the FCA register (HTTP 429)', retryAfterMs(res.retryAfter));
     if (res.status === 401 || res.status === 403) throw credentialsRefused(`HTTP ${res.status}`);
     let body: unknown = null;

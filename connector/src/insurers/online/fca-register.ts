@@ -19,9 +19,7 @@ import { limitedCalls } from '../../redis/limited-calls.js';
 import { TtlCache } from './ttl-cache.js';
 
 export type OnlineRegisterAnswer =
-  | { kind: 'found'; record: InsurerRecord; firmKind: FirmKind }
-  | { kind: 'not_found' }
-  | { kind: 'unavailable'; reason: string };
+  { kind: 'found'; record: InsurerRecord; firmKind: FirmKind } | { kind: 'not_found' } | { kind: 'unavailable'; reason: string };
 
 export interface OnlineRegister {
   readonly name: string;
@@ -128,7 +126,8 @@ export function fcaRegister(opts: FcaRegisterOptions): OnlineRegister {
   function lookupOnce(key: string, work: (lookup: Lookup) => Promise<Outcome>): Promise<OnlineRegisterAnswer> {
     if (stopped) return Promise.resolve(unavailable('stopped'));
     const waitMs = blockedUntil - now();
-    if (waitMs > 0) return Promise.resolve(unavailable(`rate limited by the FCA register; not called for another ${Math.ceil(waitMs / 1000)} s`));
+    if (waitMs > 0)
+      return Promise.resolve(unavailable(`rate limited by the FCA register; not called for another ${Math.ceil(waitMs / 1000)} s`));
     // Aborted when the lookup is over, so calls it no longer needs (a page after a failed one) stop too.
     const over = new AbortController();
     const due = deadline(opts.timeoutMs, over.signal);
@@ -137,7 +136,10 @@ export function fcaRegister(opts: FcaRegisterOptions): OnlineRegister {
       // Answers at the deadline even if a call ignores its signal; later settles are no-ops.
       due.signal.addEventListener(
         'abort',
-        () => settle(unavailable(lookup.started === 0 ? `timed out in queue after ${opts.timeoutMs} ms` : `timed out after ${opts.timeoutMs} ms`)),
+        () =>
+          settle(
+            unavailable(lookup.started === 0 ? `timed out in queue after ${opts.timeoutMs} ms` : `timed out after ${opts.timeoutMs} ms`),
+          ),
         { once: true },
       );
       work(lookup)

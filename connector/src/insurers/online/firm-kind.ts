@@ -51,7 +51,8 @@ export function firmKindFromPermissions(permissions: ReadonlyMap<string, unknown
     const name = rawName.trim().toLowerCase();
     if (startsWithAny(name, INSURER_ACTIVITIES)) return 'insurer';
     if (startsWithAny(name, INSURANCE_ONLY_DISTRIBUTION)) distributes = true;
-    else if (startsWithAny(name, DISTRIBUTION_ACTIVITIES) && investmentTypes(details).some((t) => INSURANCE_INVESTMENT_TYPE.test(t))) distributes = true;
+    else if (startsWithAny(name, DISTRIBUTION_ACTIVITIES) && investmentTypes(details).some((t) => INSURANCE_INVESTMENT_TYPE.test(t)))
+      distributes = true;
   }
   return distributes && complete ? 'intermediary' : 'unknown';
 }

@@ -54,7 +54,13 @@ function typeLabel(values: readonly string[]): string {
 }
 
 function wholeName(whole: string | undefined, parts: ReadonlyArray<string | undefined>): string {
-  return whole?.trim() || parts.map((p) => p?.trim()).filter(Boolean).join(' ');
+  return (
+    whole?.trim() ||
+    parts
+      .map((p) => p?.trim())
+      .filter(Boolean)
+      .join(' ')
+  );
 }
 
 /** Parses the FSF XML export. Throws when it is not that document or a listing has neither reference. */

@@ -36,7 +36,12 @@ export function parseUkSanctionsListXml(text: string): ParsedSanctionsList {
     if (!reference) throw new Error(`${WHAT}: <Designation> number ${index}: an entity without a UniqueID`);
     for (const name of descendantsNamed(designation, 'Name')) {
       // A <Name> holds its parts; a childless <Name> would be a whole name written out.
-      const whole = name.children.length > 0 ? NAME_PARTS.map((p) => childText(name, p)).filter(Boolean).join(' ') : name.text;
+      const whole =
+        name.children.length > 0
+          ? NAME_PARTS.map((p) => childText(name, p))
+              .filter(Boolean)
+              .join(' ')
+          : name.text;
       collector.addName(reference, whole);
     }
     for (const nonLatin of descendantsNamed(designation, 'NameNonLatinScript')) collector.addName(reference, nonLatin.text);

@@ -8,8 +8,23 @@
 import type { LedgerEntry } from '../types/credits.js';
 import { one, type Queryable } from './db.js';
 
-export async function writeLedger(c: Queryable, keyId: string, delta: number, reason: LedgerEntry['reason'], ref: string | null, balanceAfter: number, at: string): Promise<void> {
-  await c.query('INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [keyId, delta, reason, ref, balanceAfter, at]);
+export async function writeLedger(
+  c: Queryable,
+  keyId: string,
+  delta: number,
+  reason: LedgerEntry['reason'],
+  ref: string | null,
+  balanceAfter: number,
+  at: string,
+): Promise<void> {
+  await c.query('INSERT INTO credit_ledger (key_id, delta, reason, ref, balance_after, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    keyId,
+    delta,
+    reason,
+    ref,
+    balanceAfter,
+    at,
+  ]);
 }
 
 /** Resets the balance to the allowance when `period` is newer than the key's; call inside a transaction. */
@@ -18,17 +33,34 @@ export async function rollover(c: Queryable, keyId: string, period: string, at: 
 }
 
 /** Debits `amount` if the balance covers it (rolling the period over first); the new balance, or null (nothing debited) if not. */
-export async function debit(c: Queryable, keyId: string, amount: number, period: string, reason: LedgerEntry['reason'], ref: string | null, at: string): Promise<number | null> {
-  return (await one<{ balance: number | null }>(c, 'SELECT covercheck_debit($1, $2, $3, $4, $5, $6) AS balance', [keyId, amount, period, reason, ref, at]))!.balance;
+export async function debit(
+  c: Queryable,
+  keyId: string,
+  amount: number,
+  period: string,
+  reason: LedgerEntry['reason'],
+  ref: string | null,
+  at: string,
+): Promise<number | null> {
+  return (await one<{ balance: number | null }>(c, 'SELECT covercheck_debit($1, $2, $3, $4, $5, $6) AS balance', [
+    keyId,
+    amount,
+    period,
+    reason,
+    ref,
+    at,
+  ]))!.balance;
 }
 
 export async function refund(c: Queryable, keyId: string, amount: number, ref: string | null, at: string): Promise<void> {
   if (amount <= 0) return;
-  const row = await one<{ balance: number }>(c, 'UPDATE api_keys SET balance = balance + $2 WHERE id = $1 RETURNING balance', [keyId, amount]);
+  const row = await one<{ balance: number }>(c, 'UPDATE api_keys SET balance = balance + $2 WHERE id = $1 RETURNING balance', [
+    keyId,
+    amount,
+  ]);
   if (row) await writeLedger(c, keyId, amount, 'refund', ref, row.balance, at);
 }
 
 export async function currentBalance(c: Queryable, keyId: string): Promise<number> {
   return (await one<{ balance: number }>(c, 'SELECT balance FROM api_keys WHERE id = $1', [keyId]))?.balance ?? 0;
 }
-

@@ -48,7 +48,11 @@ export function creditStore(db: Db): CreditStore {
       });
     },
     async ledger(keyId) {
-      return all<LedgerEntry>(db, 'SELECT id, key_id, delta, reason, ref, balance_after, created_at FROM credit_ledger WHERE key_id = $1 ORDER BY id', [keyId]);
+      return all<LedgerEntry>(
+        db,
+        'SELECT id, key_id, delta, reason, ref, balance_after, created_at FROM credit_ledger WHERE key_id = $1 ORDER BY id',
+        [keyId],
+      );
     },
   };
 }

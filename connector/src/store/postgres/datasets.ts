@@ -12,7 +12,10 @@ import { toDataset } from './rows.js';
 
 /** Lower case, accents removed ("Zürich" -> "zurich"), as SQLite's `remove_diacritics 2`. */
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Terms are letters and digits only (datasets/search-query.ts), so they need no escaping. */
@@ -91,7 +94,9 @@ export function datasetStore(db: Db): DatasetStore {
         where.push(`lower(${f}) = lower($${params.length})`);
       }
       // ts_rank's default weights (A 1.0, B 0.4, C 0.2) rank title matches above the rest, as bm25's column weights do in SQLite.
-      const order = hasTerms ? `ts_rank(search, to_tsquery('simple', $1)) DESC, slug COLLATE "C"` : `lower(title) COLLATE "C", slug COLLATE "C"`;
+      const order = hasTerms
+        ? `ts_rank(search, to_tsquery('simple', $1)) DESC, slug COLLATE "C"`
+        : `lower(title) COLLATE "C", slug COLLATE "C"`;
       params.push(query.limit, query.offset);
       const rows = await all(
         db,
@@ -102,11 +107,19 @@ export function datasetStore(db: Db): DatasetStore {
       const windowTotal = rows[0]?.total_rows as number | undefined;
       if (windowTotal !== undefined) return { items: rows.map(toDataset), total: windowTotal };
       // A page past the end has no row to carry the total: count separately.
-      const count = await one<{ n: number }>(db, `SELECT count(*)::int AS n FROM datasets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`, params.slice(0, -2));
+      const count = await one<{ n: number }>(
+        db,
+        `SELECT count(*)::int AS n FROM datasets ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`,
+        params.slice(0, -2),
+      );
       return { items: [], total: count!.n };
     },
     async series(slug, limit, direction) {
-      const rows = await all<SeriesPoint>(db, `SELECT date, value FROM dataset_points WHERE slug = $1 ORDER BY date ${direction === 'latest' ? 'DESC' : 'ASC'} LIMIT $2`, [slug, limit]);
+      const rows = await all<SeriesPoint>(
+        db,
+        `SELECT date, value FROM dataset_points WHERE slug = $1 ORDER BY date ${direction === 'latest' ? 'DESC' : 'ASC'} LIMIT $2`,
+        [slug, limit],
+      );
       return direction === 'latest' ? rows.reverse() : rows;
     },
     async refreshable() {

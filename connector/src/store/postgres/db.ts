@@ -88,7 +88,9 @@ export async function migrate(db: Db, migrations: Migration[]): Promise<number[]
   const applied: number[] = [];
   await tx(db, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(hashtext('covercheck.migrate'))");
-    await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)');
+    await c.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)',
+    );
     const done = new Set((await all<{ id: number }>(c, 'SELECT id FROM schema_migrations')).map((r) => r.id));
     for (const m of migrations) {
       if (done.has(m.id)) continue;

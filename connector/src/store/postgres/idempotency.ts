@@ -5,7 +5,13 @@ import { changed, one, tx, type Db, type Tx } from './db.js';
 /** Completes a claim with its response inside another store's transaction (an accepted job or batch). */
 export async function completeIdempotent(c: Tx, keyId: string, record: IdempotentRecord | undefined, at: string): Promise<void> {
   if (!record) return;
-  await c.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [record.response.status, record.response.body, at, keyId, record.idemKey]);
+  await c.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [
+    record.response.status,
+    record.response.body,
+    at,
+    keyId,
+    record.idemKey,
+  ]);
 }
 
 export function idempotencyStore(db: Db): IdempotencyStore {
@@ -32,7 +38,13 @@ export function idempotencyStore(db: Db): IdempotencyStore {
       });
     },
     async complete(keyId, idemKey, response, at) {
-      await db.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [response.status, response.body, at, keyId, idemKey]);
+      await db.query('UPDATE idempotency SET status = $1, body = $2, completed_at = $3 WHERE key_id = $4 AND idem_key = $5', [
+        response.status,
+        response.body,
+        at,
+        keyId,
+        idemKey,
+      ]);
     },
     async release(keyId, idemKey) {
       await db.query('DELETE FROM idempotency WHERE key_id = $1 AND idem_key = $2 AND status IS NULL', [keyId, idemKey]);

@@ -10,7 +10,20 @@ export function keyStore(db: Db): KeyStore {
         db,
         `INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12) RETURNING *`,
-        [key.id, key.lookup, key.hash, key.name, key.email ?? null, key.mode, key.plan, key.scopes, key.allowance, key.period, key.created_at, key.webhook_secret ?? null],
+        [
+          key.id,
+          key.lookup,
+          key.hash,
+          key.name,
+          key.email ?? null,
+          key.mode,
+          key.plan,
+          key.scopes,
+          key.allowance,
+          key.period,
+          key.created_at,
+          key.webhook_secret ?? null,
+        ],
       );
       return toKey(r!);
     },
@@ -26,7 +39,9 @@ export function keyStore(db: Db): KeyStore {
       return (await all(db, 'SELECT * FROM api_keys ORDER BY created_at, id')).map(toKey);
     },
     async revoke(id, at) {
-      return (await changed(db, "UPDATE api_keys SET status = 'revoked', revoked_at = $1 WHERE id = $2 AND status <> 'revoked'", [at, id])) > 0;
+      return (
+        (await changed(db, "UPDATE api_keys SET status = 'revoked', revoked_at = $1 WHERE id = $2 AND status <> 'revoked'", [at, id])) > 0
+      );
     },
     async touch(id, at) {
       await db.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, id]);

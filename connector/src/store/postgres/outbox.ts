@@ -43,7 +43,13 @@ export function outboxStore(db: Db): OutboxStore {
       return r ? toOutbox(r) : null;
     },
     async list(keyId, page) {
-      const rows = (await all(db, 'SELECT * FROM webhook_outbox WHERE key_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [keyId, page.limit, page.offset])).map(toOutbox);
+      const rows = (
+        await all(db, 'SELECT * FROM webhook_outbox WHERE key_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3', [
+          keyId,
+          page.limit,
+          page.offset,
+        ])
+      ).map(toOutbox);
       const attempts = await all<Row>(
         db,
         'SELECT delivery_id, attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
@@ -52,7 +58,13 @@ export function outboxStore(db: Db): OutboxStore {
       const byDelivery = new Map<string, AttemptRecord[]>();
       for (const a of attempts) {
         const list = byDelivery.get(a.delivery_id as string) ?? [];
-        list.push({ attempt: a.attempt as number, at: a.at as string, status: (a.status as number | null) ?? null, error: str(a.error), duration_ms: a.duration_ms as number });
+        list.push({
+          attempt: a.attempt as number,
+          at: a.at as string,
+          status: (a.status as number | null) ?? null,
+          error: str(a.error),
+          duration_ms: a.duration_ms as number,
+        });
         byDelivery.set(a.delivery_id as string, list);
       }
       const total = (await one<{ n: number }>(db, 'SELECT count(*)::int AS n FROM webhook_outbox WHERE key_id = $1', [keyId]))!.n;

@@ -6,14 +6,10 @@ import { toRequest } from './rows.js';
 export function portalStore(db: Db): PortalStore {
   return {
     async createRequest(r) {
-      await db.query('INSERT INTO portal_key_requests (id, email, mode, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)', [
-        r.id,
-        r.email,
-        r.mode,
-        r.token_hash,
-        r.created_at,
-        r.expires_at,
-      ]);
+      await db.query(
+        'INSERT INTO portal_key_requests (id, email, mode, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [r.id, r.email, r.mode, r.token_hash, r.created_at, r.expires_at],
+      );
     },
     async findRequest(tokenHash) {
       const r = await one(db, 'SELECT * FROM portal_key_requests WHERE token_hash = $1', [tokenHash]);
@@ -22,7 +18,11 @@ export function portalStore(db: Db): PortalStore {
     async consumeRequest(tokenHash, at): Promise<ConsumeOutcome> {
       // One conditional UPDATE: of two concurrent activations, the second waits for the row lock,
       // re-checks `used_at IS NULL` and matches nothing.
-      const row = await one(db, 'UPDATE portal_key_requests SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *', [tokenHash, at]);
+      const row = await one(
+        db,
+        'UPDATE portal_key_requests SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *',
+        [tokenHash, at],
+      );
       if (row) return { ok: true, request: toRequest(row) };
       const existing = await one(db, 'SELECT used_at FROM portal_key_requests WHERE token_hash = $1', [tokenHash]);
       if (!existing) return { ok: false, reason: 'unknown' };

@@ -22,7 +22,23 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
                  source_detail = excluded.source_detail, demo = excluded.demo, priority = excluded.priority, updated_at = excluded.updated_at,
                  kind = excluded.kind, status_text = excluded.status_text
                WHERE excluded.priority >= insurers.priority`,
-              [r.country, r.reference, r.scheme, r.name, JSON.stringify(r.aliases), r.regulated, r.authorised, r.lei, r.source, r.source_detail, r.demo, r.priority, r.updated_at, r.kind, r.status_text],
+              [
+                r.country,
+                r.reference,
+                r.scheme,
+                r.name,
+                JSON.stringify(r.aliases),
+                r.regulated,
+                r.authorised,
+                r.lei,
+                r.source,
+                r.source_detail,
+                r.demo,
+                r.priority,
+                r.updated_at,
+                r.kind,
+                r.status_text,
+              ],
             );
           }
           await c.query(bumpVersion);
@@ -55,14 +71,27 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
                ON CONFLICT (country, policy_number, insurance_type, demo) DO UPDATE SET insurer_reference = excluded.insurer_reference,
                  start_date = excluded.start_date, end_date = excluded.end_date, status = excluded.status,
                  vehicle_registration = excluded.vehicle_registration, source = excluded.source`,
-              [r.country, r.policy_number, r.insurance_type, r.insurer_reference, r.start_date, r.end_date, r.status, r.vehicle_registration, r.source, r.demo],
+              [
+                r.country,
+                r.policy_number,
+                r.insurance_type,
+                r.insurer_reference,
+                r.start_date,
+                r.end_date,
+                r.status,
+                r.vehicle_registration,
+                r.source,
+                r.demo,
+              ],
             );
           }
           return n;
         });
       },
       async find(country, policyNumber) {
-        return (await all(db, 'SELECT * FROM registry_policies WHERE country = $1 AND policy_number = $2', [country, policyNumber])).map(toPolicy);
+        return (await all(db, 'SELECT * FROM registry_policies WHERE country = $1 AND policy_number = $2', [country, policyNumber])).map(
+          toPolicy,
+        );
       },
       async setCoverage(rows) {
         await tx(db, async (c) => {
@@ -90,14 +119,22 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
         return tx(db, async (c) => {
           await c.query('DELETE FROM sanctions WHERE list = $1', [list]);
           for (const r of rows) {
-            await c.query('INSERT INTO sanctions (list, name, country, reference, demo) VALUES ($1, $2, $3, $4, $5)', [list, r.name, r.country, r.reference, r.demo]);
+            await c.query('INSERT INTO sanctions (list, name, country, reference, demo) VALUES ($1, $2, $3, $4, $5)', [
+              list,
+              r.name,
+              r.country,
+              r.reference,
+              r.demo,
+            ]);
           }
           await c.query(bumpVersion);
           return rows.length;
         });
       },
       async all() {
-        return (await all(db, 'SELECT list, name, country, reference, demo FROM sanctions ORDER BY list COLLATE "C", name COLLATE "C"')).map((r) => ({
+        return (
+          await all(db, 'SELECT list, name, country, reference, demo FROM sanctions ORDER BY list COLLATE "C", name COLLATE "C"')
+        ).map((r) => ({
           list: r.list as string,
           name: r.name as string,
           country: (r.country as TCountry | null) ?? null,

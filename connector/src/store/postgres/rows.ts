@@ -3,7 +3,21 @@ import { rowMappers } from '../rows.js';
 
 export { str } from '../rows.js';
 
-export const { toKey, toInsurer, toPolicy, toCoverage, toJob, toBatch, toItem, toOutbox, toDataset, toWriteback, toSchedule, toBinding, toRequest } = rowMappers({
+export const {
+  toKey,
+  toInsurer,
+  toPolicy,
+  toCoverage,
+  toJob,
+  toBatch,
+  toItem,
+  toOutbox,
+  toDataset,
+  toWriteback,
+  toSchedule,
+  toBinding,
+  toRequest,
+} = rowMappers({
   bool: (v) => v === true,
   json: <T>(v: unknown) => v as T,
   list: (v) => v as string[],

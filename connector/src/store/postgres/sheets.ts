@@ -1,5 +1,13 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in PostgreSQL. */
-import { SCHEDULE_RUNS_KEPT, type NewWriteback, type ScheduleRunRecord, type ScheduleStore, type SheetBindingStore, type WritebackQueueEntry, type WritebackStore } from '../types/sheets.js';
+import {
+  SCHEDULE_RUNS_KEPT,
+  type NewWriteback,
+  type ScheduleRunRecord,
+  type ScheduleStore,
+  type SheetBindingStore,
+  type WritebackQueueEntry,
+  type WritebackStore,
+} from '../types/sheets.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { toBinding, toWriteback, toSchedule } from './rows.js';
 
@@ -45,10 +53,17 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         });
       },
       async dueKeys(now) {
-        return all<WritebackQueueEntry>(db, `SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id COLLATE "C"`, [now]);
+        return all<WritebackQueueEntry>(
+          db,
+          `SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id COLLATE "C"`,
+          [now],
+        );
       },
       async renew(owner, until) {
-        const r = await db.query("UPDATE sheet_writebacks SET lease_until = $2 WHERE lease_owner = $1 AND status = 'pending'", [owner, until]);
+        const r = await db.query("UPDATE sheet_writebacks SET lease_until = $2 WHERE lease_owner = $1 AND status = 'pending'", [
+          owner,
+          until,
+        ]);
         return r.rowCount ?? 0;
       },
       async finish(id, owner, o, at) {
@@ -135,10 +150,20 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         await db.query('UPDATE sheet_schedules SET paused_at = $1, paused_reason = $2 WHERE id = $3', [at, reason, id]);
       },
       async resume(id, keyId, next) {
-        return (await changed(db, 'UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = $1 WHERE id = $2 AND key_id = $3', [next, id, keyId])) > 0;
+        return (
+          (await changed(
+            db,
+            'UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = $1 WHERE id = $2 AND key_id = $3',
+            [next, id, keyId],
+          )) > 0
+        );
       },
       async runs(id, limit) {
-        return all<ScheduleRunRecord>(db, 'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT $2', [id, limit]);
+        return all<ScheduleRunRecord>(
+          db,
+          'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC LIMIT $2',
+          [id, limit],
+        );
       },
     },
     sheetBindings: {
@@ -160,7 +185,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         return r ? toBinding(r) : null;
       },
       async list(keyId) {
-        return (await all(db, 'SELECT * FROM sheet_bindings WHERE key_id = $1 ORDER BY created_at, id COLLATE "C"', [keyId])).map(toBinding);
+        return (await all(db, 'SELECT * FROM sheet_bindings WHERE key_id = $1 ORDER BY created_at, id COLLATE "C"', [keyId])).map(
+          toBinding,
+        );
       },
       async recordCheck(id, tokenHash, found, checkedAt) {
         const n = await changed(

@@ -30,7 +30,8 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         return (await one<{ n: number }>(db, "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND kind = $1", [kind]))!.n;
       },
       async pendingDocuments(keyId) {
-        const sql = "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND key_id = $1 AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))";
+        const sql =
+          "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND key_id = $1 AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))";
         return (await one<{ n: number }>(db, sql, [keyId]))!.n;
       },
       async documentBytes(keyId) {
@@ -76,7 +77,14 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         return r ? toJob(r) : null;
       },
       async documentQueue(now) {
-        const rows = await all<{ key_id: string; mode: 'live' | 'test'; leasable: string; active: string; pending: string; oldest: string | null }>(
+        const rows = await all<{
+          key_id: string;
+          mode: 'live' | 'test';
+          leasable: string;
+          active: string;
+          pending: string;
+          oldest: string | null;
+        }>(
           db,
           `SELECT j.key_id, k.mode,
              count(*) FILTER (WHERE j.lease_until IS NULL OR j.lease_until < $1) AS leasable,
@@ -88,10 +96,23 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
            GROUP BY j.key_id, k.mode`,
           [now],
         );
-        return rows.map((r) => ({ key_id: r.key_id, mode: r.mode, leasable: Number(r.leasable), active: Number(r.active), pending: Number(r.pending), oldest: r.oldest }));
+        return rows.map((r) => ({
+          key_id: r.key_id,
+          mode: r.mode,
+          leasable: Number(r.leasable),
+          active: Number(r.active),
+          pending: Number(r.pending),
+          oldest: r.oldest,
+        }));
       },
       async renew(id, owner, until) {
-        return (await changed(db, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'pending'", [until, id, owner])) > 0;
+        return (
+          (await changed(db, "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'pending'", [
+            until,
+            id,
+            owner,
+          ])) > 0
+        );
       },
       async finish(f) {
         return tx(db, async (c) => {
@@ -109,7 +130,10 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         });
       },
       async release(id, owner, retry) {
-        await db.query("UPDATE jobs SET lease_owner = NULL, lease_until = $3, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'", [id, owner, retry]);
+        await db.query(
+          "UPDATE jobs SET lease_owner = NULL, lease_until = $3, updated_at = $3 WHERE id = $1 AND lease_owner = $2 AND status = 'pending'",
+          [id, owner, retry],
+        );
       },
     },
     batches: {
@@ -160,22 +184,33 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         return r ? toBatch(r) : null;
       },
       async renew(id, owner, until) {
-        return (await changed(db, "UPDATE batches SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status <> 'complete'", [until, id, owner])) > 0;
+        return (
+          (await changed(db, "UPDATE batches SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status <> 'complete'", [
+            until,
+            id,
+            owner,
+          ])) > 0
+        );
       },
       async finishItem(f) {
         return tx(db, async (c) => {
           // Locks the batch row: a takeover by another instance (new lease owner) waits for this item, or this item sees it and stops.
-          const owned = await one<{ key_id: string }>(c, "SELECT key_id FROM batches WHERE id = $1 AND lease_owner = $2 AND status <> 'complete' FOR UPDATE", [f.batch_id, f.owner]);
+          const owned = await one<{ key_id: string }>(
+            c,
+            "SELECT key_id FROM batches WHERE id = $1 AND lease_owner = $2 AND status <> 'complete' FOR UPDATE",
+            [f.batch_id, f.owner],
+          );
           if (!owned) return false;
-          const n = await changed(c, "UPDATE batch_items SET state = 'done', result = $3, error = $4, charged = $5 WHERE batch_id = $1 AND idx = $2 AND state = 'pending'", [
-            f.batch_id,
-            f.idx,
-            f.result,
-            f.error,
-            f.settlement.charge,
-          ]);
+          const n = await changed(
+            c,
+            "UPDATE batch_items SET state = 'done', result = $3, error = $4, charged = $5 WHERE batch_id = $1 AND idx = $2 AND state = 'pending'",
+            [f.batch_id, f.idx, f.result, f.error, f.settlement.charge],
+          );
           if (n === 0) return false;
-          await c.query("UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = $2 WHERE id = $1", [f.batch_id, f.at]);
+          await c.query("UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = $2 WHERE id = $1", [
+            f.batch_id,
+            f.at,
+          ]);
           await refund(c, owned.key_id, f.settlement.refund, f.settlement.ref, f.at);
           return true;
         });
@@ -196,7 +231,10 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
         });
       },
       async release(id, owner, retry) {
-        await db.query("UPDATE batches SET lease_owner = NULL, lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'", [id, owner, retry]);
+        await db.query(
+          "UPDATE batches SET lease_owner = NULL, lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'",
+          [id, owner, retry],
+        );
       },
     },
   };

@@ -16,12 +16,15 @@ export function creditStore(db: Db, credits: CreditOps): CreditStore {
   };
 
   // Charges are the hot write of sync verification: grouped into one commit per event-loop turn.
-  const charge = groupCommit(db, (keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
-    const balance = credits.debit(keyId, amount, period, 'charge', ref, at);
-    if (balance === null) return { ok: false, balance: credits.balance(keyId) };
-    if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
-    return { ok: true, balance };
-  });
+  const charge = groupCommit(
+    db,
+    (keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
+      const balance = credits.debit(keyId, amount, period, 'charge', ref, at);
+      if (balance === null) return { ok: false, balance: credits.balance(keyId) };
+      if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
+      return { ok: true, balance };
+    },
+  );
 
   const balanceTx = db.transaction((keyId: string, period: string, at: string): number => {
     credits.rollover(keyId, period, at);

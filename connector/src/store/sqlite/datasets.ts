@@ -11,7 +11,8 @@ export function toFtsQuery(terms: string[]): string {
 
 export function datasetStore(db: Db): DatasetStore {
   const q = {
-    upsert: db.prepare(`INSERT INTO datasets (slug, title, description, category, source, source_url, licence, cadence, unit, refresh, updated_at)
+    upsert:
+      db.prepare(`INSERT INTO datasets (slug, title, description, category, source, source_url, licence, cadence, unit, refresh, updated_at)
       VALUES (@slug, @title, @description, @category, @source, @source_url, @licence, @cadence, @unit, @refresh, @at)
       ON CONFLICT (slug) DO UPDATE SET title = excluded.title, description = excluded.description, category = excluded.category,
         source = excluded.source, source_url = excluded.source_url, licence = excluded.licence, cadence = excluded.cadence,
@@ -19,7 +20,9 @@ export function datasetStore(db: Db): DatasetStore {
     ftsDelete: db.prepare('DELETE FROM datasets_fts WHERE slug = ?'),
     ftsInsert: db.prepare('INSERT INTO datasets_fts (slug, title, description, category, source) VALUES (?, ?, ?, ?, ?)'),
     pointsDelete: db.prepare('DELETE FROM dataset_points WHERE slug = ?'),
-    pointUpsert: db.prepare('INSERT INTO dataset_points (slug, date, value) VALUES (?, ?, ?) ON CONFLICT (slug, date) DO UPDATE SET value = excluded.value'),
+    pointUpsert: db.prepare(
+      'INSERT INTO dataset_points (slug, date, value) VALUES (?, ?, ?) ON CONFLICT (slug, date) DO UPDATE SET value = excluded.value',
+    ),
     stats: db.prepare(`UPDATE datasets SET point_count = (SELECT count(*) FROM dataset_points WHERE slug = @slug),
         first_date = (SELECT min(date) FROM dataset_points WHERE slug = @slug), last_date = (SELECT max(date) FROM dataset_points WHERE slug = @slug),
         last_refreshed_at = @at, last_refresh_attempt_at = @at, last_refresh_error = NULL WHERE slug = @slug`),
@@ -70,7 +73,9 @@ export function datasetStore(db: Db): DatasetStore {
         s = {
           page: db.prepare(`SELECT d.*, count(*) OVER () AS total_rows FROM (SELECT slug, ${rank} AS r FROM datasets_fts WHERE datasets_fts MATCH @q) s
             JOIN datasets d ON d.slug = s.slug ${clause} ORDER BY s.r, s.slug LIMIT @limit OFFSET @offset`),
-          total: db.prepare(`SELECT count(*) AS n FROM datasets_fts f JOIN datasets d ON d.slug = f.slug WHERE datasets_fts MATCH @q${where.length ? ` AND ${where.join(' AND ')}` : ''}`),
+          total: db.prepare(
+            `SELECT count(*) AS n FROM datasets_fts f JOIN datasets d ON d.slug = f.slug WHERE datasets_fts MATCH @q${where.length ? ` AND ${where.join(' AND ')}` : ''}`,
+          ),
         };
         searchCache.set(key, s);
         return s;

@@ -23,7 +23,10 @@ export interface SqliteStoreOptions {
 export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions = {}): Store {
   const db = openDatabase(databasePath);
   migrate(db, MIGRATIONS);
-  const presync = opts.walPresync && opts.walPresync.intervalMs > 0 && databasePath !== ':memory:' ? startWalPresync(`${path.resolve(databasePath)}-wal`, opts.walPresync) : null;
+  const presync =
+    opts.walPresync && opts.walPresync.intervalMs > 0 && databasePath !== ':memory:'
+      ? startWalPresync(`${path.resolve(databasePath)}-wal`, opts.walPresync)
+      : null;
   const credits = creditOps(db);
 
   return {

@@ -5,7 +5,8 @@ import { toKey, type Row } from './rows.js';
 
 export function keyStore(db: Db): KeyStore {
   const q = {
-    insert: db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
+    insert:
+      db.prepare(`INSERT INTO api_keys (id, lookup, hash, name, email, mode, plan, scopes, allowance, balance, period, created_at, webhook_secret)
       VALUES (@id, @lookup, @hash, @name, @email, @mode, @plan, @scopes, @allowance, @allowance, @period, @created_at, @webhook_secret)`),
     secret: db.prepare('UPDATE api_keys SET webhook_secret = ? WHERE id = ?'),
     byLookup: db.prepare('SELECT * FROM api_keys WHERE lookup = ?'),

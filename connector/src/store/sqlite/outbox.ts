@@ -19,9 +19,12 @@ export function outboxStore(db: Db): OutboxStore {
                   ORDER BY next_attempt_at, id LIMIT 1)
       RETURNING *`),
     get: db.prepare('SELECT * FROM webhook_outbox WHERE id = ?'),
-    update: db.prepare(`UPDATE webhook_outbox SET status = @status, attempts = @attempt, next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL,
+    update:
+      db.prepare(`UPDATE webhook_outbox SET status = @status, attempts = @attempt, next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL,
       last_status = @last_status, last_error = @last_error, delivered_at = CASE WHEN @status = 'delivered' THEN @at ELSE delivered_at END WHERE id = @id`),
-    attemptInsert: db.prepare('INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)'),
+    attemptInsert: db.prepare(
+      'INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
     attemptsGet: db.prepare('SELECT attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
     list: db.prepare('SELECT * FROM webhook_outbox WHERE key_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?'),
     count: db.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE key_id = ?'),
@@ -31,10 +34,20 @@ export function outboxStore(db: Db): OutboxStore {
   // The lease runs in an immediate transaction so two processes can't claim the same row.
   const lease = db.transaction((p: { now: string; until: string }) => q.lease.get(p) as Row | undefined);
 
-  const recordAttempt = db.transaction((id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
-    q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
-    q.update.run({ id, status: next.status, attempt: a.attempt, next: next.next_attempt_at, last_status: a.status, last_error: a.error, at: a.at });
-  });
+  const recordAttempt = db.transaction(
+    (id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
+      q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
+      q.update.run({
+        id,
+        status: next.status,
+        attempt: a.attempt,
+        next: next.next_attempt_at,
+        last_status: a.status,
+        last_error: a.error,
+        at: a.at,
+      });
+    },
+  );
 
   return {
     async lease(now, until) {

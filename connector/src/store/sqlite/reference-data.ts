@@ -1,12 +1,21 @@
 /** Reference data in SQLite: insurers (with the version counter in-memory indexes watch), registry policies and coverage, sanctions lists. */
 import type { TCountry } from '../../../../shared/policy.js';
 import type { Db } from './db.js';
-import type { InsurerRecord, InsurerStore, NewRegistryCoverage, RegistryPolicyRecord, RegistryStore, SanctionRecord, SanctionStore } from '../types/reference-data.js';
+import type {
+  InsurerRecord,
+  InsurerStore,
+  NewRegistryCoverage,
+  RegistryPolicyRecord,
+  RegistryStore,
+  SanctionRecord,
+  SanctionStore,
+} from '../types/reference-data.js';
 import { toCoverage, toInsurer, toPolicy, type Row } from './rows.js';
 
 export function referenceDataStores(db: Db): { insurers: InsurerStore; registry: RegistryStore; sanctions: SanctionStore } {
   const q = {
-    insurerUpsert: db.prepare(`INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at, kind, status_text)
+    insurerUpsert:
+      db.prepare(`INSERT INTO insurers (country, reference, scheme, name, aliases, regulated, authorised, lei, source, source_detail, demo, priority, updated_at, kind, status_text)
       VALUES (@country, @reference, @scheme, @name, @aliases, @regulated, @authorised, @lei, @source, @source_detail, @demo, @priority, @updated_at, @kind, @status_text)
       ON CONFLICT (country, reference) DO UPDATE SET scheme = excluded.scheme, name = excluded.name, aliases = excluded.aliases,
         regulated = excluded.regulated, authorised = excluded.authorised, lei = excluded.lei, source = excluded.source,
@@ -18,14 +27,16 @@ export function referenceDataStores(db: Db): { insurers: InsurerStore; registry:
     insurerCount: db.prepare('SELECT count(*) AS n FROM insurers'),
     insurersBump: db.prepare("UPDATE meta SET value = value + 1 WHERE name = 'insurers_version'"),
     insurersVersion: db.prepare("SELECT value FROM meta WHERE name = 'insurers_version'"),
-    policyUpsert: db.prepare(`INSERT INTO registry_policies (country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo)
+    policyUpsert:
+      db.prepare(`INSERT INTO registry_policies (country, policy_number, insurance_type, insurer_reference, start_date, end_date, status, vehicle_registration, source, demo)
       VALUES (@country, @policy_number, @insurance_type, @insurer_reference, @start_date, @end_date, @status, @vehicle_registration, @source, @demo)
       ON CONFLICT (country, policy_number, insurance_type, demo) DO UPDATE SET insurer_reference = excluded.insurer_reference,
         start_date = excluded.start_date, end_date = excluded.end_date, status = excluded.status,
         vehicle_registration = excluded.vehicle_registration, source = excluded.source`),
     policyFind: db.prepare('SELECT * FROM registry_policies WHERE country = ? AND policy_number = ?'),
     policyCount: db.prepare('SELECT count(*) AS n FROM registry_policies'),
-    coverageUpsert: db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, demo_covered, updated_at) VALUES (@country, @insurance_type, @source, @demo, @demo, @updated_at)
+    coverageUpsert:
+      db.prepare(`INSERT INTO registry_coverage (country, insurance_type, source, demo, demo_covered, updated_at) VALUES (@country, @insurance_type, @source, @demo, @demo, @updated_at)
       ON CONFLICT (country, insurance_type) DO UPDATE SET source = excluded.source, demo = min(registry_coverage.demo, excluded.demo),
         demo_covered = max(registry_coverage.demo_covered, excluded.demo_covered), updated_at = excluded.updated_at`),
     coverageGet: db.prepare('SELECT * FROM registry_coverage WHERE country = ? AND insurance_type = ?'),

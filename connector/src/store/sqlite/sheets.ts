@@ -1,11 +1,21 @@
 /** Sheet write-backs, dataset refresh schedules and spreadsheet bindings in SQLite. */
-import { SCHEDULE_RUNS_KEPT, type NewWriteback, ScheduleRecord, ScheduleRunRecord, ScheduleStore, SheetBindingStore, WritebackStore, type WritebackQueueEntry } from '../types/sheets.js';
+import {
+  SCHEDULE_RUNS_KEPT,
+  type NewWriteback,
+  ScheduleRecord,
+  ScheduleRunRecord,
+  ScheduleStore,
+  SheetBindingStore,
+  WritebackStore,
+  type WritebackQueueEntry,
+} from '../types/sheets.js';
 import type { Db } from './db.js';
 import { toBinding, toWriteback, type Row } from './rows.js';
 
 /** Queues a write-back; run inside the transaction that finishes the job or batch whose results it carries. */
 export function writebackEnqueuer(db: Db): (w: NewWriteback | null | undefined) => void {
-  const insert = db.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
+  const insert =
+    db.prepare(`INSERT INTO sheet_writebacks (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, next_attempt_at, created_at, updated_at)
       VALUES (@id, @key_id, @subject_type, @subject_id, @kind, @spreadsheet_id, @target, @rows, @created_at, @created_at, @created_at)`);
   return (w) => {
     if (w) insert.run(w);
@@ -19,7 +29,9 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
   const q = {
     firstDue: db.prepare(`SELECT spreadsheet_id FROM sheet_writebacks WHERE ${LEASABLE} AND (@key_id IS NULL OR key_id = @key_id)
       ORDER BY next_attempt_at, id LIMIT 1`),
-    dueKeys: db.prepare(`SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id`),
+    dueKeys: db.prepare(
+      `SELECT key_id, min(next_attempt_at) AS oldest FROM sheet_writebacks WHERE ${LEASABLE} GROUP BY key_id ORDER BY oldest, key_id`,
+    ),
     leaseSheet: db.prepare(`UPDATE sheet_writebacks SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1
       WHERE spreadsheet_id = @sid AND status = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now) RETURNING *`),
     finish: db.prepare(`UPDATE sheet_writebacks SET status = @status, written = @written, missing = @missing, last_error = @error,
@@ -27,7 +39,8 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
       WHERE id = @id AND lease_owner = @owner AND status = 'pending'`),
     renew: db.prepare("UPDATE sheet_writebacks SET lease_until = @until WHERE lease_owner = @owner AND status = 'pending'"),
     forSubject: db.prepare('SELECT * FROM sheet_writebacks WHERE subject_id = ? ORDER BY created_at DESC LIMIT 1'),
-    schedInsert: db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at)
+    schedInsert:
+      db.prepare(`INSERT INTO sheet_schedules (id, key_id, dataset, spreadsheet_id, sheet_name, cadence, point_limit, output_mode, next_run_at, created_at)
       VALUES (@id, @key_id, @dataset, @spreadsheet_id, @sheet_name, @cadence, @point_limit, @output_mode, @next_run_at, @created_at)`),
     schedGet: db.prepare('SELECT * FROM sheet_schedules WHERE id = ?'),
     schedList: db.prepare('SELECT * FROM sheet_schedules WHERE key_id = ? ORDER BY created_at, id'),
@@ -38,19 +51,25 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
     runInsert: db.prepare("INSERT INTO sheet_schedule_runs (schedule_id, started_at, status) VALUES (?, ?, 'running')"),
     runRenew: db.prepare(`UPDATE sheet_schedules SET running_until = @until
       WHERE id = @id AND EXISTS (SELECT 1 FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at = @started_at AND status = 'running')`),
-    runsInterrupted: db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
+    runsInterrupted:
+      db.prepare(`UPDATE sheet_schedule_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the connector stopped during this run'
       WHERE schedule_id = ? AND status = 'running'`),
     runFinish: db.prepare(`UPDATE sheet_schedule_runs SET finished_at = @finished_at, status = @status, rows = @rows, error = @error
       WHERE schedule_id = @id AND started_at = @started_at AND status = 'running'`),
     schedNext: db.prepare(`UPDATE sheet_schedules SET next_run_at = @next, running_until = NULL,
       failures_in_row = CASE WHEN @failed THEN failures_in_row + 1 ELSE 0 END WHERE id = @id RETURNING failures_in_row`),
     schedPause: db.prepare('UPDATE sheet_schedules SET paused_at = ?, paused_reason = ? WHERE id = ?'),
-    schedResume: db.prepare('UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = ? WHERE id = ? AND key_id = ?'),
+    schedResume: db.prepare(
+      'UPDATE sheet_schedules SET paused_at = NULL, paused_reason = NULL, failures_in_row = 0, next_run_at = ? WHERE id = ? AND key_id = ?',
+    ),
     // The run history is bounded: everything older than the SCHEDULE_RUNS_KEPT-th latest run goes.
     runsPrune: db.prepare(`DELETE FROM sheet_schedule_runs WHERE schedule_id = @id AND started_at <
       (SELECT started_at FROM sheet_schedule_runs WHERE schedule_id = @id ORDER BY started_at DESC LIMIT 1 OFFSET @keep)`),
-    runs: db.prepare('SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?'),
-    bindingIssue: db.prepare(`INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES (@id, @key_id, @spreadsheet_id, @token_hash, 'pending', @created_at)
+    runs: db.prepare(
+      'SELECT started_at, finished_at, status, rows, error FROM sheet_schedule_runs WHERE schedule_id = ? ORDER BY started_at DESC LIMIT ?',
+    ),
+    bindingIssue:
+      db.prepare(`INSERT INTO sheet_bindings (id, key_id, spreadsheet_id, token_hash, status, created_at) VALUES (@id, @key_id, @spreadsheet_id, @token_hash, 'pending', @created_at)
       ON CONFLICT (key_id, spreadsheet_id) DO UPDATE SET token_hash = excluded.token_hash, status = 'pending', verified_at = NULL, checked_at = NULL RETURNING *`),
     bindingGet: db.prepare('SELECT * FROM sheet_bindings WHERE id = ?'),
     bindingFind: db.prepare('SELECT * FROM sheet_bindings WHERE key_id = ? AND spreadsheet_id = ?'),
@@ -94,7 +113,18 @@ export function sheetStores(db: Db): { writebacks: WritebackStore; schedules: Sc
         return q.renew.run({ owner, until }).changes;
       },
       async finish(id, owner, o, at) {
-        return q.finish.run({ id, owner, status: o.status, written: o.written, missing: JSON.stringify(o.missing), error: o.error, next: o.next_attempt_at, at }).changes > 0;
+        return (
+          q.finish.run({
+            id,
+            owner,
+            status: o.status,
+            written: o.written,
+            missing: JSON.stringify(o.missing),
+            error: o.error,
+            next: o.next_attempt_at,
+            at,
+          }).changes > 0
+        );
       },
       async forSubject(subjectId) {
         const r = q.forSubject.get(subjectId) as Row | undefined;

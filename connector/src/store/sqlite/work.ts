@@ -15,7 +15,8 @@ import { toBatch, toItem, toJob, type Row } from './rows.js';
 import { writebackEnqueuer } from './sheets.js';
 
 /** 1 when a job carries a document (an extraction, or a verification sent with one), else 0. */
-const HAS_DOCUMENT = "CASE WHEN jobs.kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id) THEN 1 ELSE 0 END";
+const HAS_DOCUMENT =
+  "CASE WHEN jobs.kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id) THEN 1 ELSE 0 END";
 
 export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batches: BatchStore } {
   const JOB_COLS = 'jobs.*, (SELECT length(content) FROM job_documents d WHERE d.job_id = jobs.id) AS document_bytes';
@@ -24,7 +25,9 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       VALUES (@id, @key_id, @kind, @payload, @webhook_url, @sheet_target, @reserved, @created_at, @created_at)`),
     docInsert: db.prepare('INSERT INTO job_documents (job_id, content) VALUES (?, ?)'),
     docGet: db.prepare('SELECT content FROM job_documents WHERE job_id = ?'),
-    docBytesAdd: db.prepare('INSERT INTO key_document_bytes (key_id, bytes) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET bytes = key_document_bytes.bytes + excluded.bytes'),
+    docBytesAdd: db.prepare(
+      'INSERT INTO key_document_bytes (key_id, bytes) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET bytes = key_document_bytes.bytes + excluded.bytes',
+    ),
     docBytesGet: db.prepare('SELECT bytes FROM key_document_bytes WHERE key_id = ?'),
     jobGet: db.prepare(`SELECT ${JOB_COLS} FROM jobs WHERE id = ?`),
     jobLease: db.prepare(`UPDATE jobs SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1, updated_at = @now
@@ -50,10 +53,14 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     jobPendingDocuments: db.prepare(
       "SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND key_id = ? AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))",
     ),
-    jobFinish: db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
+    jobFinish:
+      db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
       finished_by = @owner, updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
-    jobRelease: db.prepare("UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'"),
-    batchInsert: db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at)
+    jobRelease: db.prepare(
+      "UPDATE jobs SET lease_owner = NULL, lease_until = @retry, updated_at = @retry WHERE id = @id AND lease_owner = @owner AND status = 'pending'",
+    ),
+    batchInsert:
+      db.prepare(`INSERT INTO batches (id, key_id, total_count, completed_count, webhook_url, sheet_target, created_at, updated_at)
       VALUES (@id, @key_id, @total, @done, @webhook_url, @sheet_target, @created_at, @created_at)`),
     itemInsert: db.prepare(`INSERT INTO batch_items (batch_id, idx, policy_number, input, state, result, error, reserved)
       VALUES (@batch_id, @idx, @policy_number, @input, @state, @result, @error, @reserved)`),
@@ -66,11 +73,16 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     batchOwned: db.prepare("SELECT key_id FROM batches WHERE id = ? AND lease_owner = ? AND status != 'complete'"),
     itemFinish: db.prepare(`UPDATE batch_items SET state = 'done', result = @result, error = @error, charged = @charge
       WHERE batch_id = @batch_id AND idx = @idx AND state = 'pending'`),
-    batchProgress: db.prepare(`UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = @at WHERE id = @id`),
-    batchComplete: db.prepare(`UPDATE batches SET status = 'complete', lease_owner = NULL, lease_until = NULL, updated_at = @at, completed_at = @at
+    batchProgress: db.prepare(
+      `UPDATE batches SET completed_count = completed_count + 1, status = 'processing', updated_at = @at WHERE id = @id`,
+    ),
+    batchComplete:
+      db.prepare(`UPDATE batches SET status = 'complete', lease_owner = NULL, lease_until = NULL, updated_at = @at, completed_at = @at
       WHERE id = @id AND lease_owner = @owner AND status != 'complete'
         AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = @id AND state = 'pending')`),
-    batchRelease: db.prepare("UPDATE batches SET lease_owner = NULL, lease_until = @retry WHERE id = @id AND lease_owner = @owner AND status != 'complete'"),
+    batchRelease: db.prepare(
+      "UPDATE batches SET lease_owner = NULL, lease_until = @retry WHERE id = @id AND lease_owner = @owner AND status != 'complete'",
+    ),
   };
 
   function reserve(keyId: string, r: Reservation | null, at: string): SubmitOutcome {
@@ -87,22 +99,31 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
   const enqueueWriteback = writebackEnqueuer(db);
   const completeIdempotent = idempotentCompleter(db);
 
-  const jobCreate = db.transaction((job: Parameters<JobStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
-    const reserved = reserve(job.key_id, r, job.created_at);
-    if (!reserved.ok) return reserved;
-    q.jobInsert.run({ ...job, sheet_target: job.sheet_target ?? null, reserved: r?.amount ?? 0 });
-    if (job.document) {
-      q.docInsert.run(job.id, job.document);
-      q.docBytesAdd.run(job.key_id, job.document.length);
-    }
-    completeIdempotent(job.key_id, record, job.created_at);
-    return reserved;
-  });
+  const jobCreate = db.transaction(
+    (job: Parameters<JobStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
+      const reserved = reserve(job.key_id, r, job.created_at);
+      if (!reserved.ok) return reserved;
+      q.jobInsert.run({ ...job, sheet_target: job.sheet_target ?? null, reserved: r?.amount ?? 0 });
+      if (job.document) {
+        q.docInsert.run(job.id, job.document);
+        q.docBytesAdd.run(job.key_id, job.document.length);
+      }
+      completeIdempotent(job.key_id, record, job.created_at);
+      return reserved;
+    },
+  );
 
   const jobFinish = db.transaction((f: Parameters<JobStore['finish']>[0]): boolean => {
-    const row = q.jobFinish.get({ id: f.id, owner: f.owner, status: f.status, result: f.result, error: f.error, charge: f.settlement.charge, document_outcome: f.document_outcome ?? null, at: f.at }) as
-      | { key_id: string }
-      | undefined;
+    const row = q.jobFinish.get({
+      id: f.id,
+      owner: f.owner,
+      status: f.status,
+      result: f.result,
+      error: f.error,
+      charge: f.settlement.charge,
+      document_outcome: f.document_outcome ?? null,
+      at: f.at,
+    }) as { key_id: string } | undefined;
     if (!row) return false;
     settle(row.key_id, f.settlement, f.at);
     enqueue(f.outbox);
@@ -110,36 +131,57 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     return true;
   });
 
-  const batchCreate = db.transaction((b: Parameters<BatchStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
-    const reserved = reserve(b.key_id, r, b.created_at);
-    if (!reserved.ok) return reserved;
-    const done = b.items.filter((i) => i.state === 'done').length;
-    q.batchInsert.run({ id: b.id, key_id: b.key_id, total: b.items.length, done, webhook_url: b.webhook_url, sheet_target: b.sheet_target ?? null, created_at: b.created_at });
-    for (const item of b.items) q.itemInsert.run({ ...item, batch_id: b.id });
-    completeIdempotent(b.key_id, record, b.created_at);
-    return reserved;
-  });
+  const batchCreate = db.transaction(
+    (b: Parameters<BatchStore['create']>[0], r: Reservation | null, record?: IdempotentRecord): SubmitOutcome => {
+      const reserved = reserve(b.key_id, r, b.created_at);
+      if (!reserved.ok) return reserved;
+      const done = b.items.filter((i) => i.state === 'done').length;
+      q.batchInsert.run({
+        id: b.id,
+        key_id: b.key_id,
+        total: b.items.length,
+        done,
+        webhook_url: b.webhook_url,
+        sheet_target: b.sheet_target ?? null,
+        created_at: b.created_at,
+      });
+      for (const item of b.items) q.itemInsert.run({ ...item, batch_id: b.id });
+      completeIdempotent(b.key_id, record, b.created_at);
+      return reserved;
+    },
+  );
 
   const itemFinish = db.transaction((f: Parameters<BatchStore['finishItem']>[0]): boolean => {
     const owned = q.batchOwned.get(f.batch_id, f.owner) as { key_id: string } | undefined;
     if (!owned) return false;
-    const changed = q.itemFinish.run({ batch_id: f.batch_id, idx: f.idx, result: f.result, error: f.error, charge: f.settlement.charge }).changes;
+    const changed = q.itemFinish.run({
+      batch_id: f.batch_id,
+      idx: f.idx,
+      result: f.result,
+      error: f.error,
+      charge: f.settlement.charge,
+    }).changes;
     if (changed === 0) return false;
     q.batchProgress.run({ id: f.batch_id, at: f.at });
     settle(owned.key_id, f.settlement, f.at);
     return true;
   });
 
-  const batchComplete = db.transaction((id: string, owner: string, outbox: NewOutbox | null, at: string, writeback: NewWriteback | null): boolean => {
-    if (q.batchComplete.run({ id, owner, at }).changes === 0) return false;
-    enqueue(outbox);
-    enqueueWriteback(writeback);
-    return true;
-  });
+  const batchComplete = db.transaction(
+    (id: string, owner: string, outbox: NewOutbox | null, at: string, writeback: NewWriteback | null): boolean => {
+      if (q.batchComplete.run({ id, owner, at }).changes === 0) return false;
+      enqueue(outbox);
+      enqueueWriteback(writeback);
+      return true;
+    },
+  );
 
   // Lease statements run in immediate transactions so two processes can't claim the same row.
   const jobLease = db.transaction((p: { owner: string; now: string; until: string }) => q.jobLease.get(p) as { id: string } | undefined);
-  const jobLeaseLane = db.transaction((p: { owner: string; now: string; until: string; documents: number; key_id: string | null }) => q.jobLeaseLane.get(p) as { id: string } | undefined);
+  const jobLeaseLane = db.transaction(
+    (p: { owner: string; now: string; until: string; documents: number; key_id: string | null }) =>
+      q.jobLeaseLane.get(p) as { id: string } | undefined,
+  );
   const batchLease = db.transaction((p: { owner: string; now: string; until: string }) => q.batchLease.get(p) as Row | undefined);
 
   return {
@@ -165,7 +207,9 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
         return r?.content ?? null;
       },
       async lease(owner, now, until, lane) {
-        const r = lane ? jobLeaseLane.immediate({ owner, now, until, documents: lane.documents ? 1 : 0, key_id: lane.keyId ?? null }) : jobLease.immediate({ owner, now, until });
+        const r = lane
+          ? jobLeaseLane.immediate({ owner, now, until, documents: lane.documents ? 1 : 0, key_id: lane.keyId ?? null })
+          : jobLease.immediate({ owner, now, until });
         return r ? toJob(q.jobGet.get(r.id) as Row) : null;
       },
       async documentQueue(now) {

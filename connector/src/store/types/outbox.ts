@@ -42,6 +42,9 @@ export interface OutboxStore {
   /** Records one attempt and the delivery's new state in one transaction. */
   recordAttempt(id: string, attempt: AttemptRecord, next: { status: DeliveryStatus; next_attempt_at: string | null }): Promise<void>;
   get(id: string): Promise<OutboxRecord | null>;
-  list(keyId: string, page: { limit: number; offset: number }): Promise<{ items: (OutboxRecord & { attempt_log: AttemptRecord[] })[]; total: number }>;
+  list(
+    keyId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: (OutboxRecord & { attempt_log: AttemptRecord[] })[]; total: number }>;
   forSubject(subjectId: string): Promise<OutboxRecord[]>;
 }

@@ -58,7 +58,18 @@ export interface WritebackStore {
    * Records the outcome and ends the lease. False, and nothing recorded, when `owner` no longer holds
    * the write-back (its lease ran out and another worker took it, or it is finished already).
    */
-  finish(id: string, owner: string, outcome: { status: WritebackRecord['status']; written: number; missing: string[]; error: string | null; next_attempt_at: string | null }, at: string): Promise<boolean>;
+  finish(
+    id: string,
+    owner: string,
+    outcome: {
+      status: WritebackRecord['status'];
+      written: number;
+      missing: string[];
+      error: string | null;
+      next_attempt_at: string | null;
+    },
+    at: string,
+  ): Promise<boolean>;
   forSubject(subjectId: string): Promise<WritebackRecord | null>;
 }
 

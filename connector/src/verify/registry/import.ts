@@ -14,7 +14,10 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export class RegistryImportError extends Error {}
 
-export function parseRegistryCsv(text: string, opts: { source: string; demo: boolean; now: string }): { rows: RegistryPolicyRecord[]; coverage: NewRegistryCoverage[] } {
+export function parseRegistryCsv(
+  text: string,
+  opts: { source: string; demo: boolean; now: string },
+): { rows: RegistryPolicyRecord[]; coverage: NewRegistryCoverage[] } {
   let records: Record<string, string>[];
   try {
     records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true }) as Record<string, string>[];
@@ -23,7 +26,8 @@ export function parseRegistryCsv(text: string, opts: { source: string; demo: boo
   }
   const header = records.length > 0 ? Object.keys(records[0]!) : [];
   const missing = REQUIRED.filter((c) => !header.includes(c));
-  if (records.length > 0 && missing.length > 0) throw new RegistryImportError(`Missing column${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
+  if (records.length > 0 && missing.length > 0)
+    throw new RegistryImportError(`Missing column${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`);
   const rows: RegistryPolicyRecord[] = [];
   const covered = new Set<string>();
   records.forEach((r, i) => {
@@ -31,9 +35,12 @@ export function parseRegistryCsv(text: string, opts: { source: string; demo: boo
     const country = (r.country ?? '').toUpperCase() as TCountry;
     const type = (r.insurance_type ?? '').toLowerCase() as TInsuranceType;
     const status = (r.status ?? '').toLowerCase() as RegistryPolicyRecord['status'];
-    if (!COUNTRIES.includes(country)) throw new RegistryImportError(`Line ${line}: country "${r.country}" is not one of ${COUNTRIES.join(', ')}`);
-    if (!INSURANCE_TYPES.includes(type)) throw new RegistryImportError(`Line ${line}: insurance_type "${r.insurance_type}" is not one of ${INSURANCE_TYPES.join(', ')}`);
-    if (!REGISTRY_STATUSES.includes(status)) throw new RegistryImportError(`Line ${line}: status "${r.status}" is not one of ${REGISTRY_STATUSES.join(', ')}`);
+    if (!COUNTRIES.includes(country))
+      throw new RegistryImportError(`Line ${line}: country "${r.country}" is not one of ${COUNTRIES.join(', ')}`);
+    if (!INSURANCE_TYPES.includes(type))
+      throw new RegistryImportError(`Line ${line}: insurance_type "${r.insurance_type}" is not one of ${INSURANCE_TYPES.join(', ')}`);
+    if (!REGISTRY_STATUSES.includes(status))
+      throw new RegistryImportError(`Line ${line}: status "${r.status}" is not one of ${REGISTRY_STATUSES.join(', ')}`);
     const number = normalisePolicyNumber(r.policy_number ?? '');
     if (!number) throw new RegistryImportError(`Line ${line}: policy_number is empty`);
     for (const d of ['start_date', 'end_date'] as const) {

@@ -38,11 +38,19 @@ export function limitedRegistry(inner: RegistryAdapter, opts: LimitOptions, limi
           settle(answer);
         };
         // Answers at the deadline even if the upstream call ignores its signal; later settles are no-ops.
-        due.signal.addEventListener('abort', () => resolve(unavailable(started ? `timed out after ${opts.timeoutMs} ms` : `timed out in queue after ${opts.timeoutMs} ms`)), {
-          once: true,
-        });
+        due.signal.addEventListener(
+          'abort',
+          () => resolve(unavailable(started ? `timed out after ${opts.timeoutMs} ms` : `timed out in queue after ${opts.timeoutMs} ms`)),
+          {
+            once: true,
+          },
+        );
         calls
-          .run(due.signal, () => inner.lookup(query, due.signal), () => (started = true))
+          .run(
+            due.signal,
+            () => inner.lookup(query, due.signal),
+            () => (started = true),
+          )
           .then(resolve, (err: unknown) => resolve(unavailable((err as Error).message)));
       });
     },

@@ -25,10 +25,16 @@ export interface Span {
   end: number;
 }
 
-const GLOBAL_LABELS = Object.fromEntries(Object.entries(LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`))])) as Record<LabelKind, RegExp[]>;
+const GLOBAL_LABELS = Object.fromEntries(
+  Object.entries(LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`))]),
+) as Record<LabelKind, RegExp[]>;
 
 /** Any label of any kind (the same patterns and flags as one alternation): most lines hold none, and one scan says so. */
-const ANY_LABEL = new RegExp(Object.values(LABELS).flatMap((res) => res.map((r) => `(?:${r.source})`)).join('|'));
+const ANY_LABEL = new RegExp(
+  Object.values(LABELS)
+    .flatMap((res) => res.map((r) => `(?:${r.source})`))
+    .join('|'),
+);
 
 /** Every match of every label pattern in `text`, kind by kind in LABELS' order. */
 function* labelMatches(text: string): Generator<[LabelKind, RegExpExecArray]> {
@@ -48,7 +54,11 @@ function cellSpans(line: Line): Array<{ start: number; end: number; x: number }>
   }
   return spans;
 }
-const cellAt = (spans: Array<{ start: number; end: number }>, offset: number): number => Math.max(0, spans.findIndex((s) => offset < s.end + CELL_GAP.length));
+const cellAt = (spans: Array<{ start: number; end: number }>, offset: number): number =>
+  Math.max(
+    0,
+    spans.findIndex((s) => offset < s.end + CELL_GAP.length),
+  );
 
 /** OCR look-alike digits read back as the letters of a label ("P0licy", "Ablauf" as "AbIauf" folds to "ablauf"). */
 const lettersOf = (s: string): string => s.replace(/0/g, 'o').replace(/1/g, 'l').replace(/5/g, 's');
@@ -87,7 +97,12 @@ export class DocumentIndex {
         const end = start + m[0].length;
         if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
         // Words of a name, not a label: "... Victoria Insurance Company Limited" (capitalised, after a capitalised word).
-        if (kind === 'insurer' && /^\p{Lu}/u.test(line.text.slice(start)) && /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))) continue;
+        if (
+          kind === 'insurer' &&
+          /^\p{Lu}/u.test(line.text.slice(start)) &&
+          /\p{Lu}[\p{L}&+-]*\s$/u.test(line.text.slice(Math.max(0, start - 30), start))
+        )
+          continue;
         const cell = cellAt(this.spans[i]!, start);
         const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
         out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
@@ -101,7 +116,16 @@ export class DocumentIndex {
       for (const [kind, m] of labelMatches(joined)) {
         const end = m.index + m[0].length - tail.length;
         if (m.index >= tail.length || end <= 0 || out.some((h) => h.start < end)) continue;
-        out.push({ kind, line: i, cell: 0, start: 0, end, x: this.spans[i]![0]?.x ?? 0, fuzzy: false, secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)) });
+        out.push({
+          kind,
+          line: i,
+          cell: 0,
+          start: 0,
+          end,
+          x: this.spans[i]![0]?.x ?? 0,
+          fuzzy: false,
+          secondary: SECONDARY.test(joined.slice(0, m.index + m[0].length)),
+        });
       }
     }
     return out.sort((a, b) => a.start - b.start);

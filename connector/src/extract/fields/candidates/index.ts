@@ -15,7 +15,12 @@ import { policyCandidates } from './policy-number.js';
 export { RANKED_FIELDS, type CandidateContext, type FieldCandidate, type NameMatcher, type RankedField } from './candidate.js';
 
 /** Per-field candidate generators, for callers that need one field before another (the country before policy numbers). */
-export function documentView(lines: Line[]): { insurer: (ctx: CandidateContext) => FieldCandidate[]; plates: (ctx: CandidateContext) => FieldCandidate[]; dates: () => FieldCandidate[]; policy: (ctx: CandidateContext, exclude: Set<string>) => FieldCandidate[] } {
+export function documentView(lines: Line[]): {
+  insurer: (ctx: CandidateContext) => FieldCandidate[];
+  plates: (ctx: CandidateContext) => FieldCandidate[];
+  dates: () => FieldCandidate[];
+  policy: (ctx: CandidateContext, exclude: Set<string>) => FieldCandidate[];
+} {
   const doc = new DocumentIndex(lines);
   return {
     insurer: (ctx) => insurerCandidates(doc, ctx),

@@ -22,7 +22,11 @@ const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
 const NAME_IS_LABEL = [
   new RegExp(`^(?:${LABELS.insurer.map((re) => `(?:${re.source})`).join('|')})$`),
-  new RegExp(Object.entries(LABELS).flatMap(([kind, res]) => (kind === 'insurer' ? [] : res.map((re) => `(?:${re.source})`))).join('|')),
+  new RegExp(
+    Object.entries(LABELS)
+      .flatMap(([kind, res]) => (kind === 'insurer' ? [] : res.map((re) => `(?:${re.source})`)))
+      .join('|'),
+  ),
 ];
 
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
@@ -65,7 +69,13 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     }
     // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
     const near = distractors(doc, span, NOT_INSURER);
-    const f: Relations = { bias: 1, ...how, ...labelRelations(doc, span, ['insurer']), ...positionFeatures(doc, span.line), ...(near.distract_near ? { distract_near: 1 } : {}) };
+    const f: Relations = {
+      bias: 1,
+      ...how,
+      ...labelRelations(doc, span, ['insurer']),
+      ...positionFeatures(doc, span.line),
+      ...(near.distract_near ? { distract_near: 1 } : {}),
+    };
     if (orgWord) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;
@@ -85,18 +95,33 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     // words are a register name's exactly takes the register's spelling.
     const ocrSpelling = !!best && doc.lines[span.line]?.ocr === true && best.name !== name && nameTokens(best.name).join(' ') === key;
     const value = best && ((best.score >= 0.97 && best.score < 1) || ocrSpelling) ? best.name : name;
-    out.push({ field: 'insurer', value, key: nameTokens(value).join(' '), line: span.line, features: f, ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}) });
+    out.push({
+      field: 'insurer',
+      value,
+      key: nameTokens(value).join(' '),
+      line: span.line,
+      features: f,
+      ...(best && best.score >= 0.85 ? { registerCountry: best.country } : {}),
+    });
   };
   doc.lines.forEach((line, i) => {
     const spans = doc.spans[i]!;
     // After an insurer label: the rest of its cell, the next cell, the cell below.
     for (const h of doc.hits[i]!.filter((x) => x.kind === 'insurer')) {
       const cs = spans[h.cell]!;
-      const rest = line.text.slice(h.end, cs.end).replace(/^[\s:;.,|\-–—=]+/, '').replace(LEADING_COPULA, '');
+      const rest = line.text
+        .slice(h.end, cs.end)
+        .replace(/^[\s:;.,|\-–—=]+/, '')
+        .replace(LEADING_COPULA, '');
       const start = cs.end - rest.length;
       if (rest.trim()) add(nameFrom(rest), { line: i, cell: h.cell, start, end: cs.end }, { from_label: 1 });
       const next = spans[h.cell + 1];
-      if (next && !rest.trim()) add(nameFrom(line.text.slice(next.start, next.end)), { line: i, cell: h.cell + 1, start: next.start, end: next.end }, { from_label: 1 });
+      if (next && !rest.trim())
+        add(
+          nameFrom(line.text.slice(next.start, next.end)),
+          { line: i, cell: h.cell + 1, start: next.start, end: next.end },
+          { from_label: 1 },
+        );
       // A label over its value (forms with a label row): the cell below nearest in x.
       const below = doc.spans[i + 1];
       if (below && !rest.trim()) {
@@ -105,7 +130,11 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
           if (Math.abs(c.x - cs.x) < Math.abs(below[k]!.x - cs.x)) k = j;
         });
         const c = below[k]!;
-        add(nameFrom(doc.lines[i + 1]!.text.slice(c.start, c.end)), { line: i + 1, cell: k, start: c.start, end: c.end }, { from_label: 1 });
+        add(
+          nameFrom(doc.lines[i + 1]!.text.slice(c.start, c.end)),
+          { line: i + 1, cell: k, start: c.start, end: c.end },
+          { from_label: 1 },
+        );
       }
     }
     // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.

@@ -34,12 +34,19 @@ export function dateCandidates(doc: DocumentIndex): FieldCandidate[] {
       const more = findDates(joined).filter((d) => d.index < line.text.length && d.end > line.text.length);
       found = [...found.filter((d) => !more.some((m) => d.index >= m.index && d.index < m.end)), ...more].sort((a, b) => a.index - b.index);
     }
-    const lineOccs = found.map((d): DateOcc => ({ iso: d.iso, certainty: d.certainty, span: { line: i, cell: doc.cellOf(i, d.index), start: d.index, end: d.end } }));
+    const lineOccs = found.map((d): DateOcc => ({
+      iso: d.iso,
+      certainty: d.certainty,
+      span: { line: i, cell: doc.cellOf(i, d.index), start: d.index, end: d.end },
+    }));
     for (let k = 0; k + 1 < lineOccs.length; k++) {
       const a = lineOccs[k]!;
       const b = lineOccs[k + 1]!;
       const between = fold(`${line.text} ${next?.text ?? ''}`.slice(found[k]!.end, found[k + 1]!.index));
-      if (CONNECTOR.test(between.replace(/,?\s*\d{1,2}[:.h]\d{2}\s*(?:uhr|hours|h)?/g, ' ').replace(/\b\d{1,2}\s*uhr\b/g, ' ')) && a.iso < b.iso) {
+      if (
+        CONNECTOR.test(between.replace(/,?\s*\d{1,2}[:.h]\d{2}\s*(?:uhr|hours|h)?/g, ' ').replace(/\b\d{1,2}\s*uhr\b/g, ' ')) &&
+        a.iso < b.iso
+      ) {
         pairFirst.add(a);
         pairSecond.add(b);
       }
