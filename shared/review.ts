@@ -4,29 +4,19 @@
  * marked. Plain functions without zod, for the add-on's server code (and any other client).
  */
 import type { TExtractedFields } from './job.js';
-
-/**
- * Values at or above this confidence are written as read; below it, a person confirms or corrects them
- * first. 0.9 is where the extractor's confidence is meant to be right 98% of the time (issue 20, item 6).
- */
-export const REVIEW_CONFIDENCE = 0.9;
-
+import { LANGUAGE_PACKS } from './packs/index.js';
 import { REVIEW_KEYS, type TReviewKey } from './review-keys.js';
 
 export { REVIEW_KEYS, type TReviewKey };
 
-export const REVIEW_LABELS: Record<TReviewKey, string> = {
-  policy_number: 'Policy number',
-  insurer: 'Insurer',
-  insurance_type: 'Insurance type',
-  start_date: 'Start date',
-  end_date: 'End date',
-  vehicle_registration: 'Vehicle registration',
-  'coverage.motor_cover': 'Cover level',
-  'coverage.trip_type': 'Trip',
-  'coverage.region': 'Area',
-  'coverage.health_plan': 'Plan',
-};
+/**
+ * Values at or above this confidence are written as read; below it, a person confirms or corrects them
+ * first. 0.9 is where the extractor's confidence is meant to be right 98% of the time.
+ */
+export const REVIEW_CONFIDENCE = 0.9;
+
+/** The English names; the add-on names items in the user's language from the same packs (coverage-labels.ts). */
+export const REVIEW_LABELS: Record<TReviewKey, string> = LANGUAGE_PACKS.en.addon.reviewLabels;
 
 export interface ReviewItem {
   key: TReviewKey;
