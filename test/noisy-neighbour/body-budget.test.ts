@@ -31,16 +31,15 @@
  * DECLARED uploads of exactly DECLARED bytes read at once, which is checked last (each is read in
  * full and refused 400 for its unknown field, never 429 or 503).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startBuiltConnector, stopBuiltConnector, type BuiltConnector } from '../helpers/built-connector.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { openStore } from '../../connector/src/store/index.js';
 import { corpusPdf } from '../extract/helpers.js';
-import { built } from '../helpers/build.js';
 import { parseResponse } from '../helpers/raw-http.js';
 
 const MB = 1024 * 1024;
@@ -55,29 +54,13 @@ const RSS_SLACK_MB = 96;
 const LEAK_ROUNDS = 100;
 const POLICY = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  port: number;
-  dir: string;
-}
+type Child = BuiltConnector;
 
 /** main.js on a database made beforehand (so the test's keys are in it), listening on loopback. */
-async function startChild(dir: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, [built().main], {
-    cwd: process.cwd(),
+function startChild(dir: string, env: Record<string, string>): Promise<Child> {
+  return startBuiltConnector({
+    dir,
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? dir,
-      TMPDIR: os.tmpdir(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      COVERCHECK_DB: path.join(dir, 'covercheck.db'),
-      COVERCHECK_MAIL_OUTBOX: path.join(dir, 'outbox'),
-      COVERCHECK_LOG_LEVEL: 'warn',
-      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000',
-      COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000',
-      COVERCHECK_EXTRACT_THREADS: '1',
       COVERCHECK_WORKERS: '0',
       COVERCHECK_EXTRACT_MAX_PENDING: '100000',
       COVERCHECK_EXTRACT_MAX_PENDING_PER_KEY: '100000',
@@ -86,33 +69,10 @@ async function startChild(dir: string, env: Record<string, string>): Promise<Chi
       COVERCHECK_REQUEST_TIMEOUT_MS: '600000',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise<Child>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`connector did not start:\n${out}\n${err}`)), 60_000);
-    proc.once('exit', (code, signal) => reject(new Error(`connector exited (${signal ?? code}) before it was ready:\n${out}\n${err}`)));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Covercheck connector on (http:\/\/[\d.]+:(\d+))/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ proc, url: m[1]!, port: Number(m[2]), dir });
-    });
   });
 }
 
-async function stopChild(c: Child): Promise<void> {
-  if (c.proc.exitCode === null && c.proc.signalCode === null) {
-    const exited = new Promise((r) => c.proc.once('exit', r));
-    c.proc.kill('SIGTERM');
-    const timer = setTimeout(() => c.proc.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
+const stopChild = (c: Child) => stopBuiltConnector(c);
 
 function rssMb(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

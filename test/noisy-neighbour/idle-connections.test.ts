@@ -21,15 +21,12 @@
  * victim is not slowed but refused (its connection accepted and closed at once while the descriptors
  * are gone), which no factor admits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { startBuiltConnector, stopBuiltConnector, type BuiltConnector } from '../helpers/built-connector.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPdf, corpusTruth } from '../extract/helpers.js';
-import { built } from '../helpers/build.js';
 import { pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
 
 const OPEN_FILES = 1024;
@@ -41,63 +38,14 @@ const SAMPLES = 20;
 const FACTOR = 3;
 const POLICY = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  port: number;
-  key: string;
-  dir: string;
+type Child = BuiltConnector;
+
+/** main.js with at most OPEN_FILES descriptors. */
+function startChild(env: Record<string, string>): Promise<Child> {
+  return startBuiltConnector({ openFiles: OPEN_FILES, env: { COVERCHECK_QUEUE_POLL_MS: '20', ...env } });
 }
 
-/** main.js with at most OPEN_FILES descriptors (`ulimit -n` sets the soft and the hard limit, so node cannot raise it). */
-async function startChild(env: Record<string, string>): Promise<Child> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-idle-'));
-  const proc = spawn('sh', ['-c', `ulimit -n ${OPEN_FILES} && exec "$0" "$@"`, process.execPath, built().main], {
-    cwd: process.cwd(),
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? dir,
-      TMPDIR: os.tmpdir(),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      COVERCHECK_DB: path.join(dir, 'covercheck.db'),
-      COVERCHECK_MAIL_OUTBOX: path.join(dir, 'outbox'),
-      COVERCHECK_LOG_LEVEL: 'warn',
-      COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '100000',
-      COVERCHECK_RATE_LIMIT_IP_PER_MIN: '100000',
-      COVERCHECK_EXTRACT_THREADS: '1',
-      COVERCHECK_QUEUE_POLL_MS: '20',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise<Child>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`connector did not start:\n${out}\n${err}`)), 60_000);
-    proc.once('exit', (code, signal) => reject(new Error(`connector exited (${signal ?? code}) before it was ready:\n${out}\n${err}`)));
-    proc.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      // What main.ts prints for the operator once it is listening.
-      const m = /Covercheck connector on (http:\/\/[\d.]+:(\d+))\nSandbox key \(never charged; shown once\): (pk_test_\w+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ proc, url: m[1]!, port: Number(m[2]), key: m[3]!, dir });
-    });
-  });
-}
-
-async function stopChild(c: Child): Promise<void> {
-  if (c.proc.exitCode === null && c.proc.signalCode === null) {
-    const exited = new Promise((r) => c.proc.once('exit', r));
-    c.proc.kill('SIGTERM');
-    const timer = setTimeout(() => c.proc.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  fs.rmSync(c.dir, { recursive: true, force: true });
-}
+const stopChild = (c: Child) => stopBuiltConnector(c, { removeDir: true });
 
 /** One sync verification on a new connection from 127.0.0.1: its status and time; rejects when the connection is refused or dropped. */
 function verify(c: Child): Promise<{ status: number; ms: number }> {
