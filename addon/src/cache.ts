@@ -212,8 +212,8 @@ const MINUTE = 'cc.m.';
 
 /**
  * Counts one fresh single-cell call against this minute's budget (in the document cache, which
- * costs no property operation); false when the budget is spent. Executions running at the same
- * time may each see the same count, so a burst can pass the budget by the few Sheets runs at once.
+ * costs no property operation); false when the budget is spent. A read-modify-write: callers
+ * hold the document lock (locks.ts), so executions at the same time don't each see the same count.
  */
 export function takeSingleCellCall(): boolean {
   const c = cache();
