@@ -4,6 +4,7 @@ import { ZErrorBodySchema } from './errors.js';
 import { ZVerifyRequestSchema } from './policy.js';
 import { ZVerificationResultSchema } from './verification.js';
 import { ZSheetTargetSchema, ZSheetWritebackSchema } from './sheets.js';
+import { ZWebhookStateSchema } from './webhook-state.js';
 
 export const MAX_BATCH_SIZE = 100;
 
@@ -49,10 +50,9 @@ export const ZBatchSchema = z
     results: z
       .array(ZBatchItemResultSchema)
       .meta({ description: 'One entry per submitted policy, in submission order; items not yet done are absent.' }),
-    webhook: z
-      .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
-      .optional()
-      .meta({ description: 'The callback, when one was given: its delivery state (null until the batch completes).' }),
+    webhook: ZWebhookStateSchema.optional().meta({
+      description: 'The callback, when one was given: its delivery state (null until the batch completes).',
+    }),
     sheet_writeback: ZSheetWritebackSchema.nullable()
       .optional()
       .meta({ description: 'When a sheet_target was given: null until the batch completes, then the write-back state.' }),

@@ -5,6 +5,7 @@ import { ZErrorBodySchema } from './errors.js';
 import { INSURANCE_TYPES } from './insurance-types.js';
 import { ZVerificationResultSchema } from './verification.js';
 import { ZSheetWritebackSchema } from './sheets.js';
+import { ZWebhookStateSchema } from './webhook-state.js';
 
 export const ZJobStatusSchema = z.enum(['pending', 'complete', 'failed']).meta({
   id: 'JobStatus',
@@ -114,10 +115,9 @@ export const ZJobSchema = z
         description:
           'Only on an async verification sent with a document: what happened to it. Never on an extraction job, whose PDF is the job itself.',
       }),
-    webhook: z
-      .object({ url: z.string(), status: z.enum(['pending', 'delivered', 'failed']).nullable(), attempts: z.number().int() })
-      .optional()
-      .meta({ description: 'The callback, when one was given: its delivery state (null until the job finishes).' }),
+    webhook: ZWebhookStateSchema.optional().meta({
+      description: 'The callback, when one was given: its delivery state (null until the job finishes).',
+    }),
     sheet_writeback: ZSheetWritebackSchema.nullable()
       .optional()
       .meta({ description: 'When a sheet_target was given: null until the job finishes, then the write-back state.' }),
