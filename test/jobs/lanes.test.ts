@@ -26,14 +26,14 @@ describe('DocumentTurns', () => {
     ];
     // flood (sandbox, 1 in the readers) and busy (live, 2) are at their shares; none has nothing leasable now.
     expect(turns.order(queue)).toEqual(['b', 'a']);
-    turns.took('b', 1000);
+    turns.took('b');
     expect(turns.order(queue)).toEqual(['a', 'b']);
-    turns.took('a', 2000);
+    turns.took('a');
     expect(turns.order(queue)).toEqual(['b', 'a']);
     // Once flood's document in the readers is done, it takes its turn like anyone: it was never served here.
     const next = queue.map((e) => (e.key_id === 'flood' ? { ...e, active: 0 } : e));
     expect(turns.order(next)).toEqual(['flood', 'b', 'a']);
-    turns.took('flood', 3000);
+    turns.took('flood');
     expect(turns.order(next)).toEqual(['b', 'a', 'flood']);
   });
 });

@@ -10,6 +10,7 @@
  * per-key bound on documents being read holds across them (it is counted in the store).
  */
 import type { DocumentQueueEntry } from '../store/types.js';
+import { KeyTurns } from '../workers/index.js';
 
 export interface DocumentShares {
   /** Documents one live key may have in the readers at once. */
@@ -18,29 +19,21 @@ export interface DocumentShares {
   perSandboxKey: number;
 }
 
-/** Keys remembered: older turns are forgotten (a forgotten key counts as never served, so it goes first: fair enough). */
-const REMEMBERED = 10_000;
-
+/** Turns (workers/key-turns.ts) among the keys with a document that can be leased now and room in their share. */
 export class DocumentTurns {
-  private served = new Map<string, number>();
+  private readonly turns = new KeyTurns();
 
   constructor(private readonly shares: DocumentShares) {}
 
-  /** The keys to try, in order: those with a document that can be leased now and room in their share. */
+  /** The keys to try, in order. */
   order(queue: DocumentQueueEntry[]): string[] {
-    return queue
-      .filter((e) => e.leasable > 0 && e.active < (e.mode === 'test' ? this.shares.perSandboxKey : this.shares.perLiveKey))
-      .sort(
-        (a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || (a.oldest ?? '').localeCompare(b.oldest ?? ''),
-      )
-      .map((e) => e.key_id);
+    return this.turns.order(
+      queue.filter((e) => e.leasable > 0 && e.active < (e.mode === 'test' ? this.shares.perSandboxKey : this.shares.perLiveKey)),
+    );
   }
 
   /** `keyId` got a turn now. */
-  took(keyId: string, at: number): void {
-    this.served.delete(keyId);
-    this.served.set(keyId, at);
-    // A Map iterates in insertion order: the first entries are the longest unserved.
-    if (this.served.size > REMEMBERED) this.served.delete(this.served.keys().next().value!);
+  took(keyId: string): void {
+    this.turns.took(keyId);
   }
 }

@@ -132,7 +132,7 @@ export class WorkQueue implements Worker {
       // Another worker may have taken that key's last one meanwhile: then the next key.
       const job = await this.deps.store.jobs.lease(this.owner, at, until, { documents: true, keyId });
       if (!job) continue;
-      this.turns.took(keyId, now.getTime());
+      this.turns.took(keyId);
       await hold(this.jobUnit(job));
       return true;
     }

@@ -20,8 +20,8 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../logger.js';
-import { LeasedLoop, type Hold, type LeaseWindow, type Worker } from '../workers/index.js';
-import type { Store, WritebackQueueEntry, WritebackRecord } from '../store/types.js';
+import { KeyTurns, LeasedLoop, type Hold, type LeaseWindow, type Worker } from '../workers/index.js';
+import type { Store, WritebackRecord } from '../store/types.js';
 import type { SheetsApi } from './api.js';
 import { NO_LONGER_BOUND, type SheetBindings } from './bindings.js';
 import { SheetsError } from './errors.js';
@@ -29,35 +29,13 @@ import { applyWritebacks } from './writeback.js';
 
 export const MAX_WRITEBACK_ATTEMPTS = 6;
 
-/** Keys remembered: older turns are forgotten (a forgotten key counts as never served, so it goes first: fair enough). */
-const REMEMBERED = 10_000;
-
-/** Whose write-backs go next: the key served longest ago (never served first), then the one waiting longest. */
-class WritebackTurns {
-  private served = new Map<string, number>();
-  private count = 0;
-
-  order(queue: WritebackQueueEntry[]): string[] {
-    return [...queue]
-      .sort((a, b) => (this.served.get(a.key_id) ?? -1) - (this.served.get(b.key_id) ?? -1) || a.oldest.localeCompare(b.oldest))
-      .map((e) => e.key_id);
-  }
-
-  took(keyId: string): void {
-    this.served.delete(keyId);
-    this.served.set(keyId, ++this.count);
-    // A Map iterates in insertion order: the first entries are the longest unserved.
-    if (this.served.size > REMEMBERED) this.served.delete(this.served.keys().next().value!);
-  }
-}
-
 export class WritebackProcessor implements Worker {
   readonly name = 'sheet write-back';
   private readonly id = `writeback-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
   /** Lease owners not in use: each tick writes as its own, so one loop's renewals and outcomes never touch another's. */
   private readonly owners: string[] = [];
   private ownersMade = 0;
-  private readonly turns = new WritebackTurns();
+  private readonly turns = new KeyTurns();
   /** Keys a loop is writing for now. */
   private readonly busy = new Set<string>();
   private readonly loops: LeasedLoop;
