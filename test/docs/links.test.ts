@@ -78,6 +78,8 @@ function codePaths(markdown: string): string[] {
     const rel = span.replace(/^\.\//, '');
     // Beside the repository (`../shared/...`): where the data lives here, not part of a clone.
     if (rel.startsWith('../')) continue;
+    // The running connector's own folder at the root (its database, its mail outbox): git-ignored state.
+    if (rel.startsWith('data/')) continue;
     if (NOT_SOURCES.has(rel.split('/')[0]!) || NOT_SOURCES.has(rel.split('/').slice(0, 2).join('/').replace(/\/$/, ''))) continue;
     if (NOT_IN_REPOSITORY.has(span)) continue;
     out.push(span);
