@@ -37,10 +37,19 @@ export const ERROR_STATUS = {
   sheet_not_bound: 403,
   /** No such route or resource. */
   not_found: 404,
+  /**
+   * The key's job was removed once its result retention ran out (docs/personal-data.md): said to its
+   * own key only; another key gets not_found, as for any id it does not own.
+   */
+  job_expired: 404,
+  /** The key's batch was removed once its result retention ran out; as job_expired. */
+  batch_expired: 404,
   /** The request did not arrive in full within the server's request timeout. */
   request_timeout: 408,
   /** Same Idempotency-Key is still being processed. */
   idempotency_in_progress: 409,
+  /** DELETE of a job still pending (queued or running): it can be erased once it has finished. */
+  job_pending: 409,
   /** Body larger than the route accepts. */
   payload_too_large: 413,
   /** Content-Type, charset or Content-Encoding the route does not accept. */

@@ -133,3 +133,18 @@ export const ZJobAcceptedSchema = z
   })
   .meta({ id: 'JobAccepted' });
 export type TJobAccepted = z.infer<typeof ZJobAcceptedSchema>;
+
+/** The answer to DELETE /api/v1/jobs/{job_id}: what was erased (docs/personal-data.md). */
+export const ZJobDeletedSchema = z
+  .object({
+    job_id: z.uuid(),
+    deleted: z.literal(true),
+    document_bytes: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Bytes of the uploaded PDF erased with the job, taken off the key's document quota; 0 when none was held." }),
+    deleted_at: z.iso.datetime(),
+  })
+  .meta({ id: 'JobDeleted' });
+export type TJobDeleted = z.infer<typeof ZJobDeletedSchema>;

@@ -231,6 +231,9 @@ export const EnvSchema = z.object({
   COVERCHECK_BODY_BUDGET_PER_CLIENT_MB: int(20, 1_000_000).default(64),
   COVERCHECK_DOCUMENT_QUOTA_MB: int(1, 1e9).default(10_240),
   COVERCHECK_DOCUMENT_QUOTA_SANDBOX_MB: int(1, 1e9).default(256),
+  COVERCHECK_DOCUMENT_RETENTION_HOURS: int(0, 87_600).default(24),
+  COVERCHECK_RESULT_RETENTION_DAYS: int(1, 3_650).default(30),
+  COVERCHECK_RETENTION_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
   COVERCHECK_DISK_RESERVE_MB: int(0, 1e12).default(1024),
   COVERCHECK_DISK_GUARD_PATH: z.string().min(1).optional(),
   COVERCHECK_MAX_CONNECTIONS: int(1, 10_000_000).optional(),
@@ -394,6 +397,16 @@ const ConfigSchema = EnvSchema.transform((e) => ({
     diskGuardPath: e.COVERCHECK_DISK_GUARD_PATH ?? (e.COVERCHECK_DATABASE_URL ? null : path.dirname(path.resolve(e.COVERCHECK_DB))),
     /** Free bytes kept on that filesystem: a document that would leave less is refused. */
     diskReserveBytes: e.COVERCHECK_DISK_RESERVE_MB * MB,
+  },
+  /** What is removed when (jobs/retention.ts, docs/personal-data.md). */
+  retention: {
+    /** An uploaded document is removed this long after its job finished (complete or failed). */
+    documentMs: e.COVERCHECK_DOCUMENT_RETENTION_HOURS * 3_600_000,
+    /** A finished job or batch (result, webhook deliveries, write-backs) and an Idempotency-Key's stored answer, this long after. */
+    resultMs: e.COVERCHECK_RESULT_RETENTION_DAYS * 86_400_000,
+    resultDays: e.COVERCHECK_RESULT_RETENTION_DAYS,
+    /** How often the sweep runs (also once at start). */
+    intervalMs: e.COVERCHECK_RETENTION_INTERVAL_MS,
   },
   /**
    * Bounds on the HTTP server's connections (docs/connection-limits.md). maxTotal null: the

@@ -13,6 +13,7 @@ import { createKeySweeper } from './auth/sweep-unused.js';
 import type { Config } from './config.js';
 import { createContext, type AppContext } from './context.js';
 import { DatasetRefresher } from './datasets/refresh.js';
+import { createRetentionWorker } from './jobs/retention.js';
 import { seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/running/connector-extraction.js';
 import { resolveConnectionLimits } from './http/connection-limits.js';
@@ -142,8 +143,10 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
         ...(opts.fetch ? { fetch: opts.fetch } : {}),
       })
     : null;
+  const retention = createRetentionWorker({ store: store.retention, logger, now }, config.retention, config.retention.intervalMs);
   const workers: Worker[] = [
     keySweeper,
+    retention,
     ...(sheets ? [sheets.schedules, sheets.writebacks] : []),
     ...(refresher ? [refresher] : []),
     ctx.outbox,

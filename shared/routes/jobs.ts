@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ZBatchAcceptedSchema, ZBatchRequestSchema, ZBatchSchema } from '../batch.js';
 import { ZDeliveryListSchema } from '../deliveries.js';
-import { ZJobAcceptedSchema, ZJobSchema } from '../job.js';
+import { ZJobAcceptedSchema, ZJobDeletedSchema, ZJobSchema } from '../job.js';
 import { MAX_DOCUMENT_BYTES, ZAsyncVerifyRequestSchema } from '../policy.js';
 import { ZDeliveriesQuerySchema, ZWaitQuerySchema } from '../query.js';
 import { ok, refused, SHEET_403, type RouteContract } from './types.js';
@@ -106,7 +106,25 @@ export const jobRoutes = {
     description:
       'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the job finishes or N seconds pass.',
     request: { query: ZWaitQuerySchema },
-    responses: { 200: ok(ZJobSchema, 'The job') },
+    responses: {
+      200: ok(ZJobSchema, 'The job'),
+      404: refused('not_found; or job_expired: the job was removed once its result retention ran out (said to its own key only)'),
+    },
+  },
+  jobDelete: {
+    method: 'delete',
+    path: '/api/v1/jobs/:job_id',
+    access: 'key',
+    summary: 'Erase a finished job: its uploaded PDF, its result and its webhook deliveries',
+    description:
+      'An addition to the spec: erases at once what retention would remove later (docs/personal-data.md), and takes the PDF off the ' +
+      "key's document quota. Only the key that created the job may; any other key gets 404, as for an unknown id. A job still pending " +
+      'is 409 job_pending: delete it once it has finished. Erased is erased: a second DELETE, and any GET, answer 404 not_found. The ' +
+      'credit ledger keeps its rows (they name the job id, nothing of its content).',
+    responses: {
+      200: ok(ZJobDeletedSchema, 'Erased'),
+      409: refused('job_pending: the job is still queued or running'),
+    },
   },
   batch: {
     method: 'get',
@@ -116,7 +134,10 @@ export const jobRoutes = {
     description:
       'Visible only to the key that created it; any other key gets 404. With ?wait=N (0-25) the answer is held until the batch completes or N seconds pass.',
     request: { query: ZWaitQuerySchema },
-    responses: { 200: ok(ZBatchSchema, 'The batch') },
+    responses: {
+      200: ok(ZBatchSchema, 'The batch'),
+      404: refused('not_found; or batch_expired: the batch was removed once its result retention ran out (said to its own key only)'),
+    },
   },
   deliveries: {
     method: 'get',

@@ -41,6 +41,7 @@ export const ROUTES = {
   'POST /api/v1/verify/batch': { method: 'POST', path: '/api/v1/verify/batch', body: 'json' },
   'POST /api/v1/documents/extract': { method: 'POST', path: '/api/v1/documents/extract', body: 'multipart' },
   'GET /api/v1/jobs/:job_id': { method: 'GET', path: '/api/v1/jobs/:job_id', body: 'none' },
+  'DELETE /api/v1/jobs/:job_id': { method: 'DELETE', path: '/api/v1/jobs/:job_id', body: 'none' },
   'GET /api/v1/batches/:batch_id': { method: 'GET', path: '/api/v1/batches/:batch_id', body: 'none' },
   'GET /api/v1/webhooks/deliveries': { method: 'GET', path: '/api/v1/webhooks/deliveries', body: 'none' },
   'GET /api/v1/sheets/service-account': { method: 'GET', path: '/api/v1/sheets/service-account', body: 'none' },

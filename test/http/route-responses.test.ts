@@ -86,6 +86,7 @@ describe('each route answers a valid request with a body its contract declares',
     await send('verify', { body: policy });
     const job = await send('verifyAsync', { body: policy });
     await untilDone('job', { job_id: job.job_id });
+    await send('jobDelete', { params: { job_id: job.job_id } });
     const batch = await send('verifyBatch', { body: { policies: [policy, { ...policy, policy_number: 'nonsense' }] } });
     await untilDone('batch', { batch_id: batch.batch_id });
     await send('deliveries');

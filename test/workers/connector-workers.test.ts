@@ -25,6 +25,7 @@ describe("the connector's workers", () => {
     const { workers } = srv.connector;
     expect(workers.map((w) => w.name)).toEqual([
       'key sweep',
+      'retention',
       'sheet schedules',
       'sheet write-back',
       'dataset refresh',
@@ -56,7 +57,7 @@ describe("the connector's workers", () => {
   it('without Sheets or dataset refresh, those workers are not in the list', async () => {
     const srv = await startTestServer({ workers: false, seed: false });
     try {
-      expect(srv.connector.workers.map((w) => w.name)).toEqual(['key sweep', 'webhook outbox', 'work queue']);
+      expect(srv.connector.workers.map((w) => w.name)).toEqual(['key sweep', 'retention', 'webhook outbox', 'work queue']);
     } finally {
       await srv.close();
     }

@@ -8,6 +8,7 @@ import { idempotencyKeyOf } from '../http/idempotency.js';
 import { documentsOf } from '../http/json-body.js';
 import { readUpload } from '../http/multipart.js';
 import { parseQuery } from '../http/query.js';
+import { eraseJob } from '../jobs/erase.js';
 import { readBatch, readJob, type ReadDeps } from '../jobs/read.js';
 import { submitAsyncVerification, submitBatch, submitExtraction, type SubmitDeps, type SubmitOptions } from '../jobs/submit.js';
 import { decodedDocument } from '../offload/body.js';
@@ -25,11 +26,13 @@ function submitOptions(res: Response): SubmitOptions {
   return idemKey ? { idemKey } : {};
 }
 
-export function jobHandlers(ctx: AppContext): RouteHandlers<'extract' | 'verifyAsync' | 'verifyBatch' | 'job' | 'batch' | 'deliveries'> {
+export function jobHandlers(
+  ctx: AppContext,
+): RouteHandlers<'extract' | 'verifyAsync' | 'verifyBatch' | 'job' | 'jobDelete' | 'batch' | 'deliveries'> {
   const deps: SubmitDeps = {
     store: ctx.store,
     allowPrivateWebhooks: ctx.config.webhooks.allowPrivate,
-    ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
+    lookup: ctx.lookup,
     now: ctx.now,
     notify: () => ctx.queue.notify(),
     maxPendingExtractions: ctx.config.extraction.maxPending,
@@ -38,7 +41,7 @@ export function jobHandlers(ctx: AppContext): RouteHandlers<'extract' | 'verifyA
     sheetBindings: ctx.sheets?.bindings ?? null,
     documentStorage: ctx.config.documents,
   };
-  const reads: ReadDeps = { store: ctx.store, completions: ctx.completions };
+  const reads: ReadDeps = { store: ctx.store, completions: ctx.completions, resultRetentionDays: ctx.config.retention.resultDays };
   return {
     extract: [
       async (req, res) => {
@@ -72,6 +75,11 @@ export function jobHandlers(ctx: AppContext): RouteHandlers<'extract' | 'verifyA
       async (req, res) => {
         const { wait } = parseQuery(ROUTES.job.request.query, req.query as Record<string, unknown>);
         res.json(await readJob(currentKey(res).id, String(req.params.job_id), wait, reads));
+      },
+    ],
+    jobDelete: [
+      async (req, res) => {
+        res.json(await eraseJob(currentKey(res).id, String(req.params.job_id), { store: ctx.store, now: ctx.now }));
       },
     ],
     batch: [

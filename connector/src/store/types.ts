@@ -10,6 +10,7 @@ import type { IdempotencyStore } from './types/idempotency.js';
 import type { KeyStore } from './types/keys.js';
 import type { OutboxStore } from './types/outbox.js';
 import type { PortalStore } from './types/portal.js';
+import type { RetentionStore } from './types/retention.js';
 import type { InsurerStore, RegistryStore, SanctionStore } from './types/reference-data.js';
 import type { ScheduleStore, SheetBindingStore, WritebackStore } from './types/sheets.js';
 import type { BatchStore, JobStore } from './types/work.js';
@@ -21,6 +22,7 @@ export type * from './types/keys.js';
 export type * from './types/outbox.js';
 export type * from './types/portal.js';
 export type * from './types/reference-data.js';
+export type * from './types/retention.js';
 export type * from './types/sheets.js';
 export type * from './types/work.js';
 
@@ -40,6 +42,7 @@ export interface Store {
   insurers: InsurerStore;
   registry: RegistryStore;
   sanctions: SanctionStore;
+  retention: RetentionStore;
   /** True when the store answers; for /healthz. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -14,6 +14,7 @@ import { PG_MIGRATIONS } from './migrations.js';
 import { outboxStore } from './outbox.js';
 import { portalStore } from './portal.js';
 import { referenceDataStores } from './reference-data.js';
+import { retentionStore } from './retention.js';
 import { sheetStores } from './sheets.js';
 import { workStores } from './work.js';
 
@@ -37,6 +38,7 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
     datasets: datasetStore(db),
     ...sheetStores(db),
     portal: portalStore(db),
+    retention: retentionStore(db),
     async ping() {
       try {
         return (await one<{ ok: number }>(db, 'SELECT 1 AS ok'))?.ok === 1;

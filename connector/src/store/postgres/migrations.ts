@@ -428,4 +428,21 @@ export const PG_MIGRATIONS: Migration[] = [
         SELECT j.key_id, sum(octet_length(d.content)) FROM job_documents d JOIN jobs j ON j.id = d.job_id GROUP BY j.key_id;
     `,
   },
+  {
+    id: 13,
+    name: 'retention: finished work by age, expired jobs and batches remembered without their content (SQLite migration 16)',
+    sql: `
+      CREATE INDEX jobs_finished ON jobs (completed_at) WHERE status <> 'pending';
+      CREATE INDEX batches_finished ON batches (completed_at) WHERE status = 'complete';
+      CREATE INDEX idempotency_age ON idempotency (created_at);
+      CREATE TABLE expired_work (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        kind text NOT NULL CHECK (kind IN ('job', 'batch')),
+        finished_at timestamptz NOT NULL,
+        expired_at timestamptz NOT NULL
+      );
+      CREATE INDEX expired_work_age ON expired_work (expired_at);
+    `,
+  },
 ];

@@ -27,6 +27,8 @@ export function outboxStore(db: Db): OutboxStore {
     },
     async recordAttempt(id, a, next) {
       await tx(db, async (c) => {
+        // The delivery may have gone with its job's erasure while the attempt was in flight; the lock keeps it until this commits.
+        if (!(await one(c, 'SELECT 1 FROM webhook_outbox WHERE id = $1 FOR UPDATE', [id]))) return;
         await c.query(
           'INSERT INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (delivery_id, attempt) DO NOTHING',
           [id, a.attempt, a.at, a.status, a.error, a.duration_ms],

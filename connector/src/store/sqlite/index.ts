@@ -11,6 +11,7 @@ import { MIGRATIONS } from './migrations.js';
 import { outboxStore } from './outbox.js';
 import { portalStore } from './portal.js';
 import { referenceDataStores } from './reference-data.js';
+import { retentionStore } from './retention.js';
 import { sheetStores } from './sheets.js';
 import { startWalPresync, type WalPresyncOptions } from './wal-presync.js';
 import { workStores } from './work.js';
@@ -40,6 +41,7 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
     datasets: datasetStore(db),
     ...sheetStores(db),
     portal: portalStore(db),
+    retention: retentionStore(db),
     async ping() {
       return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     },

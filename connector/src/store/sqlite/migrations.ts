@@ -417,4 +417,24 @@ export const MIGRATIONS: Migration[] = [
         SELECT j.key_id, sum(length(d.content)) FROM job_documents d JOIN jobs j ON j.id = d.job_id GROUP BY j.key_id;
     `,
   },
+  {
+    id: 16,
+    name: 'retention: finished work by age, expired jobs and batches remembered without their content',
+    sql: `
+      -- Retention walks finished work oldest first, and removes deliveries and claims by their subject or age.
+      CREATE INDEX jobs_finished ON jobs (completed_at) WHERE status != 'pending';
+      CREATE INDEX batches_finished ON batches (completed_at) WHERE status = 'complete';
+      CREATE INDEX webhook_outbox_subject ON webhook_outbox (subject_id);
+      CREATE INDEX idempotency_age ON idempotency (created_at);
+      -- A removed job or batch, so its key hears "expired" rather than "not found"; no content.
+      CREATE TABLE expired_work (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        kind TEXT NOT NULL CHECK (kind IN ('job', 'batch')),
+        finished_at TEXT NOT NULL,
+        expired_at TEXT NOT NULL
+      );
+      CREATE INDEX expired_work_age ON expired_work (expired_at);
+    `,
+  },
 ];

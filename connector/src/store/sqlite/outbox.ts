@@ -22,8 +22,10 @@ export function outboxStore(db: Db): OutboxStore {
     update:
       db.prepare(`UPDATE webhook_outbox SET status = @status, attempts = @attempt, next_attempt_at = coalesce(@next, next_attempt_at), lease_until = NULL,
       last_status = @last_status, last_error = @last_error, delivered_at = CASE WHEN @status = 'delivered' THEN @at ELSE delivered_at END WHERE id = @id`),
+    // Only while the delivery exists: its job may have been erased while the attempt was in flight (store/types/retention.ts).
     attemptInsert: db.prepare(
-      'INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT OR IGNORE INTO webhook_attempts (delivery_id, attempt, at, status, error, duration_ms)
+       SELECT @id, @attempt, @at, @status, @error, @duration_ms WHERE EXISTS (SELECT 1 FROM webhook_outbox WHERE id = @id)`,
     ),
     attemptsGet: db.prepare('SELECT attempt, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
     list: db.prepare('SELECT * FROM webhook_outbox WHERE key_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?'),
@@ -36,7 +38,7 @@ export function outboxStore(db: Db): OutboxStore {
 
   const recordAttempt = db.transaction(
     (id: string, a: AttemptRecord, next: { status: OutboxRecord['status']; next_attempt_at: string | null }) => {
-      q.attemptInsert.run(id, a.attempt, a.at, a.status, a.error, a.duration_ms);
+      q.attemptInsert.run({ id, attempt: a.attempt, at: a.at, status: a.status, error: a.error, duration_ms: a.duration_ms });
       q.update.run({
         id,
         status: next.status,
