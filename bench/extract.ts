@@ -7,7 +7,7 @@
  * connector and its extraction process together. The connector
  * is the production build run by plain node, as `npm start` runs it: under tsx the in-process
  * evaluation's RSS also holds transformed copies of every module (pdf.js: ~390 MB instead of ~37 MB).
- * Then the documents of issue 17 against the extraction limits (docs/document-limits.md): how long
+ * Then the hostile documents against the extraction limits (docs/document-limits.md): how long
  * each takes to be refused, and the memory of the two processes meanwhile.
  * Targets: < 50 ms per text page, < 3 s per scanned page, < 400 MB peak RSS, busy p99 < 2x idle.
  */
@@ -192,7 +192,7 @@ export async function benchExtract(): Promise<Record<string, number>> {
     await whileExtracting();
     const pss = pssWatch.stop();
 
-    // The documents of issue 17, one after another, each timed from upload to its finished job.
+    // The hostile documents, one after another, each timed from upload to its finished job.
     const hostileWatch = watchTreeMemory(info.pid, { pss: false });
     const hostile: [string, Uint8Array][] = [
       ['20 blank 5000-pt pages', hugeBlankPages(20, 5000)],
@@ -231,7 +231,7 @@ export async function benchExtract(): Promise<Record<string, number>> {
     console.log(
       `  the same as PSS (pages shared by the two processes, such as node's own code, counted once): ${fmt(pss.peakPssMb, 0)} MB`,
     );
-    console.log('bench/extract: the documents of issue 17 against the extraction limits, one after another');
+    console.log('bench/extract: the hostile documents against the extraction limits, one after another');
     for (const r of refusals) console.log(`  ${r.name}: ${r.status} after ${fmt(r.s, 2)} s: ${r.message}`);
     console.log(`  peak RSS of the connector and its extraction process meanwhile: ${fmt(hostileMem.peakSumMb, 0)} MB sampled every 50 ms`);
     return {

@@ -1,5 +1,5 @@
 /**
- * bench/scale (issue 9): sync verify throughput of the production build (`npm start`'s
+ * bench/scale: sync verify throughput of the production build (`npm start`'s
  * dist/connector/main.js) on one and on two instances sharing one PostgreSQL (and one Redis, as
  * deployed), beside one instance on its embedded SQLite file, in one run.
  *

@@ -8,13 +8,15 @@
  * leave the connector idle part of the time (9,600–10,700 req/s against 11,800 with 32), while
  * the bare route does best with 10 (12,800–13,400 against 11,500–12,400).
  * Targets: ratio >= 0.8; at a paced rate (half the verify peak), verify's p99 no higher than bare
- * Express's p99 at the same rate in the same run. (An absolute "p99 < 5 ms at half the peak" was
- * retired: bare Express with one hello route misses it on the 2-core development VM.)
+ * Express's p99 at the same rate in the same run.
  *
- * The bare route is a default Express app (`app.listen`). The connector is served through
- * createHttpServer, which takes most of Express's own cost away (connector/src/http/server.ts), so
- * the bench also measures the hello route served that way and prints verify's ratio to it: that
- * one says what verify's own work costs, the first what the connector costs against plain Express.
+ * Metrics (docs/metrics.md) are on in the connector above, as `npm start` runs it. A second target
+ * with COVERCHECK_METRICS=off is measured in the same run, in pairs of windows side by side (the
+ * first of a pair alternating, so a drift of the machine falls on both alike): the median of the
+ * pairs' rate ratios, on/off, is what recording costs a sync verification (target: at least 0.97).
+ * The processor time each target spent per answer is printed with it: the machine's other load
+ * moves a window's rate much more than the work done per request. The two are not driven at once:
+ * two closed loops sharing the processors do not settle, one of them takes the machine.
  */
 import { drive, fmt, startTarget, type Load, type Measured } from './lib.js';
 import { startLoadGenerator, type PacedResult } from './paced.js';

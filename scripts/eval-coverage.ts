@@ -1,5 +1,5 @@
 /**
- * Measures the coverage details of extraction (issue 20 item 5) on the project's corpus and on
+ * Measures the coverage details of extraction on the project's corpus and on
  * ../shared/data/documents: per detail, text and scan, readings right, missed, wrong and invented, and
  * the calibration table (the bands of eval-extract.ts) over every reading returned, per corpus.
  *

@@ -1,4 +1,4 @@
-/** Sheet write-back targets, scheduled dataset refreshes (issue 7) and spreadsheet bindings (issue 17). */
+/** Sheet write-back targets, scheduled dataset refreshes and spreadsheet bindings. */
 import { z } from 'zod';
 import { COVERAGE_FIELDS } from './coverage-terms.js';
 import { OUTPUT_MODES } from './series-modes.js';

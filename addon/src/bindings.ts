@@ -1,6 +1,6 @@
 /**
- * Binding this spreadsheet to the user's API key (issue 17 item 5, the add-on's side of the
- * protocol in docs/sheets-binding.md): the connector writes results and dataset refreshes only into
+ * Binding this spreadsheet to the user's API key (the add-on's side of the protocol in
+ * docs/sheets-binding.md): the connector writes results and dataset refreshes only into
  * a spreadsheet whose editor proved edit access for that key. The add-on asks the connector for a
  * token, writes it as DOCUMENT-visible developer metadata (so the connector's service account can
  * read it through the Sheets API; PROJECT-visible metadata is visible to this script project only),

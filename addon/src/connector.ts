@@ -253,7 +253,7 @@ export const api = {
     method: 'post',
     path: '/api/v1/verify/batch',
     json: sheetTarget ? { policies, sheet_target: sheetTarget } : { policies },
-    ...(idempotencyKey ? { idempotencyKey } : {}),
+    idempotencyKey,
   }),
   /**
    * One policy answered in the same call (POST /verify). With `idempotencyKey`, sending it again

@@ -33,7 +33,7 @@ const triggerProp = (docId: string) => `covercheck.trigger.${docId}`;
 const triggerErrorProp = (docId: string) => `covercheck.triggerError.${docId}`;
 /** The function the hourly trigger calls (a top-level entry point). */
 export const REFRESH_HANDLER = 'refreshScheduledImports';
-/** Failed refreshes in a row after which a schedule pauses itself (issue 22, item 3). */
+/** Failed refreshes in a row after which a schedule pauses itself. */
 export const PAUSE_AFTER_FAILURES = SCHEDULE_PAUSE_AFTER_FAILURES;
 
 const PERIOD_MS: Record<TSchedule, number> = { hourly: 3600_000, daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 };

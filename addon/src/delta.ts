@@ -1,5 +1,5 @@
 /**
- * Delta re-checks (issue 22, item 5): which rows a re-run of "Verify selected rows" sends again.
+ * Delta re-checks: which rows a re-run of "Verify selected rows" sends again.
  * Each row's inputs are hashed into the hidden result column "Covercheck input hash" when its
  * result is written; a re-run verifies a row only when that hash differs (new or edited inputs,
  * or another kind of key), its last result failed, or it is older than the chosen age.

@@ -1,5 +1,5 @@
 /**
- * Output modes for dataset imports and refreshes (issue 22, item 1): overwrite, append new points
+ * Output modes for dataset imports and refreshes: overwrite, append new points
  * only, or merge on the date column (update the dates that exist, add the rest). Every mode reads
  * and writes columns A:B only (date, value), so columns the user added beside the data keep their
  * contents in every mode, and rows keep their places in append and merge. Where each point goes is

@@ -1,5 +1,5 @@
 /**
- * Cell notes on unverified and inconclusive rows (issue 22, item 6): why, from the result's
+ * Cell notes on unverified and inconclusive rows: why, from the result's
  * checks[] and flags, framed in the user's language (EN, DE, FR from the language packs).
  */
 import { COUNTRY_PROFILES, LANGUAGE_PACKS, type TLanguage } from '../../shared/packs/index.js';

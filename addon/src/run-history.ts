@@ -1,5 +1,5 @@
 /**
- * Run history of the add-on's dataset refreshes (issue 22, item 2): the last 30 runs of each
+ * Run history of the add-on's dataset refreshes: the last 30 runs of each
  * schedule, kept in document properties so every editor's sidebar sees them. One property per
  * schedule, each kept under Apps Script's 9 KB per value (errors are cut short, then the oldest
  * runs dropped), so 30 runs of every schedule stay far inside the store's 500 KB.

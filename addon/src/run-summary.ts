@@ -1,5 +1,5 @@
 /**
- * The results summary after "Verify selected rows" (issue 22, item 4): counts by status over the
+ * The results summary after "Verify selected rows": counts by status over the
  * rows the run covered (skipped rows keep their earlier result, so they count too), credits spent
  * and left, and the rows that need a look, each with a link that selects it. The same summary goes
  * into a note on the "Covercheck status" header, a small header that moves no user data.

@@ -1,5 +1,5 @@
 /**
- * Connector-side Sheets features (issue 7 point 5): the service account the spreadsheet must be
+ * Connector-side Sheets features: the service account the spreadsheet must be
  * shared with, and dataset refreshes the connector runs on its own schedule into this spreadsheet
  * (beside the Apps Script trigger option in datasets.ts). Both need the connector to have a
  * Google service account; without one, GET /sheets/service-account answers 503.

@@ -1,5 +1,5 @@
 /**
- * Status colours by conditional format rules (issue 22, item 4): the add-on adds its rules to the
+ * Status colours by conditional format rules: the add-on adds its rules to the
  * status column once and replaces only its own on later runs, so re-runs never pile up rules and
  * the user's own rules are kept (setConditionalFormatRules replaces the whole list).
  */

@@ -1,5 +1,5 @@
 /**
- * Scoring of coverage details (issue 20 item 5) for eval-coverage.ts and the coverage floor test: the
+ * Scoring of coverage details for eval-coverage.ts and the coverage floor test: the
  * expected details of each corpus document, and one outcome per detail.
  */
 import { readFileSync } from 'node:fs';

@@ -381,7 +381,7 @@ export interface LanguagePack<F extends string = string, C extends string = stri
     provider: readonly string[];
   };
   /**
-   * The cell note the add-on puts on an unverified or inconclusive row, saying why (issue 22, item 6).
+   * The cell note the add-on puts on an unverified or inconclusive row, saying why.
    * Check details stay in the connector's words (English); what frames them is translated.
    */
   sheetNotes: {

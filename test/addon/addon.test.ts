@@ -7,27 +7,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAddon,
-  CONNECTOR,
-  loadAddon,
-  ROOT,
-  startConnectorChild,
-  SyncHttp,
-  type ChildConnector,
-  type Harness,
-  type HarnessOptions,
-} from './harness.js';
+import { startAddonRig, SLOW_REGISTRY, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, ROOT, type SyncHttp, type ChildConnector, type Harness, type HarnessOptions } from './harness.js';
 
+let rig: AddonRig<'conn' | 'slow'>;
 let conn: ChildConnector;
 let slow: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  [conn, slow] = await Promise.all([
-    startConnectorChild({
+  rig = await startAddonRig({
+    conn: {
       keys: {
         live: { mode: 'live', credits: 5000 },
         big: { mode: 'live', credits: 30_000 },
@@ -35,19 +25,14 @@ beforeAll(async () => {
         broke: { mode: 'live', credits: 0 },
         verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] },
       },
-    }),
-    // Every unknown UK policy waits 3 s for its registry (which never answers): batches that outlast a custom function's budget.
-    startConnectorChild({
-      slowRegistry: true,
-      env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' },
-      keys: { live: { mode: 'live', credits: 100 } },
-    }),
-  ]);
+    },
+    slow: SLOW_REGISTRY,
+  });
+  ({ http, conn, slow } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([conn?.stop(), slow?.stop()]);
-  await http?.close();
+  await rig?.stop();
 });
 
 const addon = (opts: HarnessOptions = {}) => loadAddon(http, { connector: conn.url, ...opts });

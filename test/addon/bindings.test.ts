@@ -1,5 +1,5 @@
 /**
- * The add-on's side of spreadsheet binding (issue 17 item 5, docs/sheets-binding.md) end to end:
+ * The add-on's side of spreadsheet binding (docs/sheets-binding.md) end to end:
  * the built add-on on the Apps Script stand-ins against the real connector in a child process,
  * which reads the binding token back through the Sheets API stand-in (test/helpers/fake-google.ts).
  * What the add-on writes as developer metadata reaches that stand-in through metadataMirror (the
@@ -10,33 +10,26 @@
  * the connector's side (test/sheets/bindings.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAddon,
-  CONNECTOR,
-  loadAddon,
-  metadataMirror,
-  startConnectorChild,
-  SyncHttp,
-  type ChildConnector,
-  type Harness,
-} from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, metadataMirror, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'google'>;
 let google: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  google = await startConnectorChild({
-    google: true,
-    env: { COVERCHECK_SHEETS_BINDING_RECHECK_MS: '0' },
-    keys: { alice: { mode: 'test' }, bob: { mode: 'test' }, mallory: { mode: 'test' } },
+  rig = await startAddonRig({
+    google: {
+      google: true,
+      env: { COVERCHECK_SHEETS_BINDING_RECHECK_MS: '0' },
+      keys: { alice: { mode: 'test' }, bob: { mode: 'test' }, mallory: { mode: 'test' } },
+    },
   });
+  ({ http, google } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await google?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 const addon = (spreadsheetId: string) =>
@@ -142,7 +135,7 @@ describe('binding a spreadsheet to the key (add-on side, against the connector)'
     const grid = await gridUntil(SID, (g) => g.slice(1).every((r) => (r[3] ?? '') !== ''));
     expect(grid.slice(1).map((r) => r[3])).toEqual(['verified', 'unverified']);
 
-    // The attack of issue 17, through the add-on: mallory's add-on names alice's spreadsheet with
+    // The cross-tenant write attack, through the add-on: mallory's add-on names alice's spreadsheet with
     // mallory's key. She cannot edit it, so what her add-on writes as metadata stays in her view
     // and never reaches Google's copy (no mirror): the connector finds no token for her key.
     const mallory = loadAddon(http, { connector: google.url, spreadsheetId: SID, owner: 'mallory@example.com' });

@@ -6,36 +6,27 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAddon,
-  CONNECTOR,
-  loadAddon,
-  ROOT,
-  startConnectorChild,
-  SyncHttp,
-  type ChildConnector,
-  type HarnessOptions,
-} from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, ROOT, type SyncHttp, type ChildConnector, type HarnessOptions } from './harness.js';
 
+let rig: AddonRig<'extracting' | 'limited'>;
 let extracting: ChildConnector;
 let limited: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  [extracting, limited] = await Promise.all([
-    startConnectorChild({
+  rig = await startAddonRig({
+    extracting: {
       extraction: true,
       keys: { live: { mode: 'live', credits: 100 }, noExtract: { mode: 'live', credits: 100, scopes: ['verify'] } },
-    }),
-    startConnectorChild({ env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3' }, keys: { live: { mode: 'live', credits: 100 } } }),
-  ]);
+    },
+    limited: { env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3' }, keys: { live: { mode: 'live', credits: 100 } } },
+  });
+  ({ http, extracting, limited } = rig);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all([extracting?.stop(), limited?.stop()]);
-  await http?.close();
+  await rig?.stop();
 });
 
 const PDF = '1AbCdEfGhIjKlMnOp002';

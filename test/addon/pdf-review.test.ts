@@ -6,18 +6,18 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_CONFIDENCE, reviewedValues, reviewItems } from '../../shared/review.js';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, ROOT, type SyncHttp, type ChildConnector } from './harness.js';
 
+let rig: AddonRig<'extracting'>;
 let extracting: ChildConnector;
 let http: SyncHttp;
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  extracting = await startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 } } });
+  rig = await startAddonRig({ extracting: { extraction: true, keys: { live: { mode: 'live', credits: 100 } } } });
+  ({ http, extracting } = rig);
 }, 90_000);
 afterAll(async () => {
-  await extracting?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 // 006: a French travel schedule whose period is read with a close rival date (start and end under 0.9),

@@ -6,30 +6,32 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CACHE_LIMITS } from './standin/storage.js';
-import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  // Live keys see real rows only: the child holds an operator's registry extract, so unknown UK
-  // motor numbers are charged unverified answers.
-  conn = await startConnectorChild({
-    operatorRegistry: true,
-    keys: {
-      big: { mode: 'live', credits: 20_000 },
-      small: { mode: 'live', credits: 1_000 },
-      small2: { mode: 'live', credits: 1_000 },
-      closed: { mode: 'live', credits: 1_000 },
-      closed2: { mode: 'live', credits: 1_000 },
+  rig = await startAddonRig({
+    // Live keys see real rows only: the child holds an operator's registry extract, so unknown UK
+    // motor numbers are charged unverified answers.
+    conn: {
+      operatorRegistry: true,
+      keys: {
+        big: { mode: 'live', credits: 20_000 },
+        small: { mode: 'live', credits: 1_000 },
+        small2: { mode: 'live', credits: 1_000 },
+        closed: { mode: 'live', credits: 1_000 },
+        closed2: { mode: 'live', credits: 1_000 },
+      },
     },
   });
+  ({ http, conn } = rig);
 }, 60_000);
 afterAll(async () => {
-  await conn?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 async function get(p: string, key: string): Promise<any> {

@@ -1,5 +1,5 @@
 /**
- * Issue 22's add-on flows on the Apps Script stand-ins against the real connector in a child:
+ * The add-on's sheet flows on the Apps Script stand-ins against the real connector in a child:
  * delta re-checks (only changed, failed or old rows are sent and paid for), the results summary
  * with its header note and row links, status colours by conditional format rules added once,
  * cell notes on unverified and inconclusive rows in the user's language, and the insurer cell
@@ -8,19 +8,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_UK_MOTOR } from '../helpers/operator-registry.js';
 import { FakeConditionalFormatRule } from './standin/spreadsheet.js';
-import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, startConnectorChild, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  conn = await startConnectorChild({ keys: { live: { mode: 'live', credits: 5000 }, sandbox: { mode: 'test' } } });
+  rig = await startAddonRig({ conn: { keys: { live: { mode: 'live', credits: 5000 }, sandbox: { mode: 'test' } } } });
+  ({ http, conn } = rig);
 }, 60_000);
 afterAll(async () => {
-  await conn?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 /** A GET to the connector; a pooled socket the server closed as idle while the vm held this thread fails once: send again. */

@@ -1,45 +1,36 @@
 /**
- * Issue 7 point 5 on the Apps Script stand-ins: "write results back when done" for the rows sidebar, and
+ * Connector-side Sheets features on the Apps Script stand-ins: "write results back when done" for the rows sidebar, and
  * connector-side dataset schedules from the datasets sidebar, against a connector child that has
  * a service account and writes into the Sheets API stand-in (test/helpers/fake-google.ts, run in
  * the child, read through its control server). A second connector without one answers 503.
- * The connector writes only into a spreadsheet bound to the key (issue 17 item 5): the add-on
+ * The connector writes only into a spreadsheet bound to the key: the add-on
  * binds it first, transparently, and its developer metadata reaches the Sheets stand-in through
  * metadataMirror; bindings.test.ts tests the binding itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAddon,
-  CONNECTOR,
-  loadAddon,
-  metadataMirror,
-  startConnectorChild,
-  SyncHttp,
-  type ChildConnector,
-  type Harness,
-} from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, metadataMirror, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'google' | 'plain'>;
 let google: ChildConnector;
 let plain: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  [google, plain] = await Promise.all([
+  rig = await startAddonRig({
     // Schedules pause after one failed run here, so the pause and Resume are seen without waiting out retries.
-    startConnectorChild({
+    google: {
       google: true,
       env: { COVERCHECK_SCHEDULE_PAUSE_AFTER: '1' },
       keys: { sandbox: { mode: 'test' }, other: { mode: 'test' }, verifyOnly: { mode: 'live', credits: 100, scopes: ['verify'] } },
-    }),
-    startConnectorChild({ keys: { sandbox: { mode: 'test' } } }),
-  ]);
+    },
+    plain: { keys: { sandbox: { mode: 'test' } } },
+  });
+  ({ http, google, plain } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([google?.stop(), plain?.stop()]);
-  await http?.close();
+  await rig?.stop();
 });
 
 const putSheet = async (id: string, title: string, grid: string[][]) => {

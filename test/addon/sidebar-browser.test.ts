@@ -21,14 +21,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
 import {
-  buildAddon,
   CONNECTOR,
   loadAddon,
   metadataMirror,
   ROOT,
-  startConnectorChild,
-  SyncHttp,
+  type SyncHttp,
   type ChildConnector,
   type Harness,
   type HarnessOptions,
@@ -40,6 +39,7 @@ import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
+let rig: AddonRig<'conn' | 'limited'>;
 let conn: ChildConnector;
 let limited: ChildConnector;
 let http: SyncHttp;
@@ -47,10 +47,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!have) return;
-  buildAddon();
-  http = new SyncHttp();
-  [conn, limited] = await Promise.all([
-    startConnectorChild({
+  rig = await startAddonRig({
+    conn: {
       google: true,
       extraction: true,
       slowRegistry: true,
@@ -62,12 +60,13 @@ beforeAll(async () => {
         COVERCHECK_SCHEDULE_PAUSE_AFTER: '1',
       },
       keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 500 }, writer: { mode: 'live', credits: 1000 } },
-    }),
-    startConnectorChild({
+    },
+    limited: {
       env: { COVERCHECK_RATE_LIMIT_KEY_PER_MIN: '3', COVERCHECK_JOB_LEASE_MS: '600000' },
       keys: { live: { mode: 'live', credits: 1000 } },
-    }),
-  ]);
+    },
+  });
+  ({ http, conn, limited } = rig);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -85,8 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all([conn?.stop(), limited?.stop()]);
-  await http?.close();
+  await rig?.stop();
 });
 
 const BRIDGE = `${GAS_RUN_BRIDGE}

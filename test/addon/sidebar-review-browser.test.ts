@@ -9,21 +9,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, ROOT, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, ROOT, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const have = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
+let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!have) return;
-  buildAddon();
-  http = new SyncHttp();
-  conn = await startConnectorChild({ extraction: true, keys: { live: { mode: 'live', credits: 100 } } });
+  rig = await startAddonRig({ conn: { extraction: true, keys: { live: { mode: 'live', credits: 100 } } } });
+  ({ http, conn } = rig);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -40,8 +41,7 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(async () => {
   await browser?.close();
-  await conn?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 async function openSidebar(h: Harness): Promise<Page> {

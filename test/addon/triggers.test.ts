@@ -6,21 +6,21 @@
  * the schedules with the reason instead of failing every hour.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
 const SLUG = 'uk-rpi-vehicles-tax-insurance-yoy';
 const AUTH = 'https://www.googleapis.com/auth/';
+let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  conn = await startConnectorChild({ keys: { live: { mode: 'live', credits: 100 } } });
+  rig = await startAddonRig({ conn: { keys: { live: { mode: 'live', credits: 100 } } } });
+  ({ http, conn } = rig);
 }, 60_000);
 afterAll(async () => {
-  await conn?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 function addon(opts: { rttMs?: number } = {}): Harness {

@@ -4,19 +4,19 @@
  * contract's parsePolicyInput, so they send the codes, and an unknown word is a readable cell error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, loadAddon, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  conn = await startConnectorChild({ keys: { sandbox: { mode: 'test' } } });
+  rig = await startAddonRig({ conn: { keys: { sandbox: { mode: 'test' } } } });
+  ({ http, conn } = rig);
 }, 60_000);
 afterAll(async () => {
-  await conn?.stop();
-  await http?.close();
+  await rig?.stop();
 });
 
 function granted(): Harness {

@@ -7,29 +7,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAddon, CONNECTOR, DIST, loadAddon, startConnectorChild, SyncHttp, type ChildConnector, type Harness } from './harness.js';
+import { startAddonRig, SLOW_REGISTRY, type AddonRig } from '../helpers/addon-rig.js';
+import { CONNECTOR, DIST, loadAddon, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 
+let rig: AddonRig<'conn' | 'slow'>;
 let conn: ChildConnector;
 let slow: ChildConnector;
 let http: SyncHttp;
 
 beforeAll(async () => {
-  buildAddon();
-  http = new SyncHttp();
-  [conn, slow] = await Promise.all([
-    startConnectorChild({ keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 100 } } }),
-    // Every unknown UK policy waits 3 s for its registry (which never answers): batches that outlast a custom function's budget.
-    startConnectorChild({
-      slowRegistry: true,
-      env: { COVERCHECK_REGISTRY_TIMEOUT_MS: '3000' },
-      keys: { live: { mode: 'live', credits: 100 } },
-    }),
-  ]);
+  rig = await startAddonRig({ conn: { keys: { sandbox: { mode: 'test' }, live: { mode: 'live', credits: 100 } } }, slow: SLOW_REGISTRY });
+  ({ http, conn, slow } = rig);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([conn?.stop(), slow?.stop()]);
-  await http?.close();
+  await rig?.stop();
 });
 
 async function direct(key: string, body: unknown): Promise<any> {

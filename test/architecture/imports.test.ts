@@ -134,9 +134,8 @@ interface Allowed {
  * longer matches a breaking import fails the test, so it is deleted once the import is gone.
  */
 const ALLOWED: Allowed[] = [
-  // Empty since arch-store's merge removed store/sqlite/datasets.ts -> datasets/search-query.ts and
-  // store/postgres/ -> store/sqlite/migrations.ts. An entry looks like:
-  // { from: 'connector/src/store/sqlite/datasets.ts', to: 'connector/src/datasets/search-query.ts', why: 'arch-store fixes' },
+  // No import breaks a rule today. An entry looks like:
+  // { from: 'connector/src/store/sqlite/datasets.ts', to: 'connector/src/datasets/search-query.ts', why: 'the change that removes it' },
 ];
 
 const isAllowed = (from: string, to: string) => ALLOWED.some((a) => a.from === from && a.to === to);

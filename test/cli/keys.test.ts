@@ -79,7 +79,7 @@ describe('npm run keys', () => {
     });
     await expect(keysCli('frobnicate')).rejects.toMatchObject({ code: 2 });
   });
-  it('--help prints the usage and exits 0 (issue 17, item 10), for every operator CLI', async () => {
+  it('--help prints the usage and exits 0, for every operator CLI', async () => {
     const { stdout } = await keysCli('--help');
     expect(stdout).toContain('npm run keys -- create --mode live|test');
     expect((await keysCli('create', '-h')).stdout).toContain('npm run keys -- list');

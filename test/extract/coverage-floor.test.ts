@@ -1,5 +1,5 @@
 /**
- * Regression floor for coverage details (issue 20 items 5 and 6) on the text PDFs of both corpora (no OCR):
+ * Regression floor for coverage details on the text PDFs of both corpora (no OCR):
  * readings right of those the documents state, none invented, and readings at confidence >= 0.9 right,
  * each a little under what `npm run eval:coverage` measured. The outside documents
  * (../shared/data/documents or COVERCHECK_SHARED_DOCS) are skipped where absent.

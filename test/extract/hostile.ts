@@ -1,6 +1,6 @@
 /**
  * Hostile PDFs for the extraction limits, written byte by byte: each is small on the wire and
- * expensive to read without a budget (issue 17, item 4).
+ * expensive to read without a budget.
  */
 import zlib from 'node:zlib';
 

@@ -1,5 +1,5 @@
 /**
- * The per-document budget in the pipeline (issue 17, item 4): each hostile document is refused by
+ * The per-document budget in the pipeline: each hostile document is refused by
  * the limit it crosses, with the limit and its value in the message, before the step the limit pays
  * for; whatever pdf.js or the canvas throws for a document is an unreadable document, not a crash.
  * The time and memory limits live in the pools (process-limits.test.ts).
@@ -49,7 +49,7 @@ async function blankPages(...sizes: [number, number][]): Promise<Uint8Array> {
   return doc.save();
 }
 
-describe('the documents of issue 17 are refused by the limit they cross, before the work it bounds', () => {
+describe('hostile documents are refused by the limit they cross, before the work it bounds', () => {
   it('20 blank 5000 x 5000 pt pages: page 1 is over the page area limit; nothing is rendered', async () => {
     const pdf = hugeBlankPages(20, 5000);
     expect(pdf.length).toBeLessThan(1000);

@@ -79,7 +79,7 @@ describe.skipIf(corpus.length === 0)('extraction on documents by another author'
     }
   }
 
-  // The scans go through the real OCR (~45 s of CPU for 12 documents): the figure the issue targets. Two
+  // The scans go through the real OCR (~45 s of CPU for 12 documents). Two
   // workers, two documents at a time: the run gives this file both cores.
   it.skipIf(scans.length === 0)(
     `keeps at least ${FLOOR_SCAN * 100}% of fields right on the scans, and ${FLOOR_HIGH_CONFIDENCE * 100}% of those at confidence >= 0.9`,

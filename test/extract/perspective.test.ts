@@ -1,4 +1,4 @@
-/** Phone photos straightened (issue 20, item 4): the projective transform, the sheet's corners found, and pages that need nothing left alone. */
+/** Phone photos straightened: the projective transform, the sheet's corners found, and pages that need nothing left alone. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

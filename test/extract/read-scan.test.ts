@@ -1,5 +1,5 @@
 /**
- * Scans as they arrive (issue 20, item 4): pages on their side or upside down are turned and read,
+ * Scans as they arrive: pages on their side or upside down are turned and read,
  * upright pages take one OCR pass, and extra passes stay inside the document's pixel budget.
  */
 import { createCanvas } from '@napi-rs/canvas';

@@ -1,5 +1,5 @@
 /**
- * The fuzz suite once more (issue 29, "Done means"), on the other deployment: the connector child on
+ * The fuzz suite once more, on the other deployment: the connector child on
  * PostgreSQL (its own database on the run's server) and Redis (its own key prefix), with the
  * extraction process on. Besides connector.test.ts's checks on every answer (the contract's body, no
  * crash, no stall of the connector's event loop over 200 ms of CPU):

@@ -1,5 +1,5 @@
 /**
- * The fuzz suite (issue 17, "Done means"): thousands of malformed and adversarial requests to
+ * The fuzz suite: thousands of malformed and adversarial requests to
  * every route of a real connector on loopback, in a child process (server-child.ts). Asserts that
  * every answer is the contract's (check.ts: no 5xx but 503 with Retry-After, error bodies in the
  * contract's schema), that the process never dies, that its event loop is never blocked for more

@@ -1,6 +1,6 @@
 /**
- * Small PDFs built to cost a reader far more than their size (issue 17, item 4): huge page boxes,
- * a flate bomb, a circular page tree, huge image dimensions, and a few broken ones; since issue 29,
+ * Small PDFs built to cost a reader far more than their size: huge page boxes,
+ * a flate bomb, a circular page tree, huge image dimensions, and a few broken ones;
  * form XObjects nested to a million draws, JBIG2 and JPEG 2000 images whose own headers claim far
  * more than their dictionaries, and encrypted files (RC4 40-bit, AES-128 and AES-256 with an owner
  * password only, AES-256 with a user password, and the nested forms encrypted, which the early
@@ -28,7 +28,7 @@ function handBuilt(objects: string[], root = 1): Buffer {
   return Buffer.from(out, 'latin1');
 }
 
-/** 20 pages of 5000 x 5000 pt at UserUnit 75 (issue 17's repro was 20 blank 5000-pt pages in 455 bytes). */
+/** 20 pages of 5000 x 5000 pt at UserUnit 75 (20 blank 5000-pt pages fit in 455 bytes). */
 async function hugePages(): Promise<Buffer> {
   const doc = await PDFDocument.create();
   for (let i = 0; i < 20; i++) {

@@ -1,5 +1,5 @@
 /**
- * The nested-form bomb of issue 29 (item 1), written byte by byte: form XObjects nested `depth` deep,
+ * The nested-form bomb (a fan-out of form XObjects), written byte by byte: form XObjects nested `depth` deep,
  * each drawing the next `fanout` times, so that a page of a few hundred bytes of content makes pdf.js
  * draw fanout^depth shapes. Variants place the forms' /Resources where a reader must look for them:
  * in the form's dictionary, in an object of their own, or inside an object stream (which only a
@@ -77,7 +77,7 @@ export function writePdf(objects: PdfObject[], options: { root?: number; compres
 }
 
 export interface NestedFormsOptions {
-  /** Levels of forms (the issue's document: 7). */
+  /** Levels of forms (the 2 KB bomb the tests use: 7). */
   depth?: number;
   /** How many times each form draws the next (10). */
   fanout?: number;

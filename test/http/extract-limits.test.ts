@@ -1,6 +1,6 @@
 /**
- * Hostile PDFs through the whole connector (issue 17, item 4): upload -> durable job -> extraction
- * process. Each document of the issue, generated here, ends as a failed job with 422
+ * Hostile PDFs through the whole connector: upload -> durable job -> extraction
+ * process. Each hostile document, generated here, ends as a failed job with 422
  * unreadable_document naming the limit, at its first attempt and with its credit given back; a
  * normal document after them is still read; the extraction process stays under its memory ceiling;
  * and one key can have only so many documents waiting.

@@ -1,6 +1,6 @@
 /**
- * Issue 17, items 1-3, 8 and 9, each as reproduced against main: requests that crashed the
- * connector, stalled it or were answered 500, now refused with a 4xx in the contract's error body;
+ * Hostile requests: requests that could crash the connector, stall it or be answered 500 are
+ * refused with a 4xx in the contract's error body;
  * secrets kept out of the request log; a second Authorization header refused.
  */
 import net from 'node:net';
@@ -43,7 +43,7 @@ const json: [string, string] = ['Content-Type', 'application/json'];
 const policy = Buffer.from(JSON.stringify({ policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' }));
 const nested = (depth: number, inner = '') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 
-describe('item 1: multipart uploads that end badly are a 400, never a crash', () => {
+describe('multipart uploads that end badly are a 400, never a crash', () => {
   const upload = (body: Buffer, boundary = 'XX'): RawRequest => ({
     method: 'POST',
     path: '/api/v1/documents/extract',
@@ -51,7 +51,7 @@ describe('item 1: multipart uploads that end badly are a 400, never a crash', ()
     body,
   });
 
-  it('a file part that never reaches its closing boundary (the issue repro) -> 400 invalid_request', async () => {
+  it('a file part that never reaches its closing boundary -> 400 invalid_request', async () => {
     const body = Buffer.from(
       '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 truncated',
     );
@@ -92,7 +92,7 @@ describe('item 1: multipart uploads that end badly are a 400, never a crash', ()
   });
 });
 
-describe('item 2: nesting depth and value count are bounded before JSON.parse, for every JSON route', () => {
+describe('nesting depth and value count are bounded before JSON.parse, for every JSON route', () => {
   it('nesting past 32 levels -> 400 invalid_json naming the limit; 32 levels parse (and the route judges them)', async () => {
     const deep = await expectRefused(
       { method: 'POST', path: '/api/v1/verify/async', headers: [auth(), json], body: Buffer.from(`{"provider":${nested(32)}}`) },
@@ -106,7 +106,7 @@ describe('item 2: nesting depth and value count are bounded before JSON.parse, f
       'invalid_request',
     );
   });
-  it('the issue repro: depth 9e6, gzipped to ~17 KB, on /verify/async -> 400 at once', async () => {
+  it('depth 9e6, gzipped to ~17 KB, on /verify/async -> 400 at once', async () => {
     const body = zlib.gzipSync(`{"provider":${nested(9_000_000)}}`);
     expect(body.length).toBeLessThan(40_000);
     await expectRefused(
@@ -162,7 +162,7 @@ describe('item 2: nesting depth and value count are bounded before JSON.parse, f
   });
 });
 
-describe('item 3: client errors answered 500 before', () => {
+describe('client errors are 4xx in the contract body, never a 500', () => {
   const routes = ['/api/v1/verify', '/api/v1/verify/async', '/api/v1/verify/batch', '/api/v1/sheets/schedules'];
   it.each(['gzip', 'deflate', 'br'] as const)('a corrupt %s body -> 400 on every JSON route', async (coding) => {
     for (const path of routes) {
@@ -378,7 +378,7 @@ describe('item 3: client errors answered 500 before', () => {
   });
 });
 
-describe('item 8: the request log never holds an activation token or a key', () => {
+describe('the request log never holds an activation token or a key', () => {
   it('GET /portal/activate?%74oken=... is logged with the token redacted', async () => {
     const secret = 'S3cr3tActivationToken0123456789';
     for (const name of ['token', '%74oken', 'to%6Ben', 'TOKEN', '%54OKEN']) {
@@ -395,7 +395,7 @@ describe('item 8: the request log never holds an activation token or a key', () 
   });
 });
 
-describe('item 9: two Authorization headers are refused, wherever a key is read', () => {
+describe('two Authorization headers are refused, wherever a key is read', () => {
   it.each([
     ['GET', '/api/v1/account'],
     ['GET', '/api/v1/datasets'],

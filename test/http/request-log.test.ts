@@ -5,7 +5,7 @@ import { redactUrl } from '../../connector/src/http/request-log.js';
 describe('redactUrl', () => {
   it.each([
     ['/portal/activate?token=abc', '/portal/activate?token=[redacted]'],
-    // Issue 17, item 8: the query parser decodes names, so these are the token parameter too.
+    // The query parser decodes names, so these are the token parameter too.
     ['/portal/activate?%74oken=abc', '/portal/activate?%74oken=[redacted]'],
     ['/portal/activate?to%6Ben=abc&x=1', '/portal/activate?to%6Ben=[redacted]&x=1'],
     ['/portal/activate?%54%4F%4B%45%4E=abc', '/portal/activate?%54%4F%4B%45%4E=[redacted]'],

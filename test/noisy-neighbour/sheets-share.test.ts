@@ -25,74 +25,30 @@
  * (test/sheets/limiter.test.ts, test/http/sheet-bindings.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeGoogle } from '../helpers/fake-google.js';
-import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
-import { bindOverHttp } from '../helpers/sheets-binding.js';
+import type { FakeGoogle } from '../helpers/fake-google.js';
+import { call, type TestServer } from '../helpers/server.js';
+import { median, startSheetsNeighbours, type SheetsNeighbours } from '../helpers/sheets-neighbours.js';
 
 const FACTOR = 5;
 const ATTACK_LOOPS = 30;
 const ROUNDS = 3;
 
-const google = new FakeGoogle();
-let srv: TestServer;
-let victim: string;
-let attacker: string;
 const VICTIM_SHEET = 'noisy-victim-sheet-0001';
-const target = { spreadsheet_id: VICTIM_SHEET, sheet_name: 'Policies', key_column: 'A', columns: { status: 'B' } };
+let neighbours: SheetsNeighbours;
+let google: FakeGoogle;
+let srv: TestServer;
+let attacker: string;
 
 beforeAll(async () => {
-  await google.start();
-  srv = await startTestServer({
-    env: {
-      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
-      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
-      COVERCHECK_SHEETS_PER_MIN: '10',
-      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '10',
-      COVERCHECK_SHEETS_WINDOW_MS: '1000',
-      COVERCHECK_SHEETS_RETRY_MS: '50',
-      COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN: '100000',
-    },
-  });
-  victim = (await srv.key({ mode: 'test', name: 'victim' })).key;
-  attacker = (await srv.key({ mode: 'test', name: 'attacker' })).key;
-  google.sheet(VICTIM_SHEET, 'Policies', [
-    ['Policy', 'Status'],
-    ['UKM-1000-0001', ''],
-  ]);
-  await bindOverHttp(srv.url, victim, google, VICTIM_SHEET);
+  neighbours = await startSheetsNeighbours({ victimSheet: VICTIM_SHEET });
+  ({ google, srv, attacker } = neighbours);
 }, 60_000);
 afterAll(async () => {
-  await srv?.close();
-  await google.stop();
+  await neighbours?.close();
 });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** One write-back of the victim's, submission to `written`, in ms. */
-async function victimWriteback(): Promise<number> {
-  const started = performance.now();
-  const r = await call(srv.url, 'POST', '/api/v1/verify/async', {
-    key: victim,
-    body: { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', sheet_target: target },
-  });
-  expect(r.status, JSON.stringify(r.body)).toBe(202);
-  const job = await pollUntil(
-    srv.url,
-    r.body.poll_url,
-    victim,
-    (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending',
-    120_000,
-  );
-  expect(job.sheet_writeback).toMatchObject({ status: 'written', written: 1 });
-  return performance.now() - started;
-}
-
-async function victimRounds(): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) times.push(await victimWriteback());
-  return times;
-}
+const victimRounds = () => neighbours.victimRounds(ROUNDS);
 
 describe('noisy neighbour: Google Sheets', () => {
   it("an attacker's binding checks leave the victim's write-back within a small factor of its time alone", async () => {

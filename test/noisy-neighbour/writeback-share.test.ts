@@ -31,9 +31,17 @@
  * waits for the stall: about 3 s against 0.2 s, a ratio of 10 or more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeGoogle } from '../helpers/fake-google.js';
-import { call, pollUntil, startTestServer, type TestServer } from '../helpers/server.js';
+import type { FakeGoogle } from '../helpers/fake-google.js';
+import { call, pollUntil, type TestServer } from '../helpers/server.js';
 import { bindOverHttp } from '../helpers/sheets-binding.js';
+import {
+  addPoliciesSheet,
+  median,
+  POLICY as policy,
+  policiesTarget as target,
+  startSheetsNeighbours,
+  type SheetsNeighbours,
+} from '../helpers/sheets-neighbours.js';
 
 const FACTOR = 5;
 const SHEETS = 40;
@@ -41,53 +49,29 @@ const PER_SHEET = 2;
 const WAVE = SHEETS * PER_SHEET;
 const ROUNDS = 3;
 
-const google = new FakeGoogle();
-let srv: TestServer;
-let victim: string;
-let attacker: string;
 const VICTIM_SHEET = 'wb-share-victim-0001';
 const STALL_SHEET = 'wb-share-stall-0001';
 const attackSheet = (i: number) => `wb-share-attack-${String(i).padStart(4, '0')}`;
-const target = (spreadsheet_id: string) => ({ spreadsheet_id, sheet_name: 'Policies', key_column: 'A', columns: { status: 'B' } });
-const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' };
+let neighbours: SheetsNeighbours;
+let google: FakeGoogle;
+let srv: TestServer;
+let attacker: string;
 
 beforeAll(async () => {
-  await google.start();
-  srv = await startTestServer({
-    env: {
-      GOOGLE_APPLICATION_CREDENTIALS: google.keyFile,
-      COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
-      COVERCHECK_SHEETS_PER_MIN: '10',
-      COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '10',
-      COVERCHECK_SHEETS_WINDOW_MS: '1000',
-      COVERCHECK_SHEETS_RETRY_MS: '50',
-      // The attacker binds SHEETS spreadsheets in setup; the binding-check limit is not what is measured.
-      COVERCHECK_SHEETS_BINDING_CHECKS_PER_MIN: '100000',
-      // How long a write-back waits on a request Google never answers before retrying it.
-      COVERCHECK_SHEETS_TIMEOUT_MS: '3000',
-    },
+  neighbours = await startSheetsNeighbours({
+    victimSheet: VICTIM_SHEET,
+    // How long a write-back waits on a request Google never answers before retrying it.
+    env: { COVERCHECK_SHEETS_TIMEOUT_MS: '3000' },
   });
-  victim = (await srv.key({ mode: 'test', name: 'victim' })).key;
-  attacker = (await srv.key({ mode: 'test', name: 'attacker' })).key;
-  google.sheet(VICTIM_SHEET, 'Policies', [
-    ['Policy', 'Status'],
-    ['UKM-1000-0001', ''],
-  ]);
-  await bindOverHttp(srv.url, victim, google, VICTIM_SHEET);
+  ({ google, srv, attacker } = neighbours);
   for (const sheet of [STALL_SHEET, ...Array.from({ length: SHEETS }, (_, i) => attackSheet(i))]) {
-    google.sheet(sheet, 'Policies', [
-      ['Policy', 'Status'],
-      ['UKM-1000-0001', ''],
-    ]);
+    addPoliciesSheet(google, sheet);
     await bindOverHttp(srv.url, attacker, google, sheet);
   }
 }, 120_000);
 afterAll(async () => {
-  await srv?.close();
-  await google.stop();
+  await neighbours?.close();
 });
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -99,27 +83,8 @@ async function until(what: string, done: () => boolean | Promise<boolean>, timeo
   }
 }
 
-/** One write-back of the victim's, submission to `written`, in ms. */
-async function victimWriteback(): Promise<number> {
-  const started = performance.now();
-  const r = await call(srv.url, 'POST', '/api/v1/verify/async', { key: victim, body: { ...policy, sheet_target: target(VICTIM_SHEET) } });
-  expect(r.status, JSON.stringify(r.body)).toBe(202);
-  const job = await pollUntil(
-    srv.url,
-    r.body.poll_url,
-    victim,
-    (b) => b.sheet_writeback?.status && b.sheet_writeback.status !== 'pending',
-    120_000,
-  );
-  expect(job.sheet_writeback).toMatchObject({ status: 'written', written: 1 });
-  return performance.now() - started;
-}
-
-async function victimRounds(): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) times.push(await victimWriteback());
-  return times;
-}
+const victimWriteback = () => neighbours.victimWriteback();
+const victimRounds = () => neighbours.victimRounds(ROUNDS);
 
 /** One attacker batch into `sheet`; returns its id once it is complete (its write-back queued). */
 async function attackerBatch(sheet: string): Promise<string> {

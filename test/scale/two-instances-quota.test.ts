@@ -1,5 +1,5 @@
 /**
- * Issue 9: two connector processes on one database and one Redis; a quota of N calls per second to
+ * Two connector processes on one database and one Redis; a quota of N calls per second to
  * an upstream registry holds for the pair, not for each process.
  *
  * A fake upstream registry on loopback answers every lookup 404 (unverified) and records when each

@@ -1,5 +1,5 @@
 /**
- * Issue 9: two connector processes on one PostgreSQL database and one Redis.
+ * Two connector processes on one PostgreSQL database and one Redis.
  *
  * - 1,000 async jobs, submitted half to each instance, are each processed exactly once: every job
  *   completes after one lease, both instances' workers take a share, each job's credit is reserved

@@ -1,6 +1,6 @@
 /**
- * Issue 17, item 5, on the real connector with the Sheets stand-in: a key writes only into a
- * spreadsheet whose editor bound it to that key. The attack of the issue (schedule into another
+ * Spreadsheet binding on the real connector with the Sheets stand-in: a key writes only into a
+ * spreadsheet whose editor bound it to that key. The cross-tenant attack (schedule into another
  * tenant's spreadsheet, read its sheet names from a failed run, probe its key column through
  * sheet_target and sheet_writeback.missing) fails; binding, recheck after the interval and
  * unbinding work as docs/sheets-binding.md says.
@@ -90,7 +90,7 @@ async function extractWithTarget(key: string, sheetTarget: object) {
   return { status: res.status, body: (await res.json()) as { error: string; message: string } };
 }
 
-describe('the attack of issue 17 fails', () => {
+describe("writing into another tenant's spreadsheet fails", () => {
   it("a key with datasets scope cannot schedule into another tenant's spreadsheet: 403 at once, no API call, nothing cleared", async () => {
     const before = snapshot(VICTIM);
     const calls = callsOn(VICTIM);

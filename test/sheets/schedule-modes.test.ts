@@ -1,4 +1,4 @@
-/** Output modes of connector schedules (issue 22 item 1) through the Sheets stand-in: overwrite, append, merge; a user column beside the data is never touched. */
+/** Output modes of connector schedules through the Sheets stand-in: overwrite, append, merge; a user column beside the data is never touched. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../connector/src/logger.js';
 import { ScheduleRunner } from '../../connector/src/sheets/scheduler.js';

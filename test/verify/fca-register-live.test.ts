@@ -1,7 +1,6 @@
 /**
- * The FCA register API as the UK register check's online source, through the real server (issue 27,
- * item 3): a stand-in on loopback that speaks the recorded response shapes (test/helpers/fca-standin.ts)
- * answers, hangs and fails, and no verification stalls or errors. Sandbox keys never reach it.
+ * The FCA register API as the UK register check's online source, through the real server: a stand-in
+ * on loopback that speaks the recorded response shapes (test/helpers/fca-standin.ts) answers, hangs and fails, and no verification stalls or errors. Sandbox keys never reach it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ZVerificationResultSchema, type TVerificationResult } from '../../shared/verification.js';

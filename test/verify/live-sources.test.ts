@@ -1,5 +1,5 @@
 /**
- * Live keys see real sources only, and say so when one is missing (issue 27), through the real server:
+ * Live keys see real sources only, and say so when one is missing, through the real server:
  * a fresh install with the shipped data, a live key beside a sandbox key. The mirror of sandbox.test.ts.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Sandbox keys stay in the sandbox (issue 17, item 6): a pk_test_ key sees the demo registry rows
+ * Sandbox keys stay in the sandbox: a pk_test_ key sees the demo registry rows
  * only, never reaches an upstream registry, and every result says so with the `sandbox` flag. A
  * real upstream on loopback counts the calls it gets; a live key beside it still reaches it.
  */

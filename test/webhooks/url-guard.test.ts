@@ -47,7 +47,7 @@ describe('isPrivateAddress', () => {
     ['::192.168.0.1', 'private (IPv4 in IPv6)'],
     ['64:ff9b::a00:1', 'private (IPv4 in IPv6)'],
     ['2002:7f00:1::', 'loopback (IPv4 in IPv6)'],
-    // Issue 17, item 7: ranges the hand-kept list missed, now classed by ipaddr.js.
+    // Ranges a hand-kept list misses, classed by ipaddr.js.
     ['::ffff:0:7f00:1', 'loopback (IPv4 in IPv6)'], // IPv4-translated (RFC 6145)
     ['::ffff:0:a00:1', 'private (IPv4 in IPv6)'],
     ['2001::1', 'Teredo tunnel'],
@@ -167,7 +167,7 @@ describe('checkWebhookUrl', () => {
     expect(lookup.calls.length).toBe(calls);
   });
 
-  it('refuses IP literals in the ranges of issue 17 at submission, without a lookup', async () => {
+  it('refuses IP literals in tunnelled, translated and reserved ranges at submission, without a lookup', async () => {
     const calls = lookup.calls.length;
     for (const [url, kind] of [
       ['https://[::ffff:0:7f00:1]/', 'loopback (IPv4 in IPv6)'],

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
           email: values.email ?? null,
           plan: (values.plan as TPlan | undefined) ?? 'free',
           scopes,
-          ...(credits !== undefined ? { credits } : {}),
+          credits,
         });
         out({ key, webhook_secret: record.webhook_secret, ...publicView(record) });
       });
@@ -111,9 +111,9 @@ async function main(): Promise<void> {
           await store.credits.adjust(
             key.id,
             {
-              ...(add !== undefined ? { add } : {}),
-              ...(set !== undefined ? { set } : {}),
-              ...(allowance !== undefined ? { allowance } : {}),
+              add,
+              set,
+              allowance,
             },
             now.toISOString(),
           );

@@ -65,7 +65,7 @@ export function entryPoints(dir: string, e: CatalogueEntry, now: Date): SeriesPo
   const points = readCsvSeries(fs.readFileSync(path.join(dir, e.file), 'utf8'), {
     date_column: e.date_column,
     value_column: e.value_column,
-    ...(e.filter ? { filter: e.filter } : {}),
+    filter: e.filter,
   });
   return e.transform === 'step_to_month_end' ? stepToMonthEnd(points, now.toISOString().slice(0, 10)) : points;
 }

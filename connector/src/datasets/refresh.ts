@@ -107,7 +107,7 @@ export class DatasetRefresher implements Worker {
       try {
         for (const d of await this.store.refreshable()) {
           if (!isDue(d, this.opts.now())) continue;
-          const r = await refreshDataset(this.store, d, { now: this.opts.now, ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}) });
+          const r = await refreshDataset(this.store, d, { now: this.opts.now, fetch: this.opts.fetch });
           this.logger[r.ok ? 'info' : 'warn'](r, 'dataset refresh');
           out.push(r);
         }

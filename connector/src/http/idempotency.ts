@@ -9,8 +9,8 @@
  * as the charge or the accepted work; the save here, after answering, covers the rest (refusals).
  *
  * "The same request" is the same method, path and body bytes (inflated): json-body.ts hashes the bytes
- * as read, off the event loop. Hashing JSON.stringify of the parsed body instead held the loop ~100 ms
- * for a 19 MB body (issue 29, item 8), and two spellings of one JSON value are two requests here.
+ * as read, off the event loop: hashing JSON.stringify of the parsed body would hold the loop ~100 ms
+ * for a 19 MB body. Two spellings of one JSON value are two requests here.
  */
 import crypto from 'node:crypto';
 import type { RequestHandler, Response } from 'express';

@@ -6,7 +6,7 @@
  *
  * Every way the body can go wrong (a part cut off before its boundary, a malformed header, the
  * client leaving mid-upload) settles as a 400: busboy reports a truncated form both on itself and
- * on the open file stream, and an 'error' event nobody listens to ends the process (issue 17).
+ * on the open file stream, and an 'error' event nobody listens to would end the process.
  *
  * The bytes the client sends are covered by the request's share of the memory budget
  * (http/body-budget.ts): the declared length up front (as far as the form may take), then what

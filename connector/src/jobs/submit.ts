@@ -73,8 +73,7 @@ function jobReservation(key: ApiKeyRecord, id: string, now: Date, amount = 1): R
 
 export const jobPollUrl = (id: string) => `/api/v1/jobs/${id}`;
 
-const webhookOf = (raw: unknown, deps: SubmitDeps) =>
-  checkWebhook(raw, { allowPrivate: deps.allowPrivateWebhooks, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
+const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowPrivate: deps.allowPrivateWebhooks, lookup: deps.lookup });
 
 /**
  * An optional sheet_target: validated against the contract, refused when Sheets is not configured

@@ -1,9 +1,9 @@
 /**
  * A JSON body from its raw bytes, and the bounds on its shape checked before JSON.parse: nesting
  * depth and the number of values. Parsing is linear in size, but what comes after is not bounded by
- * size alone: V8's JSON.parse of millions of nested arrays blocked the event loop for seconds
- * (issue 17: depth 9e6 in 17.5 KB gzipped), and JSON.stringify and zod recurse, so a deep body
- * overflowed the stack in the idempotency hash and in batch items. One check here covers every
+ * size alone: V8's JSON.parse of millions of nested arrays blocks the event loop for seconds
+ * (depth 9e6 fits in 17.5 KB gzipped), and JSON.stringify and zod recurse, so a deep body would
+ * overflow the stack in the idempotency hash and in batch items. One check here covers every
  * JSON route; no legitimate body comes near either bound (a full batch is depth 3, ~1,000 values).
  */
 

@@ -18,8 +18,7 @@ export function verifyHandlers(ctx: AppContext): RouteHandlers<'verify'> {
     verify: [
       syncErrorForm,
       async (req, res) => {
-        const idemKey = idempotencyKeyOf(res);
-        res.json(await runSyncVerification(req.body, currentKey(res), deps, idemKey ? { idemKey } : {}));
+        res.json(await runSyncVerification(req.body, currentKey(res), deps, { idemKey: idempotencyKeyOf(res) }));
       },
     ],
   };

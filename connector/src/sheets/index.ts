@@ -49,7 +49,7 @@ export async function createSheets(
     {
       auth: serviceAccountAuth(account, config.sheets.timeoutMs),
       limiter,
-      ...(config.sheets.rootUrl ? { rootUrl: config.sheets.rootUrl } : {}),
+      rootUrl: config.sheets.rootUrl,
       backoffMs: config.sheets.retryBaseMs,
       timeoutMs: config.sheets.timeoutMs,
     },
@@ -74,7 +74,7 @@ export async function createSheets(
       },
     ),
     schedules: new ScheduleRunner(
-      { store, api, bindings, logger, now, ...(mailer ? { mailer } : {}) },
+      { store, api, bindings, logger, now, mailer },
       {
         pollMs: config.queue.pollMs,
         leaseMs: config.sheets.scheduleLeaseMs,

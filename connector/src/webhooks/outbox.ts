@@ -177,7 +177,7 @@ export class OutboxProcessor implements Worker {
     const options: DeliverOptions = {
       timeoutMs: this.opts.timeoutMs,
       allowPrivate: this.opts.allowPrivate,
-      ...(this.opts.ca ? { ca: this.opts.ca } : {}),
+      ca: this.opts.ca,
     };
     const result = await this.hosts
       .key(host)

@@ -110,21 +110,6 @@ storeContract((t) => {
       expect(await store.jobs.pendingCount('verification')).toBe(2);
     });
 
-    it("pendingDocuments counts one key's pending jobs that carry a document: extractions and verifications with one", async () => {
-      await key('k2');
-      const doc = Buffer.from('pdf bytes');
-      await store.jobs.create(newJob('e1', { kind: 'extraction', document: doc }), null);
-      await store.jobs.create(newJob('v1', { document: doc }), null);
-      await store.jobs.create(newJob('v2'), null); // no document
-      await store.jobs.create(newJob('e2', { kind: 'extraction', document: doc, key_id: 'k2' }), null);
-      expect(await store.jobs.pendingDocuments('k1')).toBe(2);
-      expect(await store.jobs.pendingDocuments('k2')).toBe(1);
-      expect(await store.jobs.pendingDocuments('k3')).toBe(0);
-      expect((await store.jobs.lease('w1', at(1), at(61)))?.id).toBe('e1');
-      await store.jobs.finish(finishOf('e1', 'w1'));
-      expect(await store.jobs.pendingDocuments('k1')).toBe(1);
-    });
-
     it('documentBytes counts the bytes of documents a key holds, pending or finished; a refused create counts nothing', async () => {
       await key('k2');
       expect(await store.jobs.documentBytes('k1')).toBe(0);

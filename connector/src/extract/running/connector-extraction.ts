@@ -35,7 +35,7 @@ export async function createConnectorExtraction(
     threads: opts.threads,
     limits: opts.limits,
     ...(opts.maxQueue ? { maxQueue: opts.maxQueue } : {}),
-    ...(opts.hostFile ? { hostFile: opts.hostFile } : {}),
+    hostFile: opts.hostFile,
   });
   return { pool, extractor: poolExtractor(pool) };
 }

@@ -29,11 +29,6 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
       async pendingCount(kind) {
         return (await one<{ n: number }>(db, "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND kind = $1", [kind]))!.n;
       },
-      async pendingDocuments(keyId) {
-        const sql =
-          "SELECT count(*)::int AS n FROM jobs WHERE status = 'pending' AND key_id = $1 AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))";
-        return (await one<{ n: number }>(db, sql, [keyId]))!.n;
-      },
       async documentBytes(keyId) {
         return (await one<{ bytes: number }>(db, 'SELECT bytes FROM key_document_bytes WHERE key_id = $1', [keyId]))?.bytes ?? 0;
       },

@@ -50,9 +50,6 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       GROUP BY j.key_id, k.mode`),
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
     jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
-    jobPendingDocuments: db.prepare(
-      "SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND key_id = ? AND (kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id))",
-    ),
     jobFinish:
       db.prepare(`UPDATE jobs SET status = @status, result = @result, error = @error, charged = @charge, document_outcome = @document_outcome, lease_owner = NULL, lease_until = NULL,
       finished_by = @owner, updated_at = @at, completed_at = @at WHERE id = @id AND status = 'pending' AND lease_owner = @owner RETURNING key_id`),
@@ -188,9 +185,6 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     jobs: {
       async pendingCount(kind) {
         return (q.jobPending.get(kind) as { n: number }).n;
-      },
-      async pendingDocuments(keyId) {
-        return (q.jobPendingDocuments.get(keyId) as { n: number }).n;
       },
       async documentBytes(keyId) {
         return (q.docBytesGet.get(keyId) as { bytes: number } | undefined)?.bytes ?? 0;

@@ -99,8 +99,6 @@ export interface DocumentQueueEntry {
 export interface JobStore {
   /** Pending jobs of a kind, for back-pressure on uploads. */
   pendingCount(kind: JobKind): Promise<number>;
-  /** Pending jobs of one key that carry a document (extractions, and verifications with one), for the per-key bound on them. */
-  pendingDocuments(keyId: string): Promise<number>;
   /**
    * Bytes of documents the key's jobs hold in the store, pending or finished (counted as `create`
    * stores them; retention, when it removes documents, takes them off), for the per-key storage quota.
