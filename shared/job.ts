@@ -70,6 +70,17 @@ export const ZDocumentCoverageSchema = z
   });
 export type TDocumentCoverage = z.infer<typeof ZDocumentCoverageSchema>;
 
+/** What an uploaded document is: an insurance document, or one of the documents people upload in its place. */
+export const DOCUMENT_TYPES = ['insurance', 'invoice', 'bank_statement', 'letter', 'other'] as const;
+export type TDocumentType = (typeof DOCUMENT_TYPES)[number];
+
+export const ZDocumentTypeSchema = z.object({ value: z.enum(DOCUMENT_TYPES), confidence }).meta({
+  id: 'DocumentType',
+  description:
+    "Whether the document is an insurance document (a policy, certificate, schedule, attestation, premium notice, or a letter about one) and how sure that is. For any other value no field is returned: nothing read from an invoice, a bank statement or an unrelated letter is a policy's. An addition to spec 2.3: clients that ignore it read the other fields as before.",
+});
+export type TDocumentTypeResult = z.infer<typeof ZDocumentTypeSchema>;
+
 /** Fields extracted from a policy PDF. A field not found is left out; `confidence` has one entry per present field. */
 export const ZExtractedFieldsSchema = z
   .object({
@@ -82,6 +93,7 @@ export const ZExtractedFieldsSchema = z
     confidence: z.record(z.string(), z.number().min(0).max(1)).meta({ description: 'Per-field confidence, 0 to 1.' }),
     // No .meta() here: a description on the optional wrapper would inline the schema instead of referencing DocumentCoverage.
     coverage: ZDocumentCoverageSchema.optional(),
+    document_type: ZDocumentTypeSchema.optional(),
   })
   .meta({ id: 'ExtractedFields' });
 export type TExtractedFields = z.infer<typeof ZExtractedFieldsSchema>;

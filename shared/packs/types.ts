@@ -343,18 +343,41 @@ export interface LanguagePack<F extends string = string, C extends string = stri
   labels: Record<TLabelKind, readonly RegExp[]>;
   /** Words between a label and its value ("is", "lautet", "est"). */
   copulas: readonly string[];
+  /** Words between a date's label and the date in a sentence ("on", "am", "le", "at midnight on"), folded. */
+  dateLeadIns: readonly string[];
+  /**
+   * Words that alone head the start or the end column of a table under a period header ("Versicherungszeitraum" over
+   * "vom" and "bis", "Validité" over "Début" and "Fin"), folded. Only a cell of its own counts: in prose they are
+   * ordinary words.
+   */
+  periodColumnWords: { start: readonly string[]; end: readonly string[] };
   /** Words between two dates of a period ("to", "bis", "au"). */
   periodConnectors: readonly string[];
   /** Words near a number that say it is not a policy number (customer number, phone, register), folded. */
   notPolicyContext: readonly string[];
   /** Words near a date that say it is not the cover period (date of issue, of birth, first registration), folded fragments. */
   notPeriodContext: readonly string[];
+  /** Words of a post-office box in an address ("po box", "postfach", "cs", "tsa", "bp"), folded: the number after one is no policy number. */
+  postBoxWords: readonly string[];
   /** Label words of numbers printed beside the policy number that are usually not it (certificate, reference), folded. */
   secondaryNumberWords: readonly string[];
   /** Words that make a piece of text look like an insurer's name ("insurance", "versicherung\\w*", "mutuelle"), folded fragments. */
   insurerWords: readonly string[];
   /** Words around a company name that say it is not the risk carrier (broker, regulator, trading name, register court), folded fragments. */
   notInsurerContext: readonly string[];
+  /**
+   * What names an intermediary (a broker, an agent, a distributor, an administrator), as folded fragments: words
+   * right `before` its name ("arranged by", "Vermittler:", "courtier :") or right `after` it ("acts as an
+   * intermediary", "vermittelt", ", courtier"). A name so named anywhere in a document does not carry its risk.
+   */
+  intermediaryWords: { before: readonly string[]; after: readonly string[] };
+  /**
+   * Words that say what kind of document this is, as folded fragments: an insurance document's ("insurance",
+   * "Versicherungsschein", "cotisation", a premium notice's title), and those of the documents people upload in its
+   * place: invoices, bank statements, letters. A document is an insurance document unless another kind's words
+   * outweigh its insurance wording (fields/document-type.ts).
+   */
+  documentKindWords: Record<'insurance' | 'invoice' | 'bank_statement' | 'letter', readonly string[]>;
   /** Words of document titles ("schedule", "attestation"), folded: a title holding "Insurance" is not an insurer's name. */
   documentTitleWords: readonly string[];
   /** Words that open the name of a department or team that signs for the insurer ("service", "abteilung"), folded: such a name is not the carrier. */

@@ -197,7 +197,7 @@ describe('type, language, missing fields', () => {
   });
 
   it('returns nothing but an empty confidence record for unrelated text', () => {
-    expect(extract('Hello world').fields).toEqual({ confidence: {} });
+    expect(extract('Hello world').fields).toEqual({ confidence: {}, document_type: { value: 'other', confidence: 0.5 } });
   });
 });
 

@@ -62,9 +62,13 @@ function isoDate(y: number, m: number, d: number): string | null {
 // Digit-like characters OCR produces inside numbers: O for 0, l/I/| for 1, S for 5, B for 8.
 const DG = '[0-9OolI|SB]';
 const SEP = '\\s?[./\\-,]\\s?';
-const ISO_RE = new RegExp(`(?<![0-9])(${DG}{4})${SEP}(${DG}{1,2})${SEP}(${DG}{1,2})(?![0-9])`, 'g');
+// Year first with one separator throughout and no spaces ("2026-03-01"): with spaces or mixed separators, the year
+// is the end of a day-first date and the rest the start of the next one ("12/03/2025 - 11/03/2026").
+const ISO_RE = new RegExp(`(?<![0-9])(${DG}{4})([./-])(${DG}{1,2})\\2(${DG}{1,2})(?![0-9])`, 'g');
 const DMY_RE = new RegExp(`(?<![0-9A-Za-z])(${DG}{1,2})${SEP}(${DG}{1,2})${SEP}(${DG}{4}|${DG}{2})(?![0-9])`, 'g');
 const TEXT_RE = /(?<![0-9])([0-9OlI]{1,2})\s?(?:st|nd|rd|th|er|\.|,)?\s*([A-Za-zÀ-ÿ]{3,11}\.?)\s*,?\s+([0-9OlI]{4})(?![0-9])/g;
+/** French "1er" (the only ordinal day) as OCR reads its serif 1: "Ler", "|er". "ler" and "Ier" are TEXT_RE's look-alikes. */
+const FIRST_RE = /(?<![\p{L}\d])[L|]er\s+(\p{L}{3,11}\.?)\s*,?\s+([0-9OlI]{4})(?![0-9])/gu;
 const MDY_RE = /\b([A-Za-z]{3,9}\.?)\s+([0-9]{1,2})(?:st|nd|rd|th)?,\s*([0-9]{4})(?![0-9])/g;
 
 /** Every date in `s`, left to right, day-first for numeric forms (the convention in every supported country). */
@@ -80,11 +84,15 @@ export function findDates(s: string): FoundDate[] {
   // A look-alike letter only stands for a digit next to real ones: "2O25" is a year, a lone "S" is not a day.
   const digitish = (...parts: string[]): boolean => parts.every((p) => /[0-9]/.test(p));
   for (const m of s.matchAll(ISO_RE))
-    if (digitish(m[1]!, m[2]!, m[3]!))
-      add(isoDate(n(m[1]!), n(m[2]!), n(m[3]!)), m.index, m.index + m[0].length, repaired(m[1]!, m[2]!, m[3]!));
+    if (digitish(m[1]!, m[3]!, m[4]!))
+      add(isoDate(n(m[1]!), n(m[3]!), n(m[4]!)), m.index, m.index + m[0].length, repaired(m[1]!, m[3]!, m[4]!));
   for (const m of s.matchAll(TEXT_RE)) {
     const month = monthNumber(m[2]!);
     if (month) add(isoDate(n(m[3]!), month.month, n(m[1]!)), m.index, m.index + m[0].length, month.certainty * repaired(m[1]!, m[3]!));
+  }
+  for (const m of s.matchAll(FIRST_RE)) {
+    const month = monthNumber(m[1]!);
+    if (month) add(isoDate(n(m[2]!), month.month, 1), m.index, m.index + m[0].length, month.certainty * 0.85);
   }
   for (const m of s.matchAll(MDY_RE)) {
     const month = monthNumber(m[1]!);

@@ -2,7 +2,7 @@
  * Turns a document's text lines into the contract's ExtractedFields. Every field is optional: a field
  * is only returned when it was found (no field is guaranteed), each with a 0..1 confidence.
  */
-import type { TExtractedFields } from '../../../../shared/job.js';
+import type { TDocumentTypeResult, TExtractedFields } from '../../../../shared/job.js';
 import {
   COUNTRIES,
   COUNTRY_PROFILES,
@@ -16,6 +16,8 @@ import {
 } from '../../../../shared/packs/index.js';
 import { documentView, type FieldCandidate, type RankedField } from './candidates/index.js';
 import type { Line } from '../reading/lines.js';
+import { documentType } from './document-type.js';
+import { closeUpLetterSpacing } from './letter-spacing.js';
 import { findPlates, normalisePlate } from './plates.js';
 import { calibrate, rank, SHIPPED_MODEL, type Ranked, type RankerModel } from './ranker.js';
 import { fold } from './text.js';
@@ -78,11 +80,28 @@ const TYPE_WORDS: Array<[TInsuranceType, RegExp, number]> = INSURANCE_TYPES.flat
   return strong ? [[type, new RegExp(`(?:${strong})`, 'g'), 4], ...words] : words;
 });
 
-/** Insurance type from wording; the title lines at the top count three times. */
-export function inferType(lines: Line[]): { type: TInsuranceType; confidence: number } | null {
+/** How many insurance-type words the lines hold outside `names` (each line's matches of every type's wording). */
+function typeWordCount(lines: Line[], names: readonly string[]): number {
+  const folded = names.map(fold).filter((n) => n.length >= 4);
+  let n = 0;
+  for (const line of lines) {
+    let text = fold(line.text);
+    for (const name of folded) text = text.split(name).join(' ');
+    for (const [, re] of TYPE_WORDS) n += text.match(re)?.length ?? 0;
+  }
+  return n;
+}
+
+/**
+ * Insurance type from wording; the title lines at the top count three times. Words inside `names` (the carrier's
+ * name: a "Krankenversicherung a.G." sells travel cover too) are not the document's wording.
+ */
+export function inferType(lines: Line[], names: readonly string[] = []): { type: TInsuranceType; confidence: number } | null {
   const score = Object.fromEntries(INSURANCE_TYPES.map((t) => [t, 0])) as Record<TInsuranceType, number>;
+  const folded = names.map(fold).filter((n) => n.length >= 4);
   lines.forEach((line, i) => {
-    const text = fold(line.text);
+    let text = fold(line.text);
+    for (const n of folded) text = text.split(n).join(' ');
     const weight = i < 6 ? 3 : 1;
     for (const [type, re, w] of TYPE_WORDS) score[type] += (text.match(re)?.length ?? 0) * w * weight;
   });
@@ -104,6 +123,8 @@ export interface DocumentCandidates {
   lines: Line[];
   /** The insurer and plate chosen, which decide the country and what the policy number cannot be. */
   chosen: Partial<Record<RankedField, Ranked>>;
+  /** Whether this is an insurance document at all (document-type.ts). */
+  documentType: TDocumentTypeResult;
 }
 
 /**
@@ -125,20 +146,24 @@ export function countryByVote(signals: ReadonlyArray<TCountry | undefined>): TCo
  * then policy numbers, whose plausibility depends on the country and type.
  */
 export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, model: RankerModel = SHIPPED_MODEL): DocumentCandidates {
-  const lines = input.lines.map((l) => ({
-    ...l,
-    text: l.text.normalize('NFC'),
-    cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })),
-  }));
+  const lines = input.lines.map((l) =>
+    closeUpLetterSpacing({
+      ...l,
+      text: l.text.normalize('NFC'),
+      cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })),
+    }),
+  );
   const allText = lines.map((l) => l.text).join('\n');
   const language = guessLanguage(allText) ?? undefined;
-  const type = inferType(lines);
   const languageCountry = language ? COUNTRY_OF[language] : undefined;
   const countries = languageCountry ? [languageCountry, ...COUNTRIES.filter((c) => c !== languageCountry)] : [...COUNTRIES];
   const view = documentView(lines);
-  const base = { lines, matcher, countries, ...(type ? { type: type.type } : {}) };
-  const insurers = view.insurer(base);
+  const insurers = view.insurer({ lines, matcher, countries });
   const insurer = rank(model, 'insurer', insurers)[0];
+  // The carrier's name votes for a type only when nothing else in the document does.
+  const names = [...(insurer ? [insurer.candidate.value] : []), ...insurers.filter((c) => c.features.intermediary).map((c) => c.value)];
+  const type = inferType(lines, names) ?? inferType(lines);
+  const base = { lines, matcher, countries, ...(type ? { type: type.type } : {}) };
   const byCurrency = COUNTRIES.find((c) => COUNTRY_PROFILES[c].currencySymbols.some((sym: string) => allText.includes(sym)));
   const strictPlate = view.plates(base).find((c) => !c.features.uncertain && Object.keys(c.features).some((k) => k.startsWith('lab_own')));
   const plateCountry = strictPlate ? COUNTRIES.find((c) => findPlates(strictPlate.value, [c]).length > 0) : undefined;
@@ -162,6 +187,11 @@ export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, 
       policy_number: policy,
     },
     chosen: { ...(insurer ? { insurer } : {}), ...(plate ? { vehicle_registration: plate } : {}) },
+    documentType: documentType(lines, {
+      labelKinds: view.labelKinds(),
+      registerMatch: !!insurer?.candidate.features.register_exact,
+      typeWords: typeWordCount(lines, names),
+    }),
   };
 }
 
@@ -180,7 +210,10 @@ function choosePeriod(model: RankerModel, starts: FieldCandidate[], ends: FieldC
 /** Extracts the contract fields from text lines. Fields not found are left out; none is guaranteed. */
 export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatcher, model: RankerModel = SHIPPED_MODEL): FieldsResult {
   const doc = documentCandidates(input, matcher, model);
-  const fields: TExtractedFields = { confidence: {} };
+  const found = { ...(doc.language ? { language: doc.language } : {}), ...(doc.country ? { country: doc.country } : {}) };
+  // Nothing read from an invoice, a bank statement or an unrelated letter is a policy's: no field rather than an invented one.
+  if (doc.documentType.value !== 'insurance') return { fields: { confidence: {}, document_type: doc.documentType }, ...found };
+  const fields: TExtractedFields = { confidence: {}, document_type: doc.documentType };
   const set = (key: RankedField | 'insurance_type', value: string, confidence: number): void => {
     (fields as Record<string, unknown>)[key] = value;
     fields.confidence[key] = round(confidence);
@@ -206,5 +239,5 @@ export function extractFieldsFromLines(input: FieldsInput, matcher: InsurerMatch
   take('end_date', period.end, runnerUp('end_date', period.end));
   const policy = rank(model, 'policy_number', doc.candidates.policy_number);
   take('policy_number', policy[0], policy[1]);
-  return { fields, ...(doc.language ? { language: doc.language } : {}), ...(doc.country ? { country: doc.country } : {}) };
+  return { fields, ...found };
 }

@@ -4,8 +4,10 @@ import { CELL_GAP, type Line } from '../../reading/lines.js';
 import { findDates, type FoundDate } from '../dates.js';
 import { LABELS, type LabelKind } from '../labels.js';
 import { findPlates, type FoundPlate } from '../plates.js';
+import type { FieldLine } from '../letter-spacing.js';
+import { isPrintChrome } from '../print-chrome.js';
 import { fold } from '../text.js';
-import { SECONDARY } from './vocabulary.js';
+import { PERIOD_COLUMN, SECONDARY } from './vocabulary.js';
 
 export interface LabelHit {
   kind: LabelKind;
@@ -36,11 +38,37 @@ const ANY_LABEL = new RegExp(
     .join('|'),
 );
 
+/**
+ * The label patterns with every space optional, for lines whose letter-spaced words were closed up without their
+ * gaps ("dateofcommencement"): letter-spacing.ts.
+ */
+const GAPLESS_LABELS = Object.fromEntries(
+  Object.entries(GLOBAL_LABELS).map(([k, res]) => [
+    k,
+    res.map(
+      (r) =>
+        new RegExp(
+          r.source
+            .replace(/\\s\+/g, '\\s*')
+            .replace(/\\s(?![*?])/g, '\\s?')
+            .replace(/ (?![*?+])/g, ' ?'),
+          r.flags,
+        ),
+    ),
+  ]),
+) as Record<LabelKind, RegExp[]>;
+const ANY_GAPLESS = new RegExp(
+  Object.values(GAPLESS_LABELS)
+    .flatMap((res) => res.map((r) => `(?:${r.source})`))
+    .join('|'),
+);
+
 /** Every match of every label pattern in `text`, kind by kind in LABELS' order. */
-function* labelMatches(text: string): Generator<[LabelKind, RegExpExecArray]> {
-  if (!ANY_LABEL.test(text)) return;
-  for (const kind of Object.keys(GLOBAL_LABELS) as LabelKind[]) {
-    for (const re of GLOBAL_LABELS[kind]) for (const m of text.matchAll(re)) yield [kind, m];
+function* labelMatches(text: string, gapless = false): Generator<[LabelKind, RegExpExecArray]> {
+  const [any, labels] = gapless ? [ANY_GAPLESS, GAPLESS_LABELS] : [ANY_LABEL, GLOBAL_LABELS];
+  if (!any.test(text)) return;
+  for (const kind of Object.keys(labels) as LabelKind[]) {
+    for (const re of labels[kind]) for (const m of text.matchAll(re)) yield [kind, m];
   }
 }
 
@@ -70,16 +98,19 @@ export class DocumentIndex {
   readonly folded: string[];
   readonly spans: Array<Array<{ start: number; end: number; x: number }>>;
   readonly hits: LabelHit[][];
-  /** Line index within its page, and the page's line count. */
+  /** Line index within its page, and the page's line count, print chrome not counted. */
   readonly pagePos: Array<[number, number]>;
+  /** Lines a browser or mail client printed around the document (print-chrome.ts): no field is read from them. */
+  readonly chrome: boolean[];
   constructor(readonly lines: Line[]) {
     this.folded = lines.map((l) => fold(l.text));
     this.spans = lines.map(cellSpans);
+    this.chrome = lines.map((l) => isPrintChrome(l.text));
     const perPage = new Map<number, number>();
-    this.pagePos = lines.map((l) => {
+    this.pagePos = lines.map((l, i) => {
       const p = l.page ?? 1;
       const k = perPage.get(p) ?? 0;
-      perPage.set(p, k + 1);
+      if (!this.chrome[i]) perPage.set(p, k + 1);
       return [k, 0];
     });
     this.pagePos.forEach((pp, i) => (pp[1] = perPage.get(this.lines[i]!.page ?? 1) ?? 1));
@@ -88,11 +119,12 @@ export class DocumentIndex {
 
   private findHits(i: number): LabelHit[] {
     const line = this.lines[i]!;
-    const texts: Array<[string, boolean]> = [[this.folded[i]!, false]];
-    if (line.ocr) texts.push([lettersOf(this.folded[i]!), true], [wOf(this.folded[i]!), true]);
+    const texts: Array<[string, boolean, boolean]> = [[this.folded[i]!, false, false]];
+    if (line.ocr) texts.push([lettersOf(this.folded[i]!), true, false], [wOf(this.folded[i]!), true, false]);
+    if ((line as FieldLine).closedUp) texts.push([this.folded[i]!, false, true]);
     const out: LabelHit[] = [];
-    for (const [text, fuzzy] of texts) {
-      for (const [kind, m] of labelMatches(text)) {
+    for (const [text, fuzzy, gapless] of texts) {
+      for (const [kind, m] of labelMatches(text, gapless)) {
         const start = m.index;
         const end = start + m[0].length;
         if (out.some((h) => h.kind === kind && start < h.end && end > h.start)) continue;
@@ -128,6 +160,14 @@ export class DocumentIndex {
         });
       }
     }
+    // Sub-headers of a period column ("vom" / "bis" under "Versicherungszeitraum"): a row of cells, each a heading.
+    if (line.cells.length >= 2)
+      this.spans[i]!.forEach((s, cell) => {
+        const text = this.folded[i]!.slice(s.start, s.end).trim();
+        const kind = PERIOD_COLUMN.start.test(text) ? 'start' : PERIOD_COLUMN.end.test(text) ? 'end' : null;
+        if (kind && !out.some((h) => h.cell === cell))
+          out.push({ kind, line: i, cell, start: s.start, end: s.end, x: s.x, fuzzy: false, secondary: false });
+      });
     return out.sort((a, b) => a.start - b.start);
   }
 

@@ -6,11 +6,14 @@ import { COPULAS } from './vocabulary.js';
 
 export type Relations = Record<string, number>;
 
+/** How much nearer (in page units) a header two rows up must sit over a value than the row right above, to be its column's. */
+const COLUMN_SLACK = 30;
+
 /**
  * How labels point at a value: the nearest label before it on its line (in its cell: right after it or
  * within a sentence; or in a cell to its left), and a label in the same column on the line above.
  */
-export function labelRelations(doc: DocumentIndex, span: Span, own: readonly LabelKind[]): Relations {
+export function labelRelations(doc: DocumentIndex, span: Span, own: readonly LabelKind[], leadIn?: RegExp): Relations {
   const f: Relations = {};
   const before = doc.hits[span.line]!.filter((h) => h.end <= span.start);
   const nearest = before[before.length - 1];
@@ -20,7 +23,8 @@ export function labelRelations(doc: DocumentIndex, span: Span, own: readonly Lab
     const text = doc.lines[span.line]!.text;
     if (nearest.cell === span.cell) {
       const gap = text.slice(nearest.end, span.start);
-      const rest = gap.replace(COPULAS, '');
+      let rest = gap.replace(COPULAS, '');
+      if (leadIn) rest = rest.replace(leadIn, '');
       if (rest.trim() === '') f[`${t}_adj`] = 1;
       else {
         const n = rest.trim().split(/\s+/).length;
@@ -41,12 +45,17 @@ export function labelRelations(doc: DocumentIndex, span: Span, own: readonly Lab
     const beforeValue = doc.lines[span.line]!.text.slice(0, span.start);
     if (after.replace(/[\s:.,]/g, '').length === 0 && !/[A-Za-z]{3}/.test(beforeValue)) f[`${tag(prev)}_wrap`] = 1;
   }
-  // Column above: the label line's hit whose x is nearest this value's cell (tables, label rows).
+  // Column above: the label line's hit whose x is nearest this value's cell (tables, label rows). A row of
+  // sub-headers ("vom" "bis" under "Versicherungszeitraum") may have nothing over this column while the header
+  // row above it has: then the header row is the one above.
+  const x = doc.spans[span.line]![span.cell]?.x ?? 0;
+  const dx = (i: number): number => (i < 0 ? Infinity : Math.min(...doc.spans[i]!.map((c) => Math.abs(c.x - x))));
+  const skipsRow = dx(span.line - 2) + COLUMN_SLACK < dx(span.line - 1);
   for (const back of [1, 2]) {
     const i = span.line - back;
     if (i < 0) break;
-    if (back === 2 && doc.hits[span.line - 1]!.length > 0) break;
-    const x = doc.spans[span.line]![span.cell]?.x ?? 0;
+    if (back === 1 && skipsRow) continue;
+    if (back === 2 && doc.hits[span.line - 1]!.length > 0 && !skipsRow) break;
     const above = doc.hits[i]!;
     if (above.length === 0) continue;
     const aboveCells = doc.spans[i]!;
@@ -60,6 +69,9 @@ export function labelRelations(doc: DocumentIndex, span: Span, own: readonly Lab
     const cellEnd = aboveCells[h.cell]!.end;
     const after = doc.lines[i]!.text.slice(h.end, cellEnd).replace(/[\s:.]/g, '');
     if (after.length > 2) continue;
+    // A label whose value stands in the cell to its right (a key-value row, not a header row) heads no column.
+    const right = aboveCells[h.cell + 1];
+    if (right && /\d/.test(doc.lines[i]!.text.slice(right.start, right.end)) && !above.some((a) => a.cell === h.cell + 1)) continue;
     f[`${tag(h)}_above`] = back === 1 ? 1 : 0.7;
     if (h.secondary && tag(h) !== 'lab_other') f.lab_secondary = 1;
     break;

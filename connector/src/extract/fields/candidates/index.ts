@@ -5,6 +5,7 @@
  * and whether OCR read it. No choice is made here.
  */
 import type { Line } from '../../reading/lines.js';
+import type { LabelKind } from '../labels.js';
 import type { CandidateContext, FieldCandidate } from './candidate.js';
 import { DocumentIndex } from './document-index.js';
 import { insurerCandidates } from './insurer.js';
@@ -20,6 +21,8 @@ export function documentView(lines: Line[]): {
   plates: (ctx: CandidateContext) => FieldCandidate[];
   dates: () => FieldCandidate[];
   policy: (ctx: CandidateContext, exclude: Set<string>) => FieldCandidate[];
+  /** The kinds of field label the document holds. */
+  labelKinds: () => Set<LabelKind>;
 } {
   const doc = new DocumentIndex(lines);
   return {
@@ -27,5 +30,6 @@ export function documentView(lines: Line[]): {
     plates: (ctx) => plateCandidates(doc, ctx),
     dates: () => dateCandidates(doc),
     policy: (ctx, exclude) => policyCandidates(doc, ctx, exclude),
+    labelKinds: () => new Set(doc.hits.flat().map((h) => h.kind)),
   };
 }

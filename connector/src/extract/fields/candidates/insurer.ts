@@ -7,17 +7,42 @@ import { LABELS } from '../labels.js';
 import { fold } from '../text.js';
 import type { CandidateContext, FieldCandidate } from './candidate.js';
 import type { DocumentIndex, Span } from './document-index.js';
-import { distractors, labelRelations, positionFeatures, type Relations } from './features.js';
-import { DEPARTMENT, INSURER_WORDS, LEGAL_FORM_END, NOT_INSURER, PERSON, TITLE_WORDS } from './vocabulary.js';
+import { labelRelations, positionFeatures, type Relations } from './features.js';
+import {
+  DEPARTMENT,
+  INSURER_WORDS,
+  INTERMEDIARY_AFTER,
+  INTERMEDIARY_BEFORE,
+  INTERMEDIARY_CUE_AFTER,
+  INTERMEDIARY_CUE_BEFORE,
+  LEGAL_FORM_END,
+  NOT_INSURER,
+  PERSON,
+  TITLE_WORDS,
+} from './vocabulary.js';
 
 /** A full stop ending a sentence, not an abbreviation's ("a. G.", "S.A. Niederlassung"). */
-const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])\\.\\s+(?=[A-Z])';
+const SENTENCE_END = '(?<![\\s.][A-Za-z])(?<!^[A-Za-z])(?<!\\bCo)\\.\\s+(?=[A-Z])';
 
 // OCR reads a footer's "·" as a dash glued to the word before ("Versicherung AG- Sitz der Gesellschaft"): a dash
 // followed by a space and a capital is a separator too (a hyphenated name has no space; "Kranken- und" no capital).
 const GLUED_DASH = '(?<=\\S)[-–—]\\s+(?=[A-ZÄÖÜÉ])';
 const NAME_END = new RegExp(`${CELL_GAP}|\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|\\s\\(|;\\s|${SENTENCE_END}`);
-const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|${SENTENCE_END}`);
+// A colon ends a label ("Ihr Vermittler: ..."), never a name.
+const NAME_SPLIT = new RegExp(`\\s[·•|]\\s|\\s[-–—]\\s|${GLUED_DASH}|,\\s|;\\s|:\\s|${SENTENCE_END}`);
+const NAME_END_ALL = new RegExp(NAME_END.source, 'g');
+/** A parenthesis inside a legal name: "Admiral Insurance (Gibraltar) Limited", "AXA Insurance (UK) plc". */
+const PAREN_IN_NAME = new RegExp(`^\\s\\([^()]{1,30}\\)\\s+(?:${packAlternation((p) => [...p.legalForms, ...p.insurerWords])})\\b`, 'i');
+
+/** The text up to the first place a name ends, passing over a parenthesis the legal name itself holds. */
+function untilNameEnd(t: string): string {
+  NAME_END_ALL.lastIndex = 0;
+  for (let m = NAME_END_ALL.exec(t); m; m = NAME_END_ALL.exec(t)) {
+    if (/^\s\($/.test(m[0]) && PAREN_IN_NAME.test(t.slice(m.index))) continue;
+    return t.slice(0, m.index);
+  }
+  return t;
+}
 const LEADING_COPULA = new RegExp(`^(?:${packAlternation((p) => p.copulas)})\\s+`, 'i');
 /** A name a label matches: any other field's label inside it, or nothing but an insurer label. */
 const NAME_IS_LABEL = [
@@ -29,10 +54,43 @@ const NAME_IS_LABEL = [
   ),
 ];
 
+/** Words that join a name's words ("Royal & Sun Alliance", "Caisse d'Épargne", "Versicherungsverein auf Gegenseitigkeit"). */
+const JOINER = /^(?:&|\+|and|und|et|of|de|du|des|la|le|der|die|für|fur|auf|d'\S*|l'\S*)$/i;
+const NAME_WORD = (w: string): boolean => /^[\p{Lu}\d]/u.test(w) || JOINER.test(w) || /^\p{Ll}\.\p{Lu}\.?$/u.test(w);
+/** A name with its trailing joiners dropped, cut after its legal form when one is printed ("X Ltd and underwritten ..."). */
+function trimName(words: string[]): string {
+  while (words.length > 0 && JOINER.test(words[words.length - 1]!)) words.pop();
+  while (words.length > 0 && JOINER.test(words[0]!)) words.shift();
+  for (let k = words.length; k > 0; k--)
+    if (LEGAL_FORM_END.test(fold(words.slice(0, k).join(' ')).replace(/[,.]+$/, ''))) return words.slice(0, k).join(' ');
+  return words.join(' ');
+}
+/** The capitalised run a text starts with: the name after a cue, before the sentence goes on. */
+function leadingName(text: string): string {
+  const words = text.trim().split(/\s+/);
+  const k = words.findIndex((w) => !NAME_WORD(w));
+  return trimName(k < 0 ? words : words.slice(0, k));
+}
+/** The capitalised run a text ends with: the name before a cue ("... von X Makler GmbH vermittelt"). */
+function trailingName(text: string): string {
+  const words = text.trim().split(/\s+/);
+  let k = words.length;
+  while (k > 0 && NAME_WORD(words[k - 1]!)) k--;
+  return trimName(words.slice(k));
+}
+
+/** The folded text before a span in its cell and the cell to its left, from the last insurer label before it. */
+function textBefore(doc: DocumentIndex, span: Span): string {
+  let from = doc.spans[span.line]![Math.max(0, span.cell - 1)]?.start ?? 0;
+  const label = doc.hits[span.line]!.filter((h) => h.kind === 'insurer' && h.end <= span.start).pop();
+  if (label && label.end > from) from = label.end;
+  return doc.folded[span.line]!.slice(from, span.start);
+}
+
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
   let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
-  t = t.split(NAME_END)[0] ?? '';
+  t = untilNameEnd(t);
   // A lower-case article is the sentence's ("bei der Allianz"); a capital one may be the name's own ("La Mutuelle
   // Générale", "The Royal London ..."), and the legal name is what is printed.
   t = t.replace(/^(?:the|der|die|das|la|le|les|l')\s+/, '');
@@ -67,15 +125,19 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
       }
       matched.set(name, best);
     }
-    // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal name.
-    const near = distractors(doc, span, NOT_INSURER);
+    // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal
+    // name. An insurer label between the cue and the name is the name's ("arranged by X and underwritten by Y").
+    const before = textBefore(doc, span);
     const f: Relations = {
       bias: 1,
       ...how,
       ...labelRelations(doc, span, ['insurer']),
       ...positionFeatures(doc, span.line),
-      ...(near.distract_near ? { distract_near: 1 } : {}),
+      ...(NOT_INSURER.test(before) ? { distract_near: 1 } : {}),
     };
+    const at = doc.lines[span.line]!.text.indexOf(printed, span.start);
+    const after = at < 0 ? '' : doc.folded[span.line]!.slice(at + printed.length, at + printed.length + 60);
+    if (INTERMEDIARY_BEFORE.test(before) || INTERMEDIARY_AFTER.test(after)) f.intermediary = 1;
     if (orgWord) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;
@@ -105,6 +167,7 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     });
   };
   doc.lines.forEach((line, i) => {
+    if (doc.chrome[i]) return;
     const spans = doc.spans[i]!;
     // After an insurer label: the rest of its cell, the next cell, the cell below.
     for (const h of doc.hits[i]!.filter((x) => x.kind === 'insurer')) {
@@ -137,6 +200,21 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
         );
       }
     }
+    // The name an intermediary cue stands before or after ("arranged by X and ...", "X acts as an intermediary").
+    for (const m of doc.folded[i]!.matchAll(INTERMEDIARY_CUE_BEFORE)) {
+      const from = m.index + m[0].length;
+      // A name starts with a capital, which only the printed text shows.
+      if (!/^\p{Lu}/u.test(line.text.slice(from))) continue;
+      const name = leadingName(nameFrom(line.text.slice(from)));
+      const start = name ? line.text.indexOf(name, from) : -1;
+      if (start >= 0) add(name, { line: i, cell: doc.cellOf(i, start), start, end: start + name.length }, {});
+    }
+    for (const m of doc.folded[i]!.matchAll(INTERMEDIARY_CUE_AFTER)) {
+      const text = line.text.slice(0, m.index);
+      const name = trailingName(text.split(NAME_SPLIT).pop() ?? '');
+      const start = text.lastIndexOf(name);
+      if (name && start >= 0) add(name, { line: i, cell: doc.cellOf(i, start), start, end: start + name.length }, {});
+    }
     // Every segment of the line that could be a name: letterheads, footers, signature lines, table cells.
     spans.forEach((cs, cell) => {
       const text = line.text.slice(cs.start, cs.end);
@@ -145,7 +223,12 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
       for (const part of parts) {
         const at = line.text.indexOf(part, offset);
         offset = at + part.length;
-        const name = nameFrom(part);
+        // What follows an insurer label is the label's candidate; what precedes it is a name only up to its last
+        // capitalised word ("Acme Car is a trading name of ...").
+        const label = doc.hits[i]!.find((h) => h.kind === 'insurer' && h.start >= at && h.start < at + part.length);
+        const piece = label ? line.text.slice(at, label.start).replace(/(?:\s+[\p{Ll}'’]+)+\s*$/u, '') : part;
+        if (label && !/\p{Lu}/u.test(piece)) continue;
+        const name = nameFrom(piece);
         if (!name) continue;
         const folded = fold(name);
         const looksLikeName = INSURER_WORDS.test(folded) || (doc.pagePos[i]![0] < 3 && (line.page ?? 1) === 1);
@@ -155,6 +238,9 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     });
   });
   sameNameReadTwice(out, doc);
+  // A name the document calls an intermediary once is one wherever it is printed (the broker's letterhead).
+  const intermediaries = new Set(out.filter((c) => c.features.intermediary).map((c) => c.key));
+  for (const c of out) if (intermediaries.has(c.key)) c.features.intermediary = 1;
   // Repeats: how many lines mention the name (a brand and its legal name both recur in the footer).
   const plain = doc.folded.map((l) => l.replace(/[^a-z0-9 ]/g, ''));
   const counts = new Map<string, number>();

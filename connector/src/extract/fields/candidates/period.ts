@@ -5,7 +5,7 @@ import { fold } from '../text.js';
 import type { FieldCandidate } from './candidate.js';
 import type { DocumentIndex, Span } from './document-index.js';
 import { distractors, labelRelations, positionFeatures, withRepeats, type Relations } from './features.js';
-import { CONNECTOR, NOT_PERIOD } from './vocabulary.js';
+import { CONNECTOR, DATE_LEAD_IN, NOT_PERIOD } from './vocabulary.js';
 
 interface DateOcc {
   iso: string;
@@ -94,7 +94,7 @@ export function dateCandidates(doc: DocumentIndex): FieldCandidate[] {
     const rank = sorted.length > 1 ? sorted.indexOf(o.iso) / (sorted.length - 1) : 0.5;
     const fieldFeatures = (field: 'start_date' | 'end_date'): Relations => {
       const own: LabelKind[] = field === 'start_date' ? ['start', 'period'] : ['end', 'period'];
-      const f: Relations = { ...base, ...labelRelations(doc, o.span, own) };
+      const f: Relations = { ...base, ...labelRelations(doc, o.span, own, DATE_LEAD_IN) };
       if (pairFirst.has(o)) f[field === 'start_date' ? 'pair_own' : 'pair_other'] = 1;
       if (pairSecond.has(o)) f[field === 'start_date' ? 'pair_other' : 'pair_own'] = 1;
       if (field === 'start_date' ? yearBefore : yearAfter) f.year_span = 1;

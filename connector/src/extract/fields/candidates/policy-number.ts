@@ -1,18 +1,63 @@
 /** Policy-number candidates: every reading of a number that starts a word, outside dates, with its label, distractor and shape features. */
 import { normalisePolicyNumber } from '../../../verify/normalise.js';
 import { NOT_POLICY_CONTEXT } from '../labels.js';
-import { readPolicyNumbers } from '../policy-number.js';
+import type { Line } from '../../reading/lines.js';
+import { readPolicyNumbers, type PolicyReading } from '../policy-number.js';
 import { fold } from '../text.js';
 import type { CandidateContext, FieldCandidate } from './candidate.js';
 import type { DocumentIndex, Span } from './document-index.js';
 import { distractors, labelRelations, positionFeatures, withRepeats, type Relations } from './features.js';
-import { SECONDARY } from './vocabulary.js';
+import { POST_BOX_END, POST_BOX_START, SECONDARY } from './vocabulary.js';
+
+/** A cell that is one group of a number printed with wide gaps ("5914   2866   1009", a comb field): digits, or a short letter prefix first. */
+const GROUP = /^\d{1,6}$/;
+const FIRST_GROUP = /^(?:[A-Z]{1,4}|\d{1,6})$/;
+
+/**
+ * Runs of cells that together print one number in groups: each a digit group, evenly spaced (within a third of
+ * the first step), at least two of them. As [first cell, last cell].
+ */
+function groupedRuns(line: Line): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  const cells = line.cells;
+  for (let k = 0; k + 1 < cells.length; k++) {
+    if (!FIRST_GROUP.test(cells[k]!.text) || !GROUP.test(cells[k + 1]!.text)) continue;
+    const step = cells[k + 1]!.x - cells[k]!.x;
+    let j = k + 1;
+    while (j + 1 < cells.length && GROUP.test(cells[j + 1]!.text) && Math.abs(cells[j + 1]!.x - cells[j]!.x - step) <= step / 3) j++;
+    runs.push([k, j]);
+    k = j;
+  }
+  return runs;
+}
 
 export function policyCandidates(doc: DocumentIndex, ctx: CandidateContext, exclude: Set<string>): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   doc.lines.forEach((line, i) => {
     const dates = doc.datesOf(i);
     const spans = doc.spans[i]!;
+    const add = (reading: PolicyReading, span: Span, cellText: string, before: string): void => {
+      const key = normalisePolicyNumber(reading.value);
+      const digits = key.replace(/[^0-9]/g, '').length;
+      const f: Relations = {
+        bias: 1,
+        ...labelRelations(doc, span, ['policy']),
+        ...distractors(doc, span, NOT_POLICY_CONTEXT),
+        ...positionFeatures(doc, i),
+      };
+      if (reading.plausible) f.plausible = 1;
+      if (SECONDARY.test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
+      if (reading.repaired) f.repaired = 1;
+      if (/[A-Z]/i.test(key)) f.letters = 1;
+      if (/[/\-.]/.test(reading.value)) f.separators = 1;
+      f.digits = Math.min(16, digits) / 16;
+      if (/^(?:\+|0)/.test(reading.value) && digits >= 9 && /\s/.test(reading.value)) f.phoneish = 1;
+      if (/[£€$%]|\b(?:eur|gbp)\b/i.test(cellText)) f.money = 1;
+      if (/^[0-9]{5}$/.test(key) || /^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$/.test(key)) f.postcode_iban = 1;
+      // A post-office box of an address ("CS 12345", "Postfach 12 34 56", "PO Box 123"): its word starts the reading or ends the text before it.
+      if (POST_BOX_START.test(fold(reading.value)) || POST_BOX_END.test(fold(before))) f.post_box = 1;
+      out.push({ field: 'policy_number', value: reading.value, key, line: i, features: f });
+    };
     spans.forEach((cs, cell) => {
       const cellText = line.text.slice(cs.start, cs.end);
       // Word starts in the cell: a reading starts at each; keep the first reading per start.
@@ -29,26 +74,20 @@ export function policyCandidates(doc: DocumentIndex, ctx: CandidateContext, excl
         const key = normalisePolicyNumber(reading.value);
         if (seen.has(key) || exclude.has(key) || key.length < 5) continue;
         seen.add(key);
-        const span: Span = { line: i, cell, start, end: start + reading.value.length };
-        const digits = key.replace(/[^0-9]/g, '').length;
-        const f: Relations = {
-          bias: 1,
-          ...labelRelations(doc, span, ['policy']),
-          ...distractors(doc, span, NOT_POLICY_CONTEXT),
-          ...positionFeatures(doc, i),
-        };
-        if (reading.plausible) f.plausible = 1;
-        if (SECONDARY.test(fold(reading.value.split(' ')[0]!))) f.secondary_prefix = 1;
-        if (reading.repaired) f.repaired = 1;
-        if (/[A-Z]/i.test(key)) f.letters = 1;
-        if (/[/\-.]/.test(reading.value)) f.separators = 1;
-        f.digits = Math.min(16, digits) / 16;
-        if (/^(?:\+|0)/.test(reading.value) && digits >= 9 && /\s/.test(reading.value)) f.phoneish = 1;
-        if (/[£€$%]|\b(?:eur|gbp)\b/i.test(cellText)) f.money = 1;
-        if (/^[0-9]{5}$/.test(key) || /^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$/.test(key)) f.postcode_iban = 1;
-        out.push({ field: 'policy_number', value: reading.value, key, line: i, features: f });
+        add(reading, { line: i, cell, start, end: start + reading.value.length }, cellText, line.text.slice(cs.start, start));
       }
     });
+    for (const [first, last] of groupedRuns(line)) {
+      const text = line.cells
+        .slice(first, last + 1)
+        .map((c) => c.text)
+        .join(' ');
+      const reading = readPolicyNumbers(text, ctx.country, ctx.type, { ocr: !!line.ocr, labelled: true, atStart: true })[0];
+      if (!reading || reading.value !== text) continue;
+      const key = normalisePolicyNumber(reading.value);
+      if (exclude.has(key) || key.length < 5) continue;
+      add(reading, { line: i, cell: first, start: spans[first]!.start, end: spans[last]!.end }, text, '');
+    }
   });
   return withRepeats(out);
 }

@@ -7,6 +7,20 @@ export const NOT_PERIOD = words((p) => p.notPeriodContext);
 export const NOT_INSURER = words((p) => p.notInsurerContext);
 export const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 export const SECONDARY = words((p) => p.secondaryNumberWords);
+export const POST_BOX_START = new RegExp(`^(?:${packAlternation((p) => p.postBoxWords)})\\s*\\d`);
+export const POST_BOX_END = new RegExp(`(?:^|[^\\p{L}])(?:${packAlternation((p) => p.postBoxWords)})\\s*$`, 'u');
+/** An intermediary's cue right before its name (the end of the text before it) or right after it (the start of the text after). */
+export const INTERMEDIARY_BEFORE = new RegExp(
+  `(?:^|[^\\p{L}])(?:${packAlternation((p) => p.intermediaryWords.before)})\\s*[:\\-–]?\\s*(?:(?:the|der|die|den|le|la|l')\\s*)?$`,
+  'u',
+);
+export const INTERMEDIARY_AFTER = new RegExp(`^[\\s,;(–-]*(?:${packAlternation((p) => p.intermediaryWords.after)})(?![\\p{L}])`, 'u');
+/** Every intermediary cue in a (folded) line, for the names they stand before or after. */
+export const INTERMEDIARY_CUE_BEFORE = new RegExp(
+  `(?<![\\p{L}])(?:${packAlternation((p) => p.intermediaryWords.before)})\\s*[:\\-–]?\\s*(?:(?:the|der|die|den|le|la|l')\\s+)?(?=\\S)`,
+  'gu',
+);
+export const INTERMEDIARY_CUE_AFTER = new RegExp(`[\\s,;(–-]+(?:${packAlternation((p) => p.intermediaryWords.after)})(?![\\p{L}])`, 'gu');
 export const TITLE_WORDS = words((p) => p.documentTitleWords);
 export const DEPARTMENT = new RegExp(`^(?:${packAlternation((p) => p.departmentWords)})\\b`);
 export const PERSON = new RegExp(`^(?:${packAlternation((p) => p.personTitles)})\\b\\.?\\s`);
@@ -18,6 +32,13 @@ export const COPULAS = new RegExp(
   `^[\\s:;.,|\\-–—=]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?(?:(?:the|die|der|la|le|l')\\s*)?[\\s:;|]*`,
   'i',
 );
+/** A cell that is only a period column's heading ("vom", "bis", "Début", "Fin"), per end of the period. */
+export const PERIOD_COLUMN = {
+  start: new RegExp(`^(?:${packAlternation((p) => p.periodColumnWords.start)})\\s*:?$`),
+  end: new RegExp(`^(?:${packAlternation((p) => p.periodColumnWords.end)})\\s*:?$`),
+};
+/** Words between a date's label and the date in a sentence ("starts on", "beginnt am", "prend effet le"). */
+export const DATE_LEAD_IN = new RegExp(`^\\s*(?:(?:${packAlternation((p) => p.dateLeadIns)})\\s+)+`);
 export const CONNECTOR = new RegExp(
   `^\\s*(?:inclus\\s*)?(?:${packAlternation((p) => p.periodConnectors)}|-|–|—)\\s*(?:(?:the|le|den)\\s+)?$`,
 );
