@@ -14,6 +14,8 @@ import { placeValues } from './extracted-columns.js';
 import { userLanguage } from './result-notes.js';
 import { userConn } from './settings.js';
 
+/** What the connector reads: a PDF, or a photo of the document as JPEG or PNG (the Picker's view lists the same). */
+const EXTRACTABLE_TYPES = ['application/pdf', 'image/jpeg', 'image/png'];
 const PICK_TTL_SECONDS = 30 * 60;
 const PICKER_KEY_PROP = 'PICKER_DEVELOPER_KEY';
 const PROJECT_NUMBER_PROP = 'CLOUD_PROJECT_NUMBER';
@@ -32,7 +34,8 @@ export function fileIdFrom(input: string): string {
  */
 export function submitPdfExtraction(fileRef: string): { jobId: string; fileName: string } {
   const meta = fileMeta(fileIdFrom(fileRef));
-  if (meta.mimeType !== 'application/pdf') throw new Error(`${meta.name} is not a PDF (${meta.mimeType}).`);
+  if (!EXTRACTABLE_TYPES.includes(meta.mimeType))
+    throw new Error(`${meta.name} is not a PDF (${meta.mimeType}); a photo as JPEG or PNG is read too.`);
   if (meta.size !== null && documentTooLarge(meta.size)) {
     throw new Error(
       `${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`,

@@ -60,7 +60,7 @@ export const EXTRACT_LIMITS = [
     env: 'COVERCHECK_EXTRACT_MAX_PAGE_PIXELS',
     min: 10_000,
     max: 1e10,
-    default: 9_000_000,
+    default: 5_000_000,
     unit: '',
     limit: 'Pixels rendered for one page',
     checked: 'before the canvas is made',

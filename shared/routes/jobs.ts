@@ -24,13 +24,16 @@ export const jobRoutes = {
     scope: 'extract',
     summary: 'Upload a policy PDF for field extraction',
     description:
-      'multipart/form-data with file (a PDF, at most 14 MB) and optional webhook_url (HTTPS). Answers 202 with job_id; the job carries the ' +
+      'multipart/form-data with file (a PDF, or a JPEG or PNG photo read as a one-page scan; at most 14 MB) and optional webhook_url (HTTPS). ' +
+      'Answers 202 with job_id; the job carries the ' +
       'extracted fields (policy_number, insurer, insurance_type, start_date, end_date, vehicle_registration, each with a confidence) when ' +
       'complete, or unreadable_document when the PDF is corrupt, encrypted or has no readable text. A live key reserves 1 credit, kept on ' +
       'completion and refunded on failure. With too many documents waiting, 503 with Retry-After.',
     request: {
       multipart: z.object({
-        file: z.string().meta({ format: 'binary', description: 'The PDF.' }),
+        file: z
+          .string()
+          .meta({ format: 'binary', description: 'The PDF, or a JPEG or PNG photo of the document (told by its first bytes).' }),
         webhook_url: z.string().optional().meta({ description: 'HTTPS URL for job.completed / job.failed.' }),
         sheet_target: z
           .string()
@@ -40,7 +43,9 @@ export const jobRoutes = {
     },
     responses: {
       202: ok(ZJobAcceptedSchema, 'Accepted'),
-      400: refused('missing_required_field (no file), invalid_document (empty or not a PDF), invalid_webhook_url, invalid_request'),
+      400: refused(
+        'missing_required_field (no file), invalid_document (empty, or not a PDF, JPEG or PNG), invalid_webhook_url, invalid_request',
+      ),
       402: refused('insufficient_credits'),
       403: SHEET_403,
       413: refused('file larger than 14 MB'),

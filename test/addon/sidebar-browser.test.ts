@@ -236,7 +236,7 @@ describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
     expect(h.ui.dialogs[0]).toMatchObject({ title: 'Choose a policy PDF', modal: true });
     const dialog = await openHtml(h, h.ui.dialogs[0]!.out.getContent(), { width: 760, height: 520 });
     await dialog.waitForSelector('#picker-files a');
-    // The PDFS view lists PDFs only.
+    // The view lists PDFs and photos (JPEG, PNG) only: not the text file.
     expect(await dialog.locator('#picker-files a').allTextContents()).toEqual(['003.pdf', 'other.pdf']);
     await dialog.screenshot({ path: path.join(ARTIFACTS, 'picker-dialog.png') });
     await dialog.click(`#picker-files a[data-id="${PDF}"]`);

@@ -76,12 +76,9 @@ describe('extractFields errors', () => {
     await expectCode(pdf.subarray(0, 400), 'corrupt_pdf');
   });
 
-  it('refuses a PNG renamed .pdf as corrupt_pdf', async () => {
-    const png = Buffer.from(
-      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b3c1e50000000049454e44ae426082',
-      'hex',
-    );
-    await expectCode(png, 'corrupt_pdf');
+  it('refuses a GIF renamed .pdf as corrupt_pdf (JPEG and PNG are read as scans: image-input.test.ts)', async () => {
+    const gif = Buffer.from('47494638396101000100800000ffffff00000021f90401000000002c00000000010001000002024401003b', 'hex');
+    await expectCode(gif, 'corrupt_pdf');
   });
 
   it('refuses a password-protected PDF as encrypted_pdf', async () => {

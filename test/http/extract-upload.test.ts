@@ -56,9 +56,9 @@ describe('POST /api/v1/documents/extract (upload checks)', () => {
     expect(over.status).toBe(413);
     expect(over.body).toMatchObject({ error: 'payload_too_large' });
   });
-  it('a PNG renamed .pdf -> 400 invalid_document (judged by magic bytes)', async () => {
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100)]);
-    const r = await upload({ file: { name: 'scan.pdf', type: 'application/pdf', data: png } });
+  it('a GIF renamed .pdf -> 400 invalid_document (judged by magic bytes; JPEG and PNG are read: extract-images.test.ts)', async () => {
+    const gif = Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.alloc(100)]);
+    const r = await upload({ file: { name: 'scan.pdf', type: 'application/pdf', data: gif } });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error: 'invalid_document', code: 400 });
   });

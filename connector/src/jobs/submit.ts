@@ -30,7 +30,7 @@ import type { ApiKeyRecord, NewBatch, Reservation, Store } from '../store/types.
 import type { LookupAll } from '../webhooks/url-guard.js';
 import { requireDocumentRoom } from './document-room.js';
 import { requireDocumentStorage, type DocumentStorage } from './document-storage.js';
-import { checkDocument, checkPolicy, checkWebhook, requirePdf } from './validate.js';
+import { checkDocument, checkPolicy, checkWebhook, requirePdfOrImage } from './validate.js';
 
 export interface SubmitDeps {
   store: Pick<Store, 'jobs' | 'batches'>;
@@ -156,9 +156,13 @@ export async function submitExtraction(
   deps: SubmitDeps,
   sheetTargetJson?: string,
 ): Promise<TJobAccepted> {
-  if (!file) throw new AppError('missing_required_field', 'file is required: the policy PDF as a multipart/form-data file field.');
+  if (!file)
+    throw new AppError(
+      'missing_required_field',
+      'file is required: the policy PDF (or a JPEG or PNG photo) as a multipart/form-data file field.',
+    );
   if (file.length === 0) throw new AppError('invalid_document', 'The uploaded file is empty.');
-  requirePdf(file, 'The uploaded file');
+  requirePdfOrImage(file, 'The uploaded file');
   const webhook = await webhookOf(webhookUrl, deps);
   let sheetRaw: unknown;
   if (sheetTargetJson !== undefined) {

@@ -31,6 +31,20 @@ export function requirePdf(bytes: Buffer, what: string): Buffer {
   return bytes;
 }
 
+/** A JPEG (FF D8 FF) or a PNG (its 8-byte signature): an extraction upload may be a photo of the document. */
+const IMAGE_MAGIC = [Buffer.from('ffd8ff', 'hex'), Buffer.from('89504e470d0a1a0a', 'hex')];
+
+/**
+ * The check of an extraction upload: a PDF, or a JPEG or PNG read as a one-page scan (an extension of spec
+ * 4.4, docs/api-decisions.md). The kind is told by the first bytes, never by the file's name or stated type.
+ */
+export function requirePdfOrImage(bytes: Buffer, what: string): Buffer {
+  if (IMAGE_MAGIC.some((m) => bytes.subarray(0, m.length).equals(m))) return bytes;
+  if (!bytes.subarray(0, PDF_MAGIC.length).equals(PDF_MAGIC))
+    throw new AppError('invalid_document', `${what} is not a PDF, JPEG or PNG (it starts with none of their signatures).`);
+  return bytes;
+}
+
 /** A base64 PDF of at most 14 MB decoded. The size is judged before decoding, so a huge string costs nothing. */
 export function checkDocument(raw: unknown): Buffer {
   if (typeof raw !== 'string') throw new AppError('invalid_document', 'document must be a base64 string.');

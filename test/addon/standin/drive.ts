@@ -62,9 +62,12 @@ export class DriveStandin {
   }
   /** The files the user sees in the Picker (by type). */
   listFor(user: string, mimeType?: string) {
-    return [...this.files]
-      .filter(([id, f]) => this.canRead(user, id) && (!mimeType || f.mimeType === mimeType))
-      .map(([id, f]) => ({ id, name: f.name, mimeType: f.mimeType, sizeBytes: f.bytes().length }));
+    return (
+      [...this.files]
+        // The Picker's setMimeTypes takes a comma-separated list.
+        .filter(([id, f]) => this.canRead(user, id) && (!mimeType || mimeType.split(',').includes(f.mimeType)))
+        .map(([id, f]) => ({ id, name: f.name, mimeType: f.mimeType, sizeBytes: f.bytes().length }))
+    );
   }
 
   private visible(t: TokenInfo, id: string): boolean {

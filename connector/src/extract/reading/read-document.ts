@@ -1,15 +1,24 @@
-/** PDF bytes -> text lines: the text layer per page, OCR for pages without one, within the document's budget. */
+/**
+ * Document bytes -> text lines, within the document's budget. A PDF page is read from its text layer where
+ * that layer can be trusted (text-trust.ts), with its form fields' values; a page without one, or whose
+ * layer lies, is read by OCR. A JPEG or PNG upload is read as a one-page scan.
+ */
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { ExtractError } from '../errors.js';
 import type { ExtractLimits } from '../limits.js';
+import { ocrAgrees } from './crop-check.js';
+import { readFormValues } from './form-fields.js';
+import { decodeImage, sniffImage } from './image-input.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './open-pdf.js';
 import { straightenSheet } from './perspective.js';
-import { readScan } from './read-scan.js';
-import { flattenLight, sharpen } from './scan-image.js';
+import { readScan, type ScanReading } from './read-scan.js';
+import { flattenLight, sharpen, type GreyImage } from './scan-image.js';
 import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
-import { readTextLines, textLength } from './text-layer.js';
+import { linesOfItems, readTextItems, slantedShare, textLength, type PlacedItem } from './text-layer.js';
+import { judgeLayer } from './text-trust.js';
 
 export interface ExtractOptions {
   /**
@@ -19,8 +28,11 @@ export interface ExtractOptions {
   limits: ExtractLimits;
   /** Resolution pages are rendered at for OCR (lower for pages over limits.maxPagePixels). */
   dpi?: number;
-  /** Sees each page's lines as read, with the OCR confidence for a scanned page (scripts/measure-ocr.ts). */
-  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number }) => void;
+  /**
+   * Sees each page's lines as read, with the OCR confidence for a scanned page (scripts/measure-ocr.ts) and,
+   * for a page whose text layer was doubted, what was judged (`layer`).
+   */
+  onPage?: (page: { n: number; lines: Line[]; ocrConfidence?: number; turned?: number; passes?: number; layer?: string[] }) => void;
 }
 
 /** A document's text as lines (each tagged with its page and whether OCR read it), before field parsing. */
@@ -32,52 +44,66 @@ export interface DocumentLines {
   ocrConfidence?: number;
 }
 
-/** The text of every page: the text layer, or OCR where a page has (almost) none. Throws ExtractError as extractFields does. */
-export async function readDocumentLines(pdf: Uint8Array, ocr: Ocr, options: ExtractOptions): Promise<DocumentLines> {
+/** Share of a page's text at a slant (text-layer.ts) from which its layer is taken for an OCR layer over a photo. */
+const SLANTED_LAYER = 0.5;
+
+/** The pixels a document may still render or OCR (limits.maxTotalPixels), shared by every step that draws. */
+class PixelBudget {
+  rendered = 0;
+  constructor(private readonly max: number) {}
+  /** Spends `pixels` when there is room; false (nothing spent) when not. */
+  spend = (pixels: number): boolean => {
+    if (this.rendered + pixels > this.max) return false;
+    this.rendered += pixels;
+    return true;
+  };
+}
+
+/**
+ * The text of every page: the text layer, or OCR where a page has (almost) none or its layer cannot be
+ * trusted; an image upload is one scanned page. Throws ExtractError as extractFields does.
+ */
+export async function readDocumentLines(bytes: Uint8Array, ocr: Ocr, options: ExtractOptions): Promise<DocumentLines> {
+  const image = sniffImage(bytes);
+  if (image) return readImageLines(await decodeImage(bytes, image, options.limits), ocr, options);
   const { limits } = options;
-  await scanStreams(pdf, limits);
-  const doc = await openPdf(pdf, limits);
+  await scanStreams(bytes, limits);
+  const doc = await openPdf(bytes, limits);
+  const budget = new PixelBudget(limits.maxTotalPixels);
   const lines: Line[] = [];
   let ocrPages = 0;
   let ocrConfSum = 0;
-  let rendered = 0;
   try {
     const pages = await checkedPages(doc, limits);
     for (const [i, page] of pages.entries()) {
       const n = i + 1;
-      const textLines = await readTextLines(page).catch((err: unknown) => {
-        throw toExtractError(err, `text of page ${n}`);
-      });
-      let pageLines = textLines;
-      if (textLength(pageLines) < OCR_TEXT_THRESHOLD) {
-        const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, rendered);
-        rendered += plan.pixels;
+      const text = await readPageText(doc, page, n, ocr, budget);
+      let pageLines = text.lines;
+      if (!text.readable) {
+        const plan = planOcrRender(page.getViewport({ scale: 1 }), n, options.dpi ?? OCR_DPI, limits, budget.rendered);
+        budget.rendered += plan.pixels;
         const image = await renderPageGrey(doc, page, plan.dpi).catch((err: unknown) => {
           throw new ExtractError('corrupt_pdf', `drawing page ${n}: ${err instanceof Error ? err.message : String(err)}`, {
             cause: err,
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        // A phone photo shows the sheet at a slant on a table: tesseract wants it square on, without the table,
-        // and sharp (a photo is a little out of focus, and the warp softens it again). Photos are lit unevenly too;
-        // tesseract's one threshold for the whole page loses the darker side.
-        const sheet = straightenSheet(image);
-        const prepared = sheet === image ? flattenLight(image) : sharpen(flattenLight(sheet));
-        const result = await readScan(prepared, ocr, (pixels) => {
-          // Another pass at the page spends the document's pixel budget too: without room, the reading so far stands.
-          if (rendered + pixels > limits.maxTotalPixels) return false;
-          rendered += pixels;
-          return true;
-        });
+        const result = await readScannedImage(image, ocr, budget);
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
-        options.onPage?.({ n, lines: pageLines, ocrConfidence: result.confidence, turned: result.turned, passes: result.passes });
+        options.onPage?.({
+          n,
+          lines: pageLines,
+          ocrConfidence: result.confidence,
+          turned: result.turned,
+          passes: result.passes,
+          ...layerNotes(text),
+        });
       } else {
-        options.onPage?.({ n, lines: pageLines });
+        options.onPage?.({ n, lines: pageLines, ...layerNotes(text) });
       }
-      const fromOcr = pageLines !== textLines;
-      for (const l of pageLines) lines.push({ ...l, page: n, ...(fromOcr ? { ocr: true } : {}) });
+      for (const l of pageLines) lines.push({ ...l, page: n, ...(text.readable ? {} : { ocr: true }) });
       page.cleanup();
     }
   } finally {
@@ -88,4 +114,62 @@ export async function readDocumentLines(pdf: Uint8Array, ocr: Ocr, options: Extr
   }
   const ocrConfidence = ocrPages > 0 ? ocrConfSum / ocrPages : undefined;
   return { lines, pages: doc.numPages, ocrPages, ...(ocrConfidence !== undefined ? { ocrConfidence } : {}) };
+}
+
+const layerNotes = (text: { notes: string[] }) => (text.notes.length ? { layer: text.notes } : {});
+
+/**
+ * A page's text layer, judged: `readable` with its lines (form values placed among them) when it has
+ * enough trusted text, else not, and the page is OCRed. Text of fonts judged broken is never in the lines.
+ */
+async function readPageText(
+  doc: PDFDocumentProxy,
+  page: PDFPageProxy,
+  n: number,
+  ocr: Ocr,
+  budget: PixelBudget,
+): Promise<{ readable: boolean; lines: Line[]; notes: string[] }> {
+  const pdfjs = (err: unknown): never => {
+    throw toExtractError(err, `text of page ${n}`);
+  };
+  const items = await readTextItems(page).catch(pdfjs);
+  if (textLength(items) < OCR_TEXT_THRESHOLD) return { readable: false, lines: [], notes: [] };
+  // Lines at a slant are a photo's, with an OCR engine's text laid over it: reading the photo ourselves
+  // straightens it first, where that layer's words, one box each, no longer meet their labels on a line.
+  if (slantedShare(items) >= SLANTED_LAYER)
+    return { readable: false, lines: [], notes: ['text layer at a slant: an OCR layer over a photo'] };
+  const judged = await judgeLayer(items, (fontItems: PlacedItem[]) => ocrAgrees(doc, page, fontItems, ocr, budget.spend));
+  const kept = judged.kept;
+  if (judged.unreadable || textLength(kept) < OCR_TEXT_THRESHOLD) {
+    return { readable: false, lines: [], notes: judged.notes };
+  }
+  const formValues = await readFormValues(page, kept).catch(pdfjs);
+  return { readable: true, lines: linesOfItems([...kept, ...formValues]), notes: judged.notes };
+}
+
+/** A JPEG or PNG upload: one page, read as a scan. */
+async function readImageLines(image: GreyImage, ocr: Ocr, options: ExtractOptions): Promise<DocumentLines> {
+  const budget = new PixelBudget(options.limits.maxTotalPixels);
+  budget.spend(image.width * image.height);
+  const result = await readScannedImage(image, ocr, budget);
+  options.onPage?.({ n: 1, lines: result.lines, ocrConfidence: result.confidence, turned: result.turned, passes: result.passes });
+  const lines = result.lines.map((l) => ({ ...l, page: 1, ocr: true }));
+  if (textLength(lines) < OCR_TEXT_THRESHOLD) {
+    throw new ExtractError('no_readable_text', `only ${textLength(lines)} characters of text in the image`, {
+      publicMessage: 'No text could be read from the image. Send a sharper photo, taken square on, or the original PDF.',
+    });
+  }
+  return { lines, pages: 1, ocrPages: 1, ocrConfidence: result.confidence };
+}
+
+/**
+ * OCR of a page image. A phone photo shows the sheet at a slant on a table: tesseract wants it square on,
+ * without the table, and sharp (a photo is a little out of focus, and the warp softens it again). Photos are
+ * lit unevenly too; tesseract's one threshold for the whole page loses the darker side. Another pass at the
+ * page (to turn it) spends the document's pixel budget: without room, the reading so far stands.
+ */
+function readScannedImage(image: GreyImage, ocr: Ocr, budget: PixelBudget): Promise<ScanReading> {
+  const sheet = straightenSheet(image);
+  const prepared = sheet === image ? flattenLight(image) : sharpen(flattenLight(sheet));
+  return readScan(prepared, ocr, budget.spend);
 }

@@ -1,5 +1,5 @@
 /** Renders a PDF page to PNG bytes for OCR of pages without a text layer, within the document's pixel budget. */
-import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { AnnotationMode, type PDFDocumentProxy, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { count, overLimit, type ExtractLimits } from '../limits.js';
 import { toPgm, type GreyImage } from './scan-image.js';
 
@@ -23,8 +23,8 @@ function canvasPixels(width: number, height: number, dpi: number): number {
 
 /**
  * The resolution page `n` (`width` x `height` pt) is rendered at for OCR, decided before any canvas
- * exists: `dpi`, or lower for a page that would pass maxPagePixels (larger than A2 at 150 dpi; often
- * a scan written at one point per scanned pixel, which loses nothing by it). Throws `over_limit`
+ * exists: `dpi`, or lower for a page that would pass maxPagePixels (by default larger than A3 at 150 dpi;
+ * nearly always a photo or scan written at one point per pixel, whose A4 sheet still gets 150-250 dpi). Throws `over_limit`
  * when the page would take the document's rendered pixels, `renderedBefore` so far, past maxTotalPixels.
  */
 export function planOcrRender(
@@ -63,7 +63,8 @@ interface CanvasAndContext {
 }
 
 /**
- * Renders `page` of `doc` at `dpi` onto a white canvas and hands it to `read`. The canvas comes from
+ * Renders `page` of `doc` at `dpi` onto a white canvas and hands it to `read`; `region` (points from the
+ * top left of the page as shown: x0, y0, x1, y1) renders only that part. The canvas comes from
  * the document's own canvas factory: pdf.js ships its own @napi-rs/canvas copy and polyfills Path2D
  * from it, and a canvas from another copy rejects those paths ("not a valid enum value of type
  * CanvasFillRule").
@@ -73,13 +74,26 @@ async function withRenderedPage<T>(
   page: PDFPageProxy,
   dpi: number,
   read: (target: CanvasAndContext) => T,
+  region?: readonly [number, number, number, number],
 ): Promise<T> {
-  const viewport = page.getViewport({ scale: dpi / 72 });
+  const scale = dpi / 72;
+  const viewport = region
+    ? page.getViewport({ scale, offsetX: -region[0] * scale, offsetY: -region[1] * scale })
+    : page.getViewport({ scale });
+  const width = region ? (region[2] - region[0]) * scale : viewport.width;
+  const height = region ? (region[3] - region[1]) * scale : viewport.height;
   const factory = doc.canvasFactory as { create(w: number, h: number): CanvasAndContext; destroy(c: CanvasAndContext): void };
-  const target = factory.create(Math.ceil(viewport.width), Math.ceil(viewport.height));
+  const target = factory.create(Math.max(1, Math.ceil(width)), Math.max(1, Math.ceil(height)));
   try {
-    // background: pdf.js paints white first, so transparent areas do not OCR as black.
-    await page.render({ canvasContext: target.context as never, canvas: null, viewport, background: 'rgb(255,255,255)' }).promise;
+    // background: pdf.js paints white first, so transparent areas do not OCR as black. Annotations are drawn
+    // as a viewer shows them, form fields with their values included: OCR reads what a person sees.
+    await page.render({
+      canvasContext: target.context as never,
+      canvas: null,
+      viewport,
+      background: 'rgb(255,255,255)',
+      annotationMode: AnnotationMode.ENABLE,
+    }).promise;
     return read(target);
   } finally {
     factory.destroy(target);
@@ -102,13 +116,27 @@ export async function renderPageForOcr(doc: PDFDocumentProxy, page: PDFPageProxy
   return toPgm(await renderPageGrey(doc, page, dpi));
 }
 
-/** Renders a page as 8-bit greyscale pixels (the same luma as renderPageForOcr), for the steps before OCR. */
-export function renderPageGrey(doc: PDFDocumentProxy, page: PDFPageProxy, dpi = OCR_DPI): Promise<GreyImage> {
-  return withRenderedPage(doc, page, dpi, ({ canvas, context }) => ({
-    width: canvas.width,
-    height: canvas.height,
-    data: rgbaToGrey(context.getImageData(0, 0, canvas.width, canvas.height).data),
-  }));
+/**
+ * Renders a page, or the `region` of it (points from the top left of the page as shown), as 8-bit greyscale
+ * pixels (the same luma as renderPageForOcr), for the steps before OCR.
+ */
+export function renderPageGrey(
+  doc: PDFDocumentProxy,
+  page: PDFPageProxy,
+  dpi = OCR_DPI,
+  region?: readonly [number, number, number, number],
+): Promise<GreyImage> {
+  return withRenderedPage(
+    doc,
+    page,
+    dpi,
+    ({ canvas, context }) => ({
+      width: canvas.width,
+      height: canvas.height,
+      data: rgbaToGrey(context.getImageData(0, 0, canvas.width, canvas.height).data),
+    }),
+    region,
+  );
 }
 
 /** RGBA pixels -> one luma byte per pixel, by the ITU-R BT.601 weights (77/150/29 of 256). */
