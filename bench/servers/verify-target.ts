@@ -25,6 +25,7 @@ const config = loadConfig({
   COVERCHECK_RATE_LIMIT_IP_PER_MIN: '10000000',
   // Passed through for A/B runs; unset: the default, as npm start runs.
   COVERCHECK_SQLITE_WAL_SYNC_MS: process.env.COVERCHECK_SQLITE_WAL_SYNC_MS,
+  COVERCHECK_METRICS: process.env.COVERCHECK_METRICS,
 });
 // As main.ts starts it, without PDF extraction (nothing here sends a document).
 const target = await startConnector({
@@ -49,6 +50,7 @@ const likeConnectorServer = await listen(helloApp(), 0, '127.0.0.1');
 
 process.stdout.write(
   JSON.stringify({
+    pid: process.pid,
     connectorPort: (connector.address() as AddressInfo).port,
     barePort: (bareServer.address() as AddressInfo).port,
     likeConnectorPort: (likeConnectorServer.address() as AddressInfo).port,

@@ -13,6 +13,7 @@ import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
 import { requestLog } from './http/request-log.js';
 import { createRateLimits } from './http/rate-limit.js';
+import { metricsEndpoint } from './metrics/index.js';
 import { createPortal } from './portal/app.js';
 import { routeHandlers } from './routes/index.js';
 
@@ -22,6 +23,7 @@ export function createApp(ctx: AppContext): express.Express {
   app.set('trust proxy', ctx.config.trustProxy);
   app.set('etag', false);
   app.use(requestLog(ctx.logger));
+  if (ctx.metrics.requests) app.use(ctx.metrics.requests);
   const limits = createRateLimits(ctx.config, ctx.redis);
   const auth = requireKey(ctx, limits);
   const idem = idempotency(ctx);
@@ -66,6 +68,13 @@ export function createApp(ctx: AppContext): express.Express {
   const handlers = routeHandlers(ctx);
   for (const [name, route] of Object.entries(ROUTES) as [RouteName, RouteContract][])
     app[route.method](route.path, ...chain(route), ...handlers[name]);
+
+  // Beside the table, not in it: the answer is Prometheus text, not a JSON body of the contract, and
+  // who may read it (loopback or a token, metrics/exposure.ts) is none of the table's access kinds.
+  // Off, or to anyone else, it is the 404 of a path that does not exist.
+  const metricsAccess = ctx.config.metrics;
+  const render = () => ctx.metrics.render();
+  if (metricsAccess) app.get('/metrics', metricsEndpoint(metricsAccess, render));
 
   // The key portal: HTML pages for people, a sub-app with its own parser, CSRF and error pages.
   app.use(

@@ -54,7 +54,8 @@ export const EXTRACT_LIMITS = [
     checked: 'the same pass',
     example: 'Pages 1 to 5 measure 45 million pt² together; the limit is 40 million pt² per document.',
   },
-  // An A2 page at the OCR resolution of 150 dpi; a larger page is rendered at a lower resolution.
+  // A little over A3 at the OCR resolution of 150 dpi; a larger page (nearly always a photo or scan stored at
+  // a point per pixel, whose sheet is A4) is rendered at a lower resolution (docs/document-limits.md).
   {
     key: 'maxPagePixels',
     env: 'COVERCHECK_EXTRACT_MAX_PAGE_PIXELS',
@@ -188,6 +189,9 @@ export const CONNECTION_DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
 };
 
+/** `domains:` takes host names of letters, digits and hyphens (no wildcard: a subdomain is listed as itself). */
+const DOMAIN = String.raw`[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+`;
+const PORTAL_POLICY = new RegExp(String.raw`^(?:open|test-only|off|domains:\s*${DOMAIN}(?:\s*,\s*${DOMAIN})*\s*)$`);
 const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -225,6 +229,8 @@ export const EnvSchema = z.object({
   COVERCHECK_RATE_LIMIT_KEY_PER_MIN: int(1, 10_000_000).default(600),
   COVERCHECK_RATE_LIMIT_IP_PER_MIN: int(1, 10_000_000).default(60),
   COVERCHECK_TRUST_PROXY: z.string().default('false'),
+  COVERCHECK_METRICS: z.enum(['off', 'loopback', 'token']).default('loopback'),
+  COVERCHECK_METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)').optional(),
   COVERCHECK_JSON_LIMIT_KB: int(1, 1024).default(64),
   // A share must hold the largest body a route takes (an async verification's 18.7 MB of base64).
   COVERCHECK_BODY_BUDGET_MB: int(20, 1_000_000).default(256),
@@ -304,6 +310,11 @@ export const EnvSchema = z.object({
   COVERCHECK_PORTAL_PER_IP_PER_HOUR: int(1, 1_000_000).default(20),
   COVERCHECK_PORTAL_PER_ADDRESS_PER_DAY: int(1, 1_000_000).default(5),
   COVERCHECK_KEY_SWEEP_INTERVAL_MS: int(1000, 86_400_000).default(3_600_000),
+  COVERCHECK_PORTAL: z
+    .string()
+    .regex(PORTAL_POLICY, 'must be open, test-only, off, or domains: with a comma-separated list (domains:example.com,example.org)')
+    .default('open'),
+  COVERCHECK_SHUTDOWN_MS: int(0, 3_600_000).default(30_000),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -357,6 +368,32 @@ function redis(
     : null;
 }
 
+/**
+ * Who the key portal serves: anyone (`open`), test keys only (`test-only`), e-mail addresses in the
+ * listed domains only (`domains`, each matched exactly and case-insensitively), or nobody (`off`).
+ */
+export type PortalPolicy = { kind: 'open' } | { kind: 'test-only' } | { kind: 'off' } | { kind: 'domains'; domains: string[] };
+
+function portalPolicy(raw: string): PortalPolicy {
+  if (raw === 'open' || raw === 'test-only' || raw === 'off') return { kind: raw };
+  const domains = raw
+    .slice('domains:'.length)
+    .split(',')
+    .map((d) => d.trim().toLowerCase());
+  return { kind: 'domains', domains: [...new Set(domains)] };
+}
+
+/** Who may read GET /metrics (metrics/exposure.ts); null: metrics off. A token without `token` mode is a half-done setting. */
+function metrics(e: Env): { mode: 'loopback' } | { mode: 'token'; token: string } | null {
+  const token = e.COVERCHECK_METRICS_TOKEN;
+  if (e.COVERCHECK_METRICS === 'token') {
+    if (!token) throw new Error('COVERCHECK_METRICS=token needs COVERCHECK_METRICS_TOKEN (e.g. openssl rand -hex 32)');
+    return { mode: 'token', token };
+  }
+  if (token) throw new Error('COVERCHECK_METRICS_TOKEN is set but COVERCHECK_METRICS is not token: set COVERCHECK_METRICS=token to use it');
+  return e.COVERCHECK_METRICS === 'off' ? null : { mode: 'loopback' };
+}
+
 /** Express `trust proxy` value: false, true, a hop count or a list of addresses. */
 function trustProxy(raw: string): boolean | number | string {
   if (raw === 'false' || raw === '') return false;
@@ -384,8 +421,12 @@ const ConfigSchema = EnvSchema.transform((e) => ({
   demo: e.COVERCHECK_DEMO,
   sandboxKey: e.COVERCHECK_SANDBOX_KEY,
   logLevel: e.COVERCHECK_LOG_LEVEL,
+  /** How long a stop may take (main.ts, start.ts): work in hand finishes within it, what still runs in its last quarter (at most 2 s) is handed back. */
+  shutdownMs: e.COVERCHECK_SHUTDOWN_MS,
   rateLimit: { perKeyPerMinute: e.COVERCHECK_RATE_LIMIT_KEY_PER_MIN, perIpPerMinute: e.COVERCHECK_RATE_LIMIT_IP_PER_MIN },
   trustProxy: trustProxy(e.COVERCHECK_TRUST_PROXY),
+  /** GET /metrics's protection, null when metrics are off (nothing is then recorded either). */
+  metrics: metrics(e),
   jsonLimitBytes: e.COVERCHECK_JSON_LIMIT_KB * 1024,
   /** Bytes of request bodies held in memory at once, in all and per client (http/body-budget.ts). */
   bodyBudget: bodyBudget(e),
@@ -509,6 +550,7 @@ const ConfigSchema = EnvSchema.transform((e) => ({
     perAddressPerDay: e.COVERCHECK_PORTAL_PER_ADDRESS_PER_DAY,
     /** How often the unused-key sweep runs (also once at start). */
     sweepIntervalMs: e.COVERCHECK_KEY_SWEEP_INTERVAL_MS,
+    policy: portalPolicy(e.COVERCHECK_PORTAL),
   },
   registry: {
     timeoutMs: e.COVERCHECK_REGISTRY_TIMEOUT_MS,

@@ -20,6 +20,16 @@ import { fcaRegisterFromConfig, type OnlineRegister } from './insurers/online/in
 import { ReferenceDataCache } from './verify/reference-data.js';
 import type { TCountry } from '../../shared/policy.js';
 import { buildRegistryChain, type RegistryChain } from './verify/registry/index.js';
+import type { TReadiness } from '../../shared/readiness.js';
+import {
+  checkReadiness,
+  extractionCheck,
+  METRICS_OFF,
+  redisCheck,
+  storeCheck,
+  type ExtractionHealth,
+  type Metrics,
+} from './metrics/index.js';
 
 export interface AppContext {
   config: Config;
@@ -45,6 +55,10 @@ export interface AppContext {
   /** DNS for webhook URL checks; tests inject one. */
   lookup?: LookupAll;
   now: () => Date;
+  /** This connector's metrics (METRICS_OFF when COVERCHECK_METRICS=off). */
+  metrics: Metrics;
+  /** GET /readyz's checks: the store, Redis when configured, the extraction process when extraction is on. */
+  readiness(): Promise<TReadiness>;
 }
 
 /** Builds the context; its workers are created stopped. */
@@ -65,9 +79,14 @@ export function createContext(
     fetch?: typeof fetch;
     lookup?: LookupAll;
     extractor?: Extractor;
+    /** Made by start.ts with the store; default: off. */
+    metrics?: Metrics;
+    /** What the extractor's watcher saw of the extraction process (metrics/extraction.ts); absent: extraction is off. */
+    extractionHealth?: ExtractionHealth;
   },
 ): AppContext {
   const { redis, limiters, sheets, mailer, now } = opts;
+  const metrics = opts.metrics ?? METRICS_OFF;
   const reference = new ReferenceDataCache(store);
   const registry = buildRegistryChain(
     store.registry,
@@ -78,13 +97,13 @@ export function createContext(
       timeoutMs: config.registry.timeoutMs,
       perSecond: config.registry.perSecond,
     },
-    opts.fetch,
+    metrics.upstreamFetch('registry', opts.fetch ?? fetch),
     limiters,
   );
-  const fca = fcaRegisterFromConfig(config, { limiters, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const fca = fcaRegisterFromConfig(config, { limiters, fetch: metrics.upstreamFetch('fca_register', opts.fetch ?? fetch) });
   const onlineRegisters: Partial<Record<TCountry, OnlineRegister>> = fca ? { UK: fca } : {};
   const outbox = new OutboxProcessor(
-    { store, logger, now, limiters },
+    { store, logger, now, limiters, metrics },
     {
       concurrency: config.webhooks.concurrency,
       perHostConcurrency: config.webhooks.perHostConcurrency,
@@ -96,7 +115,7 @@ export function createContext(
       retryScale: config.webhooks.retryScale,
       pollMs: config.queue.pollMs,
       allowPrivate: config.webhooks.allowPrivate,
-      ...(config.webhooks.caFile ? { ca: fs.readFileSync(config.webhooks.caFile) } : {}),
+      ca: config.webhooks.caFile ? fs.readFileSync(config.webhooks.caFile) : undefined,
     },
   );
   const onEvent = () => {
@@ -112,7 +131,8 @@ export function createContext(
       now,
       onEvent,
       completions,
-      ...(opts.extractor ? { extractor: opts.extractor } : {}),
+      metrics,
+      extractor: opts.extractor,
     },
     {
       ...config.queue,
@@ -138,6 +158,13 @@ export function createContext(
     mailer,
     offload,
     now,
-    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    lookup: opts.lookup,
+    metrics,
+    readiness: () =>
+      checkReadiness({
+        store: storeCheck(store),
+        redis: redis ? redisCheck(redis.client) : null,
+        extraction: opts.extractionHealth ? extractionCheck(opts.extractionHealth) : null,
+      }),
   };
 }

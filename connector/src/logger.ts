@@ -1,4 +1,4 @@
-/** Structured logs (pino). Authorization headers and anything key-shaped are redacted. */
+/** Structured logs (pino): one JSON line each, `time` in ISO 8601 (UTC). Authorization headers and anything key-shaped are redacted. */
 import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -13,5 +13,13 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'covercheck-connector' } }, destination);
+  return pino(
+    {
+      level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { service: 'covercheck-connector' },
+    },
+    destination,
+  );
 }

@@ -6,6 +6,7 @@
  * the reverse order.
  */
 import { createMailer } from './mailer.js';
+import { createMetrics, METRICS_OFF, watchExtractor } from './metrics/index.js';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { createApp } from './app.js';
@@ -17,6 +18,7 @@ import { createRetentionWorker } from './jobs/retention.js';
 import { seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/running/connector-extraction.js';
 import { resolveConnectionLimits } from './http/connection-limits.js';
+import { listenFailure, StartFailure, storeFailure } from './start-failure.js';
 import { listen } from './http/server.js';
 import type { Logger } from './logger.js';
 import { shippedDataDir } from './paths.js';
@@ -68,17 +70,49 @@ export interface Connector {
   startWorkers(): void;
   /** Serves the app (port 0: any free port); `stop` closes the server. */
   listen(port: number, host: string): Promise<Server>;
-  /** Closes the server (requests in flight finish), stops the workers in reverse order, then extraction, Redis and the store. */
-  stop(): Promise<void>;
+  /**
+   * Closes the server (requests in flight finish) and stops the workers in reverse order, both at
+   * once, then extraction, Redis and the store. With `budgetMs`, what is still in hand near its end
+   * is handed back: connections are closed and documents being read are given up, their jobs
+   * released for the next taker at once.
+   */
+  stop(opts?: { budgetMs?: number }): Promise<void>;
 }
 
-/** COVERCHECK_REDIS_URL names a Redis that could not be reached: the operator's setting, like a bad variable. */
-export class RedisUnreachable extends Error {}
+/** The end of a stop's budget kept for handing back the work still in hand, at most (a quarter of the budget when shorter). */
+const HAND_BACK_MS = 2_000;
+
+/** Whether `p` settles within `ms`. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Infinity) return p.then(() => true);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, ms))));
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Stops accepting connections and resolves once the last one has closed. A connection whose request
+ * finishes is closed then, not kept alive until keepAliveTimeout: node closes only the connections
+ * idle when `close` is called.
+ */
+function closeServer(server: Server): Promise<void> {
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  return new Promise<void>((resolve) =>
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    }),
+  );
+}
 
 export async function startConnector(opts: StartOptions): Promise<Connector> {
   const { config, logger } = opts;
   const redis = await connectRedis(config.redis, logger).catch((err: Error) => {
-    throw new RedisUnreachable(`COVERCHECK_REDIS_URL: ${err.message}`);
+    throw new StartFailure(`COVERCHECK_REDIS_URL: ${err.message}`, { cause: err });
   });
   logger.info(
     redis ? { limits: 'shared', redis: redis.where, prefix: redis.prefix } : { limits: 'per-process' },
@@ -95,7 +129,9 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
       opts.onWalSyncError ??
       ((err: Error) => logger.warn({ err: err.message }, 'background WAL sync failed; SQLite still syncs it at each checkpoint')),
   };
-  const store = await openStore(storeOptions);
+  const store = await openStore(storeOptions).catch((err: unknown) => {
+    throw storeFailure(err, { databaseUrl: config.databaseUrl, where: describeStore(storeOptions) });
+  });
   if (opts.seed !== false) {
     const seeded = await seedReferenceData(store, shippedDataDir(), new Date());
     logger.info({ ...seeded, store: store.kind, db: describeStore(storeOptions) }, 'reference data loaded');
@@ -118,29 +154,37 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
       ? await createConnectorExtraction(store, {
           threads,
           limits: config.extraction.limits,
-          ...(opts.extractionHost ? { hostFile: opts.extractionHost } : {}),
+          hostFile: opts.extractionHost,
         })
       : null;
   const now = opts.now ?? (() => new Date());
   const limiters = createLimiters(redis, { idleTimeoutMs: config.redis?.limiterIdleMs });
   const mailer = createMailer({ smtpUrl: config.portal.smtpUrl, from: config.portal.mailFrom, outbox: config.portal.outbox, logger });
-  const sheets = await createSheets(config, store, logger, now, limiters, mailer);
+  // The one way this fails is a credentials file that cannot be read, and its message names the variable.
+  const sheets = await createSheets(config, store, logger, now, limiters, mailer).catch((err: Error) => {
+    throw err.message.startsWith('GOOGLE_APPLICATION_CREDENTIALS') ? new StartFailure(err.message, { cause: err }) : err;
+  });
+  const metrics = config.metrics ? createMetrics({ store, now, logger }) : METRICS_OFF;
+  // Watched whether or not metrics are on: readiness asks what the extraction process last did.
+  const watched = extraction ? watchExtractor(extraction.extractor, metrics.extraction) : null;
   const ctx = createContext(config, store, logger, {
     mailer,
     redis,
     limiters,
     sheets,
     now,
-    ...(extraction ? { extractor: extraction.extractor } : {}),
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    extractor: watched?.extractor,
+    extractionHealth: watched?.health,
+    metrics,
+    fetch: opts.fetch,
+    lookup: opts.lookup,
   });
   const keySweeper = createKeySweeper({ store: store.portal, logger, now }, config.portal.sweepIntervalMs);
   const refresher = config.datasets.refresh
     ? new DatasetRefresher(store.datasets, logger, {
         intervalMs: config.datasets.refreshIntervalMs,
         now,
-        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+        fetch: metrics.upstreamFetch('dataset_refresh', opts.fetch ?? fetch),
       })
     : null;
   const retention = createRetentionWorker({ store: store.retention, logger, now }, config.retention, config.retention.intervalMs);
@@ -173,14 +217,29 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
         'connection bounds',
       );
       if (connections.warning) logger.warn(connections.warning);
-      server = await listen(app, port, host, connections);
+      server = await listen(app, port, host, connections).catch((err: unknown) => {
+        throw listenFailure(err, port, host);
+      });
       return server;
     },
-    async stop() {
+    async stop({ budgetMs } = {}) {
+      const budget = budgetMs ?? Infinity;
+      const deadline = performance.now() + budget;
+      // The budget's last quarter (at most HAND_BACK_MS) is kept for handing back.
+      const finishBy = deadline - Math.min(HAND_BACK_MS, budget / 4);
       const open = server;
-      if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
-      // Each worker stops taking work and lets its units in hand finish.
-      await stopInReverse(workers);
+      // Stop taking work, both at once: no new connections (requests in flight finish), and each
+      // worker stops leasing and lets its units in hand finish.
+      const closed = open ? closeServer(open) : Promise.resolve();
+      const stopped = stopInReverse(workers);
+      if (!(await settlesWithin(Promise.all([closed, stopped]), finishBy - performance.now()))) {
+        logger.warn({ budget_ms: budget }, 'stop: the time to finish is spent; handing back the work still in hand');
+        open?.closeAllConnections();
+        // The documents being read are given up, and the job queue releases their jobs for the next taker at once.
+        const handedBack = Promise.all([extraction?.pool.destroy(), stopped]);
+        if (!(await settlesWithin(handedBack, deadline - performance.now())))
+          logger.warn('stop: some background work did not stop in time; its leases run out after their length');
+      }
       await ctx.sheets?.limiter.stop();
       await ctx.registry.stop();
       await Promise.all(Object.values(ctx.onlineRegisters).map((r) => r.stop()));

@@ -87,6 +87,9 @@ describe('npm run keys', () => {
       ['datasets.ts', 'npm run datasets:import'],
       ['registry-import.ts', 'registry:import'],
       ['register-import.ts', 'npm run register:import'],
+      ['backup.ts', 'npm run backup -- FILE'],
+      ['restore.ts', 'npm run restore -- FILE'],
+      ['migrate-pg.ts', 'npm run migrate:pg -- --from'],
     ] as const) {
       const out = await run(process.execPath, ['--import', 'tsx', `connector/src/cli/${cli}`, '--help'], { cwd: process.cwd() });
       expect(out.stdout, cli).toContain(words);

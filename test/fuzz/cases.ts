@@ -35,6 +35,8 @@ interface RouteSpec {
 /** Every route of the connector, as app.ts mounts it; connector.test.ts checks this against the app's routers. */
 export const ROUTES = {
   'GET /healthz': { method: 'GET', path: '/healthz', body: 'none' },
+  'GET /readyz': { method: 'GET', path: '/readyz', body: 'none' },
+  'GET /metrics': { method: 'GET', path: '/metrics', body: 'none' },
   'GET /api/v1/openapi.json': { method: 'GET', path: '/api/v1/openapi.json', body: 'none' },
   'POST /api/v1/verify': { method: 'POST', path: '/api/v1/verify', body: 'json' },
   'POST /api/v1/verify/async': { method: 'POST', path: '/api/v1/verify/async', body: 'json' },

@@ -76,8 +76,9 @@ async function untilDone(name: 'job' | 'batch', params: Record<string, string>):
 const policy = { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor', provider: 'Aviva' };
 
 describe('each route answers a valid request with a body its contract declares', () => {
-  it('health, the document and the account', async () => {
+  it('health, readiness, the document and the account', async () => {
     await send('health', { key: null });
+    await send('ready', { key: null });
     await send('openapi', { key: null });
     await send('account');
   });

@@ -13,6 +13,7 @@ import type { TPolicy } from '../../../shared/policy.js';
 import { documentCost, isCharged } from '../credits/charge.js';
 import { errorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { MetricsSink } from '../metrics/sink.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
@@ -50,6 +51,8 @@ export interface QueueDeps {
   extractor?: Extractor;
   /** Wakes long-polling GETs (?wait=) when a job or batch finishes. */
   completions?: Completions;
+  /** Where the credits a job or batch item kept are counted. */
+  metrics?: MetricsSink;
 }
 
 /** When the extraction pool is saturated, a job is given back and tried again this much later. */
@@ -69,6 +72,8 @@ export class WorkQueue implements Worker {
   private readonly verification: LeasedLoop;
   private readonly documents: LeasedLoop;
   private readonly turns: DocumentTurns;
+  /** Set by stop: a job whose attempt the stop cuts short (its document's reading given up) is handed back, not failed. */
+  private stopping = false;
 
   constructor(
     private readonly deps: QueueDeps,
@@ -84,12 +89,14 @@ export class WorkQueue implements Worker {
   }
 
   start(): void {
+    this.stopping = false;
     this.verification.start();
     this.documents.start();
   }
 
   /** Stops taking new work and waits for the units in hand to finish. */
   async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.all([this.verification.stop(), this.documents.stop()]);
   }
 
@@ -163,6 +170,7 @@ export class WorkQueue implements Worker {
       const outcome = documentOutcome ? JSON.stringify(documentOutcome) : null;
       const record: JobRecord = { ...job, status, result, error, document_outcome: outcome, updated_at: done, completed_at: done };
       const type = status === 'complete' ? 'job.completed' : 'job.failed';
+      const settled = settlement(job.reserved, cost, `job:${job.id}`);
       const finished = await this.deps.store.jobs.finish({
         id: job.id,
         owner: this.owner,
@@ -170,12 +178,13 @@ export class WorkQueue implements Worker {
         result,
         error,
         document_outcome: outcome,
-        settlement: settlement(job.reserved, cost, `job:${job.id}`),
+        settlement: settled,
         outbox: job.webhook_url ? outboxEvent(type, job.key_id, job.webhook_url, job.id, jobView(record), done) : null,
         writeback: jobWriteback(job, payload, done),
         at: done,
       });
       if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
+      else this.deps.metrics?.creditsCharged('job', settled.charge);
       this.deps.onEvent?.();
       this.deps.completions?.done(job.id);
     };
@@ -229,6 +238,12 @@ export class WorkQueue implements Worker {
         documentOutcome,
       );
     } catch (err) {
+      if (this.stopping) {
+        // Free for the next taker at once, another instance or this one's next start.
+        this.deps.logger.info({ job_id: job.id, reason: (err as Error).message }, 'job handed back: the connector is stopping');
+        await this.deps.store.jobs.release(job.id, this.owner, at());
+        return;
+      }
       this.deps.logger.error({ err, job_id: job.id, attempt: job.attempts }, 'job attempt failed; will retry');
       const retryAt = new Date(this.deps.now().getTime() + 1000 * 2 ** Math.min(job.attempts, 6)).toISOString();
       await this.deps.store.jobs.release(job.id, this.owner, retryAt);
@@ -269,7 +284,8 @@ export class WorkQueue implements Worker {
     let error: string | null = null;
     let cost = 0;
     try {
-      const outcome = await verifyOne(JSON.parse(item.input) as TPolicy, key, this.deps.engine);
+      const policy = JSON.parse(item.input) as TPolicy;
+      const outcome = await verifyOne(policy, key, this.deps.engine);
       if (outcome.ok) {
         result = JSON.stringify(outcome.result);
         cost = outcome.cost;
@@ -280,14 +296,18 @@ export class WorkQueue implements Worker {
       this.deps.logger.error({ err, batch_id: batch.id, index: item.idx }, 'batch item failed');
       error = JSON.stringify(errorBody('internal_error', 'This item could not be processed; nothing was charged for it.'));
     }
-    return this.deps.store.batches.finishItem({
+    const settled = settlement(item.reserved, cost, ref);
+    const at = this.deps.now().toISOString();
+    const finished = await this.deps.store.batches.finishItem({
       batch_id: batch.id,
       idx: item.idx,
       owner: this.owner,
       result,
       error,
-      settlement: settlement(item.reserved, cost, ref),
-      at: this.deps.now().toISOString(),
+      settlement: settled,
+      at,
     });
+    if (finished) this.deps.metrics?.creditsCharged('batch', settled.charge);
+    return finished;
   }
 }

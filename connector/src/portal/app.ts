@@ -2,6 +2,7 @@
  * The key portal as an Express sub-app mounted at /portal: server-rendered HTML forms, its own
  * form parser, CSRF guard, rate limits and HTML error pages (the JSON API's error bodies don't fit a
  * browser). Handlers parse, check, call one use case from request-key.ts and render a page.
+ * COVERCHECK_PORTAL (policy.ts) decides which requests it takes; `off` mounts no page at all.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -16,11 +17,13 @@ import type { KeyMode, Store } from '../store/types.js';
 import { CSRF_COOKIE, CsrfGuard, readCookie } from './csrf.js';
 import type { Mailer } from '../mailer.js';
 import { confirmActivationPage, keyPage, linkRefusedPage, mailSentPage, messagePage, requestPage } from './pages.js';
+import { checkKeyRequest, formOffer } from './policy.js';
 import { activateKey, checkActivationLink, issueKeyByName, requestKeyByEmail } from './request-key.js';
 
 const ZKeyRequest = z.object({
   who: z.string().trim().min(1, 'Enter an e-mail address or a name.').max(200, 'Use at most 200 characters.'),
-  mode: z.enum(['live', 'test']).default('live'),
+  // Absent (Enter in the text field with no button named): the form's first button, live where it offers live keys.
+  mode: z.enum(['live', 'test']).optional(),
   csrf: z.string().optional(),
 });
 const ZEmail = z.email();
@@ -53,6 +56,9 @@ export interface PortalDeps {
 
 export function createPortal(deps: PortalDeps): express.Express {
   const { config: cfg, mailer } = deps;
+  // No routes: every /portal request falls through to the API's 404 in the contract's error body.
+  if (cfg.policy.kind === 'off') return express();
+  const offer = formOffer(cfg.policy);
   // With Redis, used form ids and both budgets are shared by every instance serving the portal.
   const csrf = new CsrfGuard(cfg.secret, deps.now, createSingleUse(deps.redis, 'portal_form'));
   const perIp = createBudget(deps.redis, { keyPrefix: 'portal_ip', points: cfg.perIpPerHour, duration: 3600 });
@@ -112,7 +118,7 @@ export function createPortal(deps: PortalDeps): express.Express {
   };
 
   app.get('/', (req, res) => {
-    html(res, 200, requestPage(csrf.issue(session(req, res))));
+    html(res, 200, requestPage(csrf.issue(session(req, res)), offer));
   });
 
   app.post('/keys', async (req, res) => {
@@ -120,24 +126,28 @@ export function createPortal(deps: PortalDeps): express.Express {
     const sid = session(req, res);
     const parsed = ZKeyRequest.safeParse(req.body ?? {});
     if (!parsed.success) {
-      return html(res, 400, requestPage(csrf.issue(sid), { error: parsed.error.issues[0]?.message ?? 'Check the form.' }));
+      return html(res, 400, requestPage(csrf.issue(sid), offer, { error: parsed.error.issues[0]?.message ?? 'Check the form.' }));
     }
-    const { who, mode } = parsed.data;
+    const { who } = parsed.data;
+    const mode: KeyMode = parsed.data.mode ?? (offer.live ? 'live' : 'test');
     const isEmail = who.includes('@');
     if (isEmail && !ZEmail.safeParse(who).success) {
       return html(
         res,
         400,
-        requestPage(csrf.issue(sid), {
+        requestPage(csrf.issue(sid), offer, {
           error: 'That is not a valid e-mail address. Without an @ the value is taken as a name.',
           value: who,
         }),
       );
     }
     if (!isEmail && !NAME.test(who)) {
-      return html(res, 400, requestPage(csrf.issue(sid), { error: 'A name has 1 to 100 printable characters.', value: who }));
+      return html(res, 400, requestPage(csrf.issue(sid), offer, { error: 'A name has 1 to 100 printable characters.', value: who }));
     }
     const address = who.toLowerCase();
+    const allowed = checkKeyRequest(cfg.policy, { email: isEmail ? address : null, mode });
+    // Refused before the budgets: asking against the policy spends none of them.
+    if (!allowed.ok) return html(res, 403, requestPage(csrf.issue(sid), offer, { error: allowed.message, value: who }));
     if (
       !(await spend(res, [
         [perIp, req.ip ?? 'unknown'],
@@ -147,10 +157,10 @@ export function createPortal(deps: PortalDeps): express.Express {
       return;
     const now = deps.now();
     if (isEmail) {
-      await requestKeyByEmail({ store: deps.store, mailer, publicUrl: cfg.publicUrl }, address, mode as KeyMode, now);
+      await requestKeyByEmail({ store: deps.store, mailer, publicUrl: cfg.publicUrl }, address, mode, now);
       return html(res, 200, mailSentPage());
     }
-    const issued = await issueKeyByName(deps.store, who, mode as KeyMode, now);
+    const issued = await issueKeyByName(deps.store, who, mode, now);
     deps.logger.info({ key_id: issued.keyId, mode: issued.mode }, 'portal key issued by name');
     html(res, 201, keyPage(issued));
   });
@@ -160,6 +170,8 @@ export function createPortal(deps: PortalDeps): express.Express {
     const token = req.query.token;
     const state = await checkActivationLink(deps.store, token, deps.now());
     if (!state.ok) return html(res, state.reason === 'unknown' ? 404 : 410, linkRefusedPage(state.reason));
+    const allowed = checkKeyRequest(cfg.policy, { email: state.request.email, mode: state.request.mode });
+    if (!allowed.ok) return html(res, 403, messagePage('Key not available', allowed.message));
     // Not used up by a GET: mail scanners and link previews fetch links; only the button's POST activates.
     html(res, 200, confirmActivationPage(csrf.issue(session(req, res)), token as string));
   });
@@ -167,6 +179,12 @@ export function createPortal(deps: PortalDeps): express.Express {
   app.post('/activate', async (req, res) => {
     if (!(await checkCsrf(req, res))) return;
     if (!(await spend(res, [[perIp, req.ip ?? 'unknown']]))) return;
+    // A link mailed under a wider policy mints nothing the policy no longer gives (and stays unused).
+    const link = await checkActivationLink(deps.store, (req.body as Record<string, unknown>).token, deps.now());
+    if (link.ok) {
+      const allowed = checkKeyRequest(cfg.policy, { email: link.request.email, mode: link.request.mode });
+      if (!allowed.ok) return html(res, 403, messagePage('Key not available', allowed.message));
+    }
     const outcome = await activateKey(deps.store, (req.body as Record<string, unknown>).token, deps.now());
     if (!outcome.ok) return html(res, outcome.reason === 'unknown' ? 404 : 410, linkRefusedPage(outcome.reason));
     deps.logger.info({ key_id: outcome.issued.keyId, mode: outcome.issued.mode }, 'portal key activated from an e-mail link');

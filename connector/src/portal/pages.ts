@@ -1,4 +1,5 @@
 /** The portal's server-rendered pages: plain, accessible HTML with no script at all. */
+import type { FormOffer } from './policy.js';
 import type { IssuedKey } from './request-key.js';
 
 export function esc(s: string): string {
@@ -29,22 +30,36 @@ function csrfField(csrf: string): string {
   return `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
 }
 
-export function requestPage(csrf: string, opts: { error?: string; value?: string } = {}): string {
+export function requestPage(csrf: string, offer: FormOffer, opts: { error?: string; value?: string } = {}): string {
   const error = opts.error ? `<div class="err" role="alert" id="who-error"><p>${esc(opts.error)}</p></div>` : '';
+  const domains = offer.domains ? offer.domains.map((d) => `@${d}`).join(', ') : null;
+  const intro = offer.live
+    ? `<p>Free-plan keys come with 100 credits a month and every scope. Test keys (<code>pk_test_</code>) answer from the
+sandbox and are never charged. A free key that is not used within 7 days is deactivated.</p>`
+    : `<p>This portal gives test keys (<code>pk_test_</code>): they answer from the sandbox, are never charged and have every
+scope. Ask the operator of this service for a live key. A key that is not used within 7 days is deactivated.</p>`;
+  const [label, hint] = offer.byName
+    ? [
+        'Your e-mail address or a name for the key',
+        'With an e-mail address we send you a link that shows the key. With a name (no @) the key is shown here at once.',
+      ]
+    : ['Your e-mail address', `Keys are given to addresses at ${domains} only. We send you a link that shows the key.`];
+  const buttons = offer.live
+    ? `<button type="submit" name="mode" value="live">Get a live key (pk_live_)</button>
+<button type="submit" name="mode" value="test">Get a test key (pk_test_)</button>`
+    : `<button type="submit" name="mode" value="test">Get a test key (pk_test_)</button>`;
   return layout(
     'Get an API key',
-    `<p>Free-plan keys come with 100 credits a month and every scope. Test keys (<code>pk_test_</code>) answer from the
-sandbox and are never charged. A free key that is not used within 7 days is deactivated.</p>
+    `${intro}
 ${error}
 <form method="post" action="/portal/keys">
 ${csrfField(csrf)}
-<label for="who">Your e-mail address or a name for the key</label>
-<p class="hint" id="who-hint">With an e-mail address we send you a link that shows the key. With a name (no @) the key is shown here at once.</p>
+<label for="who">${esc(label)}</label>
+<p class="hint" id="who-hint">${esc(hint)}</p>
 <input type="text" id="who" name="who" required maxlength="200" autocomplete="email" value="${esc(opts.value ?? '')}"
  aria-describedby="who-hint${opts.error ? ' who-error' : ''}"${opts.error ? ' aria-invalid="true"' : ''}>
 <fieldset><legend>Which key?</legend>
-<button type="submit" name="mode" value="live">Get a live key (pk_live_)</button>
-<button type="submit" name="mode" value="test">Get a test key (pk_test_)</button>
+${buttons}
 </fieldset>
 </form>
 ${WARNING}`,

@@ -1,4 +1,4 @@
-/** The health check and the OpenAPI document. */
+/** The health and readiness checks and the OpenAPI document. */
 import { buildOpenApiDocument } from '../../../shared/openapi.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
@@ -6,7 +6,10 @@ import type { RouteHandlers } from './types.js';
 
 export const VERSION = '0.1.0';
 
-export function metaHandlers(ctx: AppContext): RouteHandlers<'health' | 'openapi'> {
+/** Seconds a load balancer is told to wait before asking an instance that is not ready again. */
+const NOT_READY_RETRY_S = 5;
+
+export function metaHandlers(ctx: AppContext): RouteHandlers<'health' | 'ready' | 'openapi'> {
   // Generated once: the document only changes with the code.
   let doc: unknown;
   return {
@@ -15,6 +18,13 @@ export function metaHandlers(ctx: AppContext): RouteHandlers<'health' | 'openapi
         const ok = await ctx.store.ping().catch(() => false);
         if (!ok) throw new AppError('service_unavailable', 'The store is not answering.', { retryAfter: 5 });
         res.json({ status: 'ok', version: VERSION });
+      },
+    ],
+    ready: [
+      async (_req, res) => {
+        const readiness = await ctx.readiness();
+        if (readiness.status !== 'ready') res.status(503).set('Retry-After', String(NOT_READY_RETRY_S));
+        res.json(readiness);
       },
     ],
     openapi: [

@@ -13,6 +13,7 @@ export function verifyHandlers(ctx: AppContext): RouteHandlers<'verify'> {
     registry: ctx.registry,
     onlineRegisters: ctx.onlineRegisters,
     now: ctx.now,
+    metrics: ctx.metrics,
   };
   return {
     verify: [

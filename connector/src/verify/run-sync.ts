@@ -7,11 +7,14 @@ import { parsePolicyInput } from '../../../shared/policy.js';
 import type { TVerificationResult } from '../../../shared/verification.js';
 import { chargeKey, creditCost, isCharged, outOfCredits, spendableBalance } from '../credits/charge.js';
 import { AppError } from '../errors.js';
+import type { MetricsSink } from '../metrics/sink.js';
 import type { ApiKeyRecord, CreditStore } from '../store/types.js';
 import { verifyPolicy, type EngineDeps } from './engine.js';
 
 export interface SyncDeps extends EngineDeps {
   credits: CreditStore;
+  /** Where the credits kept are counted. */
+  metrics?: MetricsSink;
 }
 
 const ASYNC_ONLY = ['document', 'webhook_url'];
@@ -49,6 +52,7 @@ export async function runSyncVerification(
     const record = opts.idemKey ? { idemKey: opts.idemKey, response: { status: 200, body: JSON.stringify(result) } } : undefined;
     const charged = await chargeKey(deps.credits, key, cost, `verify:${result.country}:${result.policy_number}`, now, record);
     if (!charged.ok) throw outOfCredits(charged.balance, cost, now);
+    deps.metrics?.creditsCharged('verify', cost);
   }
   return result;
 }

@@ -14,6 +14,7 @@
 import type Bottleneck from 'bottleneck';
 import { generateWebhookSecret } from '../../../shared/webhooks.js';
 import type { Logger } from '../logger.js';
+import type { MetricsSink } from '../metrics/sink.js';
 import { createLimiters, type Limiters } from '../redis/limiters.js';
 import type { OutboxRecord, Store } from '../store/types.js';
 import { nextRetryDelayMs } from './backoff.js';
@@ -61,6 +62,8 @@ export interface OutboxDeps {
   deliver?: typeof deliverWebhook;
   /** In-process limiters when absent. */
   limiters?: Limiters;
+  /** Where each attempt's outcome is counted. */
+  metrics?: MetricsSink;
 }
 
 export class OutboxProcessor implements Worker {
@@ -205,6 +208,7 @@ export class OutboxProcessor implements Worker {
       { webhook_id: d.id, event: d.event_type, attempt, status: result.status, outcome: next.status },
       'webhook attempt',
     );
+    this.deps.metrics?.webhookAttempt(next.status === 'pending' ? 'retrying' : next.status, result.status, result.durationMs);
     if (next.status === 'pending' && next.next_attempt_at) {
       const wait = Date.parse(next.next_attempt_at) - this.deps.now().getTime();
       // Short retry delays (tests, tiny scales) would otherwise wait for the poll interval.

@@ -22,9 +22,20 @@ let pool: ExtractionPool | null = null;
 const builtWorker = fileURLToPath(new URL('./worker.js', import.meta.url));
 const workerFile = existsSync(builtWorker) ? { workerFile: builtWorker } : {};
 
+/**
+ * Answers the connector, unless it has gone: a task may finish after the connector exited (a stop
+ * whose budget ran out). Without the check and the callback, Node raises ERR_IPC_CHANNEL_CLOSED as
+ * an unhandled 'error' event, and this process would die printing a stack trace into the connector's log.
+ */
 function send(msg: FromHost): void {
-  process.send?.(msg);
+  if (!process.connected) return;
+  process.send?.(msg, undefined, undefined, () => undefined);
 }
+
+// Ctrl-C in a terminal signals the whole process group. The connector decides when this process
+// ends (it stops it, or the channel closes): dying here under a task would only make the pool start
+// another process to read the document again while the connector is stopping.
+process.on('SIGINT', () => undefined);
 
 process.on('message', (msg: ToHost) => {
   if (msg.type === 'init') {

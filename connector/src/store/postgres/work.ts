@@ -4,7 +4,7 @@
  * that matters to a customer (result, credit settlement, outbox row, write-back) happens in one
  * transaction guarded by the current state and lease owner, so work is finished once.
  */
-import type { BatchStore, JobStore, Reservation, SubmitOutcome } from '../types/work.js';
+import type { BatchStore, JobKind, JobStore, QueueDepth, Reservation, SubmitOutcome } from '../types/work.js';
 import { currentBalance, debit, refund } from './credit-ops.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
 import { completeIdempotent } from './idempotency.js';
@@ -19,6 +19,13 @@ async function reserve(c: Tx, keyId: string, r: Reservation | null, at: string):
   const balance = await debit(c, keyId, r.amount, r.period, 'reserve', r.ref, at);
   return balance === null ? { ok: false, balance: await currentBalance(c, keyId) } : { ok: true };
 }
+
+/** Queue depth of pending rows (store/types/work.ts QueueDepth): held by a live lease as of $1, or not. */
+const DEPTH_COLUMNS = `count(*) FILTER (WHERE lease_owner IS NULL OR lease_until IS NULL OR lease_until < $1) AS queued,
+  count(*) FILTER (WHERE lease_owner IS NOT NULL AND lease_until >= $1) AS running,
+  min(created_at) FILTER (WHERE lease_owner IS NULL OR lease_until IS NULL OR lease_until < $1) AS oldest_queued`;
+type DepthRow = { queued: string; running: string; oldest_queued: string | null };
+const toDepth = (r: DepthRow): QueueDepth => ({ queued: Number(r.queued), running: Number(r.running), oldest_queued: r.oldest_queued });
 
 /** Whether a job carries a document (an extraction, or a verification sent with one). */
 const HAS_DOCUMENT = "jobs.kind = 'extraction' OR EXISTS (SELECT 1 FROM job_documents d WHERE d.job_id = jobs.id)";
@@ -99,6 +106,17 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
           pending: Number(r.pending),
           oldest: r.oldest,
         }));
+      },
+      async depth(now) {
+        const none: QueueDepth = { queued: 0, running: 0, oldest_queued: null };
+        const out: Record<JobKind, QueueDepth> = { verification: none, extraction: none };
+        const rows = await all<DepthRow & { kind: JobKind }>(
+          db,
+          `SELECT kind, ${DEPTH_COLUMNS} FROM jobs WHERE status = 'pending' GROUP BY kind`,
+          [now],
+        );
+        for (const r of rows) out[r.kind] = toDepth(r);
+        return out;
       },
       async renew(id, owner, until) {
         return (
@@ -230,6 +248,9 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
           "UPDATE batches SET lease_owner = NULL, lease_until = $3 WHERE id = $1 AND lease_owner = $2 AND status <> 'complete'",
           [id, owner, retry],
         );
+      },
+      async depth(now) {
+        return toDepth((await one<DepthRow>(db, `SELECT ${DEPTH_COLUMNS} FROM batches WHERE status <> 'complete'`, [now]))!);
       },
     },
   };

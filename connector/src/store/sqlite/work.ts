@@ -6,13 +6,27 @@
 import type { IdempotentRecord } from '../types/idempotency.js';
 import type { NewOutbox } from '../types/outbox.js';
 import type { NewWriteback } from '../types/sheets.js';
-import type { BatchStore, DocumentQueueEntry, JobStore, Reservation, Settlement, SubmitOutcome } from '../types/work.js';
+import type {
+  BatchStore,
+  DocumentQueueEntry,
+  JobKind,
+  JobStore,
+  QueueDepth,
+  Reservation,
+  Settlement,
+  SubmitOutcome,
+} from '../types/work.js';
 import type { CreditOps } from './credit-ops.js';
 import type { Db } from './db.js';
 import { idempotentCompleter } from './idempotency.js';
 import { deliveryEnqueuer } from './outbox.js';
 import { toBatch, toItem, toJob, type Row } from './rows.js';
 import { writebackEnqueuer } from './sheets.js';
+
+/** Queue depth of pending rows (store/types/work.ts QueueDepth): held by a live lease as of @now, or not. */
+const DEPTH_COLUMNS = `count(*) - coalesce(sum(CASE WHEN lease_owner IS NOT NULL AND lease_until >= @now THEN 1 ELSE 0 END), 0) AS queued,
+  coalesce(sum(CASE WHEN lease_owner IS NOT NULL AND lease_until >= @now THEN 1 ELSE 0 END), 0) AS running,
+  min(CASE WHEN lease_owner IS NOT NULL AND lease_until >= @now THEN NULL ELSE created_at END) AS oldest_queued`;
 
 /** 1 when a job carries a document (an extraction, or a verification sent with one), else 0. */
 const HAS_DOCUMENT =
@@ -48,6 +62,9 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       FROM jobs j JOIN api_keys k ON k.id = j.key_id
       WHERE j.status = 'pending' AND (${HAS_DOCUMENT.replaceAll('jobs.', 'j.')}) = 1
       GROUP BY j.key_id, k.mode`),
+    // The open-work indexes (jobs_open, batches_open) cover the pending rows these read.
+    jobDepth: db.prepare(`SELECT kind, ${DEPTH_COLUMNS} FROM jobs WHERE status = 'pending' GROUP BY kind`),
+    batchDepth: db.prepare(`SELECT ${DEPTH_COLUMNS} FROM batches WHERE status != 'complete'`),
     jobRenew: db.prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
     jobPending: db.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'pending' AND kind = ?"),
     jobFinish:
@@ -209,6 +226,12 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       async documentQueue(now) {
         return q.documentQueue.all({ now }) as DocumentQueueEntry[];
       },
+      async depth(now) {
+        const none: QueueDepth = { queued: 0, running: 0, oldest_queued: null };
+        const out: Record<JobKind, QueueDepth> = { verification: none, extraction: none };
+        for (const { kind, ...d } of q.jobDepth.all({ now }) as (QueueDepth & { kind: JobKind })[]) out[kind] = d;
+        return out;
+      },
       async renew(id, owner, until) {
         return q.jobRenew.run(until, id, owner).changes > 0;
       },
@@ -245,6 +268,9 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
       },
       async release(id, owner, retry) {
         q.batchRelease.run({ id, owner, retry });
+      },
+      async depth(now) {
+        return q.batchDepth.get({ now }) as QueueDepth;
       },
     },
   };

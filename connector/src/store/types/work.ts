@@ -96,6 +96,16 @@ export interface DocumentQueueEntry {
   oldest: string | null;
 }
 
+/** Pending work of one kind as an operator watches it (the metrics' queue gauges), read in one cheap query. */
+export interface QueueDepth {
+  /** Pending and held by no live lease: waiting for a worker, or for its retry time. */
+  queued: number;
+  /** Pending and held by a live lease. */
+  running: number;
+  /** created_at of the oldest queued one, or null. */
+  oldest_queued: string | null;
+}
+
 export interface JobStore {
   /** Pending jobs of a kind, for back-pressure on uploads. */
   pendingCount(kind: JobKind): Promise<number>;
@@ -119,6 +129,8 @@ export interface JobStore {
   lease(owner: string, now: string, leaseUntil: string, lane?: LeaseLane): Promise<JobRecord | null>;
   /** Per key with pending jobs that carry a document: how many could be leased now, how many are leased, the oldest leasable. */
   documentQueue(now: string): Promise<DocumentQueueEntry[]>;
+  /** Pending jobs by kind, queued and running, as of `now` (leases past `now` are not running). */
+  depth(now: string): Promise<Record<JobKind, QueueDepth>>;
   renew(id: string, owner: string, leaseUntil: string): Promise<boolean>;
   /**
    * Result, status, credit settlement and webhook outbox row in one transaction, only if the job
@@ -192,4 +204,6 @@ export interface BatchStore {
   /** Marks the batch complete (every item done) with its outbox row, once. */
   complete(id: string, owner: string, outbox: NewOutbox | null, at: string, writeback?: NewWriteback | null): Promise<boolean>;
   release(id: string, owner: string, retryAt: string): Promise<void>;
+  /** Batches not complete, queued and running, as JobStore.depth. */
+  depth(now: string): Promise<QueueDepth>;
 }
