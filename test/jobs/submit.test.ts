@@ -116,13 +116,13 @@ describe('submitAsyncVerification', () => {
 });
 
 describe('submitExtraction', () => {
-  it('refuses no file, an empty file and a file that is not a PDF', async () => {
+  it('refuses no file, an empty file and a file that is not a PDF, JPEG or PNG', async () => {
     expect((await refusal(submitExtraction(null, undefined, key, deps()))).code).toBe('missing_required_field');
     expect((await refusal(submitExtraction(Buffer.alloc(0), undefined, key, deps()))).publicMessage).toBe('The uploaded file is empty.');
     const notPdf = await refusal(submitExtraction(Buffer.from('GIF89a'), undefined, key, deps()));
     expect([notPdf.code, notPdf.publicMessage]).toEqual([
       'invalid_document',
-      'The uploaded file is not a PDF (it does not start with %PDF-).',
+      'The uploaded file is not a PDF, JPEG or PNG (it starts with none of their signatures).',
     ]);
   });
 
