@@ -3,7 +3,12 @@
  * ../shared/data/documents) and prints fields right per corpus, country, family and field, text vs scan, a
  * calibration table (accuracy per confidence band), timings and peak RSS.
  *
- *   npm run eval:extract [-- --corpus=own|shared] [--cache] [--verbose] [--only=ID[,ID|FROM-TO...]] [--json[=file]]
+ *   npm run eval:extract [-- --corpus=own|shared|procedural] [--cache] [--verbose] [--only=ID[,ID|FROM-TO...]] [--json[=file]]
+ *
+ * --corpus=procedural reads procedural documents (scripts/procedural/pdf-documents.ts), each carrying one real-world
+ * PDF technicality, and reports per technicality and variant too: from --dir=DIR (written by npm run
+ * corpus:procedural), or generated from seeds (--count=200 --seed=1 --split=validation) into .cache/procedural/,
+ * where they are kept for the next run.
  *
  * --cache keeps each document's text lines (text layer or OCR) under .cache/extract-lines/ so rule changes can be
  * tried without OCR; the figures that count come from an uncached run.
@@ -16,7 +21,16 @@ import { createOcr, type Ocr } from '../connector/src/extract/reading/ocr.js';
 import { OCR_LANGUAGES } from '../connector/src/extract/reading/ocr-languages.js';
 import { EXTRACTED_FIELDS, sameField, type Field } from './extract-eval/compare.js';
 import { calibration, calibrationLines } from './extract-eval/calibration.js';
-import { documentLines, loadCorpus, type CorpusDoc, type CorpusName } from './extract-eval/corpora.js';
+import {
+  documentLines,
+  loadCorpus,
+  loadProceduralCorpus,
+  type CorpusDoc,
+  type CorpusName,
+  type ReadLines,
+} from './extract-eval/corpora.js';
+import { seedsOf, TECHNICALITIES, type Split } from './procedural/pdf-documents.js';
+import { writeProceduralCorpus } from './procedural/write-corpus.js';
 
 const REGISTER = fileURLToPath(new URL('../connector/data/register/', import.meta.url));
 const arg = (name: string): string | undefined =>
@@ -36,7 +50,24 @@ const onlyIds = (() => {
   return ids;
 })();
 const jsonOut = arg('json');
-const corpora: CorpusName[] = arg('corpus') ? [arg('corpus') as CorpusName] : ['own', 'shared'];
+type EvalCorpus = CorpusName | 'procedural';
+const corpora: EvalCorpus[] = arg('corpus') ? [arg('corpus') as EvalCorpus] : ['own', 'shared'];
+
+/** The procedural documents: a folder written by corpus:procedural, or the split's seeds generated (once) under .cache/procedural/. */
+async function proceduralDocs(): Promise<CorpusDoc[]> {
+  const given = arg('dir');
+  if (given) return loadProceduralCorpus(given);
+  const count = Number(arg('count') ?? 200);
+  const from = Number(arg('seed') ?? 1);
+  const split = (arg('split') ?? 'validation') as Split | 'all';
+  const dir = fileURLToPath(new URL(`../.cache/procedural/${split}-${from}-${count}/`, import.meta.url));
+  const t = performance.now();
+  await writeProceduralCorpus(dir, seedsOf(split, count, from));
+  console.log(
+    `(procedural: ${count} ${split} documents from seed ${from} in ${dir}, ${((performance.now() - t) / 1000).toFixed(1)} s to generate or check)`,
+  );
+  return loadProceduralCorpus(dir);
+}
 
 interface Outcome {
   doc: CorpusDoc;
@@ -64,12 +95,27 @@ const outcomes: Outcome[] = [];
 const time = { text: { ms: 0, pages: 0 }, scanned: { ms: 0, pages: 0 } };
 /** Field parsing (extractFieldsFromLines) per document, cached or not: one cold pass, so bench/fields is the figure to compare. */
 const parsing = { text: { ms: 0, docs: 0 }, scanned: { ms: 0, docs: 0 } };
+/** Reading time per technicality (procedural documents), uncached documents only. */
+const byTechnicality = new Map<string, { ms: number; docs: number }>();
+/** Documents the reader refused (no readable text, a limit): every field of theirs counts as missed. */
+const refused: string[] = [];
 let peakRss = process.memoryUsage().rss;
 for (const name of corpora) {
-  const docs = loadCorpus(name).filter((d) => !onlyIds || onlyIds.has(d.id));
+  const all = name === 'procedural' ? await proceduralDocs() : loadCorpus(name);
+  const docs = all.filter((d) => !onlyIds || onlyIds.has(d.id));
   if (docs.length === 0) console.log(`(corpus ${name}: no documents found${name === 'shared' ? '; set COVERCHECK_SHARED_DOCS' : ''})`);
   for (const doc of docs) {
-    const read = await documentLines(doc, getOcr, useCache);
+    const t0 = performance.now();
+    const read: ReadLines = await documentLines(doc, getOcr, useCache).catch((err: unknown) => {
+      refused.push(`${name} ${doc.id} ${doc.technicality ?? ''}: ${err instanceof Error ? err.message : String(err)}`);
+      return { lines: [], pages: 1, ocrPages: 0, ms: performance.now() - t0, cached: false };
+    });
+    if (doc.technicality && !read.cached) {
+      const t = byTechnicality.get(doc.technicality) ?? { ms: 0, docs: 0 };
+      t.ms += read.ms;
+      t.docs++;
+      byTechnicality.set(doc.technicality, t);
+    }
     const tParse = performance.now();
     const result = extractFieldsFromLines(
       { lines: read.lines, ...(read.ocrConfidence !== undefined ? { ocrConfidence: read.ocrConfidence } : {}) },
@@ -103,7 +149,9 @@ for (const name of corpora) {
         );
     }
     if (verbose && wrong.length)
-      console.log(`${name} ${doc.id} ${doc.scanned ? 'scan' : 'text'} ${doc.country}/${doc.group}: ${wrong.join('; ')}`);
+      console.log(
+        `${name} ${doc.id} ${doc.scanned ? 'scan' : 'text'} ${doc.country}/${doc.group}${doc.technicality ? ` ${doc.technicality}/${doc.variant}` : ''}: ${wrong.join('; ')}`,
+      );
   }
 }
 if (ocr) await (ocr as Ocr).terminate();
@@ -163,6 +211,40 @@ for (const name of corpora) {
         xs.filter((o) => o.doc.group === g),
       ),
     );
+  const techs = TECHNICALITIES.filter((t) => xs.some((o) => o.doc.technicality === t));
+  if (techs.length) {
+    console.log(`\n${header('technicality')}`);
+    for (const t of techs)
+      console.log(
+        row(
+          t,
+          xs.filter((o) => o.doc.technicality === t),
+        ),
+      );
+    console.log(`\n${header('technicality / field')}`);
+    for (const t of techs)
+      for (const f of EXTRACTED_FIELDS)
+        console.log(
+          row(
+            `${t} ${f}`.slice(0, 24),
+            xs.filter((o) => o.doc.technicality === t && o.field === f),
+          ),
+        );
+    console.log(`\n${header('technicality / variant')}`);
+    const variants = [...new Set(xs.map((o) => `${o.doc.technicality}:${o.doc.variant}`))].sort();
+    for (const v of variants)
+      console.log(
+        row(
+          v.replace(/^(\w+):\1$/, '$1').slice(0, 24),
+          xs.filter((o) => `${o.doc.technicality}:${o.doc.variant}` === v),
+        ),
+      );
+    const negatives = [...new Set(xs.filter((o) => o.doc.negative).map((o) => o.doc.id))];
+    const invented = new Set(xs.filter((o) => o.doc.negative && o.actual !== undefined).map((o) => o.doc.id));
+    console.log(
+      `\nno policy at all (invoices, bank statements, letters): ${negatives.length} documents, ${invented.size} with a field invented`,
+    );
+  }
   const calText = xs.filter((o) => !o.doc.scanned);
   const calScan = xs.filter((o) => o.doc.scanned);
   console.log(['', ...calibrationLines(xs, calText, calScan)].join('\n'));
@@ -205,6 +287,23 @@ for (const name of corpora) {
       ]),
     ),
     calibration: { all: calibration(xs), text: calibration(calText), scan: calibration(calScan) },
+    ...(techs.length
+      ? {
+          technicalities: Object.fromEntries(
+            techs.map((t) => {
+              const ts = xs.filter((o) => o.doc.technicality === t);
+              return [
+                t,
+                {
+                  all: rate(ts),
+                  fields: Object.fromEntries(EXTRACTED_FIELDS.map((f) => [f, rate(ts.filter((o) => o.field === f))])),
+                  calibration: calibration(ts),
+                },
+              ];
+            }),
+          ),
+        }
+      : {}),
     misses: xs
       .filter((o) => !o.ok)
       .map((o) => ({
@@ -240,6 +339,11 @@ if (parsing.text.docs || parsing.scanned.docs) {
     `field parsing per document, after reading: text ${ms(parsing.text)}, scanned ${ms(parsing.scanned)} (one cold pass; npm run bench -- fields compares runs)`,
   );
 }
+if (byTechnicality.size)
+  console.log(
+    `reading per document by technicality: ${[...byTechnicality].map(([t, x]) => `${t} ${(x.ms / x.docs).toFixed(0)} ms`).join(', ')}`,
+  );
+if (refused.length) console.log(`refused by the reader (every field missed):\n  ${refused.join('\n  ')}`);
 console.log(`peak RSS: ${(report.timing as { peakRssMb: number }).peakRssMb.toFixed(0)} MB`);
 if (jsonOut !== undefined) {
   const json = JSON.stringify(report, null, 2);

@@ -1,4 +1,4 @@
-/** The extraction eval's corpora (own generated corpus, the outside documents) with their truth, and their text lines, cached on disk on request. */
+/** The extraction eval's corpora (own generated corpus, the outside documents, procedural documents) with their truth, and their text lines, cached on disk on request. */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { EXTRACT_LIMIT_DEFAULTS } from '../../connector/src/config.js';
 import type { Ocr } from '../../connector/src/extract/reading/ocr.js';
 import { readDocumentLines, type DocumentLines } from '../../connector/src/extract/reading/read-document.js';
+import type { ManifestEntry } from '../procedural/write-corpus.js';
 import type { Field } from './compare.js';
 
 export type CorpusName = 'own' | 'shared';
 
 export interface CorpusDoc {
-  corpus: CorpusName;
+  corpus: CorpusName | 'procedural';
   id: string;
   country: string;
   type: string;
@@ -20,6 +21,11 @@ export interface CorpusDoc {
   group: string;
   truth: Partial<Record<Field, string>>;
   pdfPath: string;
+  /** Procedural documents: the technicality the document carries, and which form of it. */
+  technicality?: string;
+  variant?: string;
+  /** Procedural documents that are no policy (an invoice, a bank statement, a letter). */
+  negative?: string;
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,6 +45,27 @@ const CACHE_DIR = path.join(ROOT, '.cache/extract-lines');
 const FIELDS: Field[] = ['policy_number', 'insurer', 'insurance_type', 'start_date', 'end_date', 'vehicle_registration'];
 const pickTruth = (j: Record<string, unknown>): Partial<Record<Field, string>> =>
   Object.fromEntries(FIELDS.filter((f) => typeof j[f] === 'string').map((f) => [f, j[f] as string]));
+
+/** A folder of procedural documents (scripts/procedural/write-corpus.ts), as listed by its manifest. */
+export function loadProceduralCorpus(dir: string): CorpusDoc[] {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as ManifestEntry[];
+  return manifest.map((m) => {
+    const j = JSON.parse(readFileSync(path.join(dir, `${m.seed}.json`), 'utf8')) as Record<string, unknown>;
+    return {
+      corpus: 'procedural' as const,
+      id: String(m.seed),
+      country: m.country,
+      type: typeof j.insurance_type === 'string' ? j.insurance_type : 'none',
+      scanned: m.scanned,
+      group: m.layout,
+      truth: pickTruth(j),
+      pdfPath: path.join(dir, m.file),
+      technicality: m.technicality,
+      variant: m.variant,
+      ...(m.negative ? { negative: m.negative } : {}),
+    };
+  });
+}
 
 export function loadCorpus(name: CorpusName): CorpusDoc[] {
   if (name === 'own') {

@@ -58,7 +58,7 @@ export interface GeneratedDocument {
 }
 
 /** Printed wordings per language: labels as forms print them, sentences that state a field in prose. */
-interface Wording {
+export interface Wording {
   policy: string[];
   start: string[];
   end: string[];
@@ -86,7 +86,7 @@ interface Wording {
   tradingName: string;
 }
 
-const WORDING: Record<TLanguage, Wording> = {
+export const WORDING: Record<TLanguage, Wording> = {
   en: {
     policy: ['Policy number', 'Policy No.', 'Policy no', 'Certificate number', 'Policy reference', 'Contract number'],
     start: ['Start date', 'Effective date', 'Cover start', 'Date of commencement', 'Inception date', 'Valid from'],
@@ -223,7 +223,7 @@ const WORDING: Record<TLanguage, Wording> = {
   },
 };
 
-const COUNTRY_OF: Record<TLanguage, TCountry> = { en: 'UK', de: 'DE', fr: 'FR' };
+export const COUNTRY_OF: Record<TLanguage, TCountry> = { en: 'UK', de: 'DE', fr: 'FR' };
 
 // Made-up company names, built from pieces so that no register holds them: the carrier is read as printed.
 const ROOTS: Record<TLanguage, [string[], string[]]> = {
@@ -242,7 +242,7 @@ const ROOTS: Record<TLanguage, [string[], string[]]> = {
 };
 const brand = (r: Rand, l: TLanguage): string => pick(r, ROOTS[l][0]) + pick(r, ROOTS[l][1]);
 
-function insurerName(r: Rand, l: TLanguage): { legal: string; brand: string } {
+export function insurerName(r: Rand, l: TLanguage): { legal: string; brand: string } {
   const b = brand(r, l);
   const other = brand(r, l);
   const legal = pick(
@@ -263,7 +263,7 @@ function insurerName(r: Rand, l: TLanguage): { legal: string; brand: string } {
   return { legal, brand: b };
 }
 
-function intermediaryName(r: Rand, l: TLanguage): string {
+export function intermediaryName(r: Rand, l: TLanguage): string {
   const b = brand(r, l);
   return pick(
     r,
@@ -279,7 +279,7 @@ const iso = (d: Date): string => d.toISOString().slice(0, 10);
 const addDays = (d: Date, n: number): Date => new Date(d.getTime() + n * 86_400_000);
 
 /** A date as printed in the language: numeric or with the pack's month name. */
-function printDate(r: Rand, l: TLanguage, isoDate: string, ocrFirst = false): string {
+export function printDate(r: Rand, l: TLanguage, isoDate: string, ocrFirst = false): string {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
   const dd = String(d).padStart(2, '0');
   const mm = String(m).padStart(2, '0');
@@ -303,7 +303,7 @@ function printDate(r: Rand, l: TLanguage, isoDate: string, ocrFirst = false): st
 }
 
 /** A policy number as its insurer prints it; `grouped` prints its digits in groups separated by spaces or dots. */
-function policyNumber(r: Rand, grouped: boolean): { printed: string } {
+export function policyNumber(r: Rand, grouped: boolean): { printed: string } {
   if (grouped) {
     const n = digits(r, pick(r, [9, 10, 11, 12]));
     const style = pick(r, ['4', '3', 'fr', 'dots', 'prefix']);
@@ -324,7 +324,7 @@ function policyNumber(r: Rand, grouped: boolean): { printed: string } {
   };
 }
 
-function plate(r: Rand, c: TCountry): string {
+export function plate(r: Rand, c: TCountry): string {
   if (c === 'UK') return `${letters(r, 2)}${int(r, 10, 75)} ${letters(r, 3)}`;
   if (c === 'DE') return `${pick(r, ['M', 'HH', 'B', 'K', 'S', 'F'])}-${letters(r, 2)} ${int(r, 10, 9999)}`;
   return `${letters(r, 2)}-${digits(r, 3)}-${letters(r, 2)}`;
@@ -518,7 +518,7 @@ function mergedHeaderTable(r: Rand, l: TLanguage, f: Fields, date: (iso: string)
   return rows;
 }
 
-function addressLine(r: Rand, l: TLanguage, postBox: boolean): string {
+export function addressLine(r: Rand, l: TLanguage, postBox: boolean): string {
   const n = int(r, 1, 120);
   if (l === 'fr')
     return postBox

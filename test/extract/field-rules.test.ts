@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findDates } from '../../connector/src/extract/fields/dates.js';
-import { extractFieldsFromLines, type InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
+import { documentCandidates, extractFieldsFromLines, type InsurerMatcher } from '../../connector/src/extract/fields/document-fields.js';
 import { closeUpLetterSpacing } from '../../connector/src/extract/fields/letter-spacing.js';
 import { isPrintChrome } from '../../connector/src/extract/fields/print-chrome.js';
 import type { Line } from '../../connector/src/extract/reading/lines.js';
@@ -43,6 +43,29 @@ describe('letter-spaced words', () => {
     );
     expect(f).toMatchObject({ policy_number: 'KF12345678', start_date: '2026-03-01', end_date: '2027-02-28' });
   });
+
+  it('closes up the short words a reader left spaced beside the long ones it closed ("POLICY N O .")', () => {
+    const f = extract(
+      'Wessexstone Insurance Company Limited',
+      'Travel Insurance Policy Schedule',
+      'CUSTOMER NUMBER   7262770',
+      'POLICY N O .   9137701314',
+      'D A T E   O F   I S S U E   02/04/2026',
+    );
+    expect(f.policy_number).toBe('9137701314');
+  });
+
+  it('finds fields after labels the reader already closed up without their word gaps', () => {
+    // A text layer's evenly spaced characters arrive joined (reading/text-layer.ts), with no gap left to close.
+    const f = extract(
+      'Mutuelle Valroc',
+      "Certificat d'adhésion – frais de soins",
+      'NUMÉRODEPOLICE   90203575',
+      "PRISED'EFFET   19 novembre 2025",
+      "DATED'ÉCHÉANCE   18/11/2026",
+    );
+    expect(f).toMatchObject({ policy_number: '90203575', start_date: '2025-11-19', end_date: '2026-11-18' });
+  });
 });
 
 describe('labels in sentences', () => {
@@ -80,6 +103,43 @@ describe('a header merged over sub-headers', () => {
 });
 
 describe('who carries the risk', () => {
+  it('never takes a legal form alone ("Limited", "GmbH") for a name, wherever OCR breaks the line', () => {
+    const c = documentCandidates(
+      {
+        lines: lines(
+          'Travel insurance',
+          'Policy number: TRV6503892',
+          'Seaview Demo policies are underwritten by Seaview Demo, Insurance Company Limited, registered office 40 Esplanade',
+          'Versicherer: GmbH',
+        ),
+      },
+      matcher,
+    );
+    expect(c.candidates.insurer.map((x) => x.value)).not.toContain('Limited');
+    expect(c.candidates.insurer.map((x) => x.value)).not.toContain('GmbH');
+  });
+
+  it.each([
+    ['Intermédiaire', 'Assureur', 'Valciel Courtage SAS', 'Mutuelle Clairchamp'],
+    ['Broker', 'Insurer', 'Larkmere Insurance Brokers Ltd', 'Larkgate & Cairngate Insurance Limited'],
+    ['Vermittler', 'Versicherer', 'Tannhof Versicherungsmakler GmbH', 'Rheinfeld Versicherung AG'],
+  ])('takes the carrier, not the name under the "%s" heading of a label row', (brokerHead, carrierHead, broker, carrier) => {
+    const f = extractFieldsFromLines(
+      {
+        lines: [
+          row([60, broker]),
+          row([60, 'Certificate / Attestation / Versicherungsbestätigung']),
+          row([60, brokerHead], [300, carrierHead]),
+          row([60, broker], [300, carrier]),
+          row([60, 'Policy number / N° de contrat'], [300, 'Start date / Date d’effet']),
+          row([60, 'TR-2026-004411'], [300, '01/03/2026']),
+        ],
+      },
+      matcher,
+    ).fields;
+    expect(f.insurer).toBe(carrier);
+  });
+
   it('takes the underwriter, not the broker who arranged the cover and printed the letterhead', () => {
     const f = extract(
       'Mail - Anna Schmidt - Outlook',

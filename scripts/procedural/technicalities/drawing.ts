@@ -49,12 +49,25 @@ export function textWidth(text: string, size: number, bold = false): number {
   return (units * size) / font.unitsPerEm;
 }
 
-/** WinAnsiEncoding of `text` (Latin-1 plus the euro sign) as a hex string body; other characters become '?'. */
+/** WinAnsiEncoding's characters outside Latin-1 that documents print: dashes, quotes, bullet, ellipsis, euro. */
+const WIN_ANSI_EXTRA: Record<number, number> = {
+  0x20ac: 0x80,
+  0x2013: 0x96,
+  0x2014: 0x97,
+  0x2018: 0x91,
+  0x2019: 0x92,
+  0x201c: 0x93,
+  0x201d: 0x94,
+  0x2022: 0x95,
+  0x2026: 0x85,
+};
+
+/** WinAnsiEncoding of `text` (Latin-1, the euro sign, dashes and curly quotes) as a hex string body; other characters become '?'. */
 export function winAnsiHex(text: string): string {
   let out = '';
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    const code = cp === 0x20ac ? 0x80 : cp < 0x100 && (cp >= 0x20 || cp === 9) ? cp : 0x3f;
+    const code = WIN_ANSI_EXTRA[cp] ?? (cp < 0x100 && (cp >= 0x20 || cp === 9) ? cp : 0x3f);
     out += code.toString(16).padStart(2, '0');
   }
   return out;

@@ -8,3 +8,6 @@ export { drawAsFillableForm, flattenForm, type FillableFormOptions } from './fil
 export { turnPages, type Turn } from './turned-pages.js';
 export { encryptWithOwnerPassword, type Cipher } from './owner-password.js';
 export { asImageFile, asScannedPdf, asScanWithOcrLayer, encodeImage, imagesAsPdf, pngBomb, scanPages, type ScanOptions } from './scans.js';
+export { letterSpaceLabels, type LetterSpacing } from './letter-spaced.js';
+export { drawAsOutlines } from './outlines.js';
+export { drawStyled, type FontFamily, type PrintStyle } from './styled-fonts.js';

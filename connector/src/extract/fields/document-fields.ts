@@ -150,7 +150,7 @@ export function documentCandidates(input: FieldsInput, matcher: InsurerMatcher, 
     closeUpLetterSpacing({
       ...l,
       text: l.text.normalize('NFC'),
-      cells: l.cells.map((c) => ({ x: c.x, text: c.text.normalize('NFC') })),
+      cells: l.cells.map((c) => ({ ...c, text: c.text.normalize('NFC') })),
     }),
   );
   const allText = lines.map((l) => l.text).join('\n');

@@ -18,15 +18,23 @@ const chars = (t: string): number => [...t].length;
 const letterCount = (ts: readonly string[]): number => ts.filter((t) => /\p{L}/u.test(t)).length;
 const isRun = (ts: readonly string[]): boolean => ts.length >= MIN_RUN && letterCount(ts) >= MIN_LETTERS;
 
+/**
+ * A cell of capitals only in which the reader already closed up the longer words ("POLICY N O ."): text-layer.ts
+ * joins four or more evenly spaced characters, so the short words of the same label stay spaced.
+ */
+const halfClosed = (tokens: readonly string[]): boolean =>
+  tokens.every((t) => !/\p{Ll}/u.test(t)) && tokens.some((t) => chars(t) >= 4 && /^\p{Lu}+$/u.test(t));
+
 /** A cell's runs of single characters closed up, or null when it has none long enough. */
 function closeRuns(text: string): string | null {
   const tokens = text.split(' ');
   const out: string[] = [];
   let closed = false;
+  const shortRuns = halfClosed(tokens);
   for (let i = 0; i < tokens.length;) {
     let j = i;
     while (j < tokens.length && chars(tokens[j]!) === 1) j++;
-    if (isRun(tokens.slice(i, j))) {
+    if (isRun(tokens.slice(i, j)) || (shortRuns && j - i >= 2 && letterCount(tokens.slice(i, j)) >= 2)) {
       out.push(tokens.slice(i, j).join(''));
       closed = true;
       i = j;

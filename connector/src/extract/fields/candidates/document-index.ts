@@ -72,6 +72,24 @@ function* labelMatches(text: string, gapless = false): Generator<[LabelKind, Reg
   }
 }
 
+/**
+ * The label kind a form field's name states ("policy number", "versicherungsbeginn", "numero contrat"): the longest
+ * label match in its words, read with their spaces optional too ("policyno").
+ */
+function fieldNameLabel(name: string): LabelKind | null {
+  let best: { kind: LabelKind; length: number } | null = null;
+  for (const gapless of [false, true])
+    for (const [kind, m] of labelMatches(name, gapless)) if (!best || m[0].length > best.length) best = { kind, length: m[0].length };
+  return best?.kind ?? null;
+}
+
+/**
+ * A word of ten or more capitals with no space in it ("NUMÉRODEPOLICE", "DATEOFEXPIRY"): a letter-spaced label the
+ * reader closed up (text-layer.ts joins evenly spaced characters) without its word gaps, which letter-spacing.ts
+ * never saw spaced. Its line is read with label spaces optional too.
+ */
+const CLOSED_RUN = /(?:^|\s)[\p{Lu}'’°]{10,}(?=[\s:]|$)/u;
+
 /** Offsets of each cell in `line.text`. */
 function cellSpans(line: Line): Array<{ start: number; end: number; x: number }> {
   const spans: Array<{ start: number; end: number; x: number }> = [];
@@ -102,8 +120,11 @@ export class DocumentIndex {
   readonly pagePos: Array<[number, number]>;
   /** Lines a browser or mail client printed around the document (print-chrome.ts): no field is read from them. */
   readonly chrome: boolean[];
+  /** Each cell's form field name, folded, where the reader found one that says something (reading/form-fields.ts). */
+  readonly fieldNames: Array<Array<string | undefined>>;
   constructor(readonly lines: Line[]) {
     this.folded = lines.map((l) => fold(l.text));
+    this.fieldNames = lines.map((l) => l.cells.map((c) => (c.field ? fold(c.field) : undefined)));
     this.spans = lines.map(cellSpans);
     this.chrome = lines.map((l) => isPrintChrome(l.text));
     const perPage = new Map<number, number>();
@@ -121,7 +142,7 @@ export class DocumentIndex {
     const line = this.lines[i]!;
     const texts: Array<[string, boolean, boolean]> = [[this.folded[i]!, false, false]];
     if (line.ocr) texts.push([lettersOf(this.folded[i]!), true, false], [wOf(this.folded[i]!), true, false]);
-    if ((line as FieldLine).closedUp) texts.push([this.folded[i]!, false, true]);
+    if ((line as FieldLine).closedUp || CLOSED_RUN.test(line.text)) texts.push([this.folded[i]!, false, true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy, gapless] of texts) {
       for (const [kind, m] of labelMatches(text, gapless)) {
@@ -168,7 +189,20 @@ export class DocumentIndex {
         if (kind && !out.some((h) => h.cell === cell))
           out.push({ kind, line: i, cell, start: s.start, end: s.end, x: s.x, fuzzy: false, secondary: false });
       });
+    // A form field named for what it holds labels its value as a label printed right before it would, whether or not
+    // the page prints one: a form filled on screen often has none beside the box.
+    this.fieldNames[i]!.forEach((name, cell) => {
+      const kind = name ? fieldNameLabel(name) : null;
+      if (!kind || out.some((h) => h.cell === cell && h.kind === kind)) return;
+      const at = this.spans[i]![cell]!.start;
+      out.push({ kind, line: i, cell, start: at, end: at, x: this.spans[i]![cell]!.x, fuzzy: false, secondary: SECONDARY.test(name!) });
+    });
     return out.sort((a, b) => a.start - b.start);
+  }
+
+  /** The form field name of a span's cell, folded, when it says something. */
+  fieldOf(span: Span): string | undefined {
+    return this.fieldNames[span.line]![span.cell];
   }
 
   cellOf(line: number, offset: number): number {

@@ -87,7 +87,9 @@ export function distractors(doc: DocumentIndex, span: Span, re: RegExp): Relatio
   const from = spans[Math.max(0, span.cell - 1)]?.start ?? 0;
   const near = folded.slice(from, span.start);
   const hit = (s: string): boolean => re.test(s);
-  if (hit(near)) f.distract_near = 1;
+  // A form field's name says what its value is as its label would ("customer number", "telefon").
+  const field = doc.fieldOf(span);
+  if (hit(near) || (field !== undefined && hit(field))) f.distract_near = 1;
   else if (hit(folded)) f.distract_line = 1;
   if (span.line > 0 && hit(doc.folded[span.line - 1]!) && (doc.spans[span.line - 1]?.length ?? 0) > 1) f.distract_above = 0.5;
   return f;

@@ -16,6 +16,7 @@ import {
   INTERMEDIARY_CUE_AFTER,
   INTERMEDIARY_CUE_BEFORE,
   LEGAL_FORM_END,
+  LEGAL_FORM_ONLY,
   NOT_INSURER,
   PERSON,
   TITLE_WORDS,
@@ -87,6 +88,22 @@ function textBefore(doc: DocumentIndex, span: Span): string {
   return doc.folded[span.line]!.slice(from, span.start);
 }
 
+/** The folded text of the cell right above a span's, in its column, when it is a short heading (four words at most). */
+function headingAbove(doc: DocumentIndex, span: Span): string | undefined {
+  const i = span.line - 1;
+  if (i < 0 || (doc.lines[i]!.page ?? 1) !== (doc.lines[span.line]!.page ?? 1)) return undefined;
+  const x = doc.spans[span.line]![span.cell]?.x ?? 0;
+  const above = doc.spans[i]!;
+  let k = 0;
+  above.forEach((c, j) => {
+    if (Math.abs(c.x - x) < Math.abs(above[k]!.x - x)) k = j;
+  });
+  const c = above[k];
+  if (!c || Math.abs(c.x - x) > 40) return undefined;
+  const text = doc.folded[i]!.slice(c.start, c.end).trim();
+  return text.split(/\s+/).length <= 4 ? text.replace(/[\s:]+$/, '') : undefined;
+}
+
 /** Cleans a piece of text into the name it starts with: up to an address, a register note or a sentence's end. */
 function nameFrom(raw: string): string {
   let t = raw.replace(/^[\s:;.,|\-–—=]+/, '');
@@ -113,6 +130,7 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     const lowerShare = words.filter((w) => /^[a-zà-ÿ]/.test(w)).length / words.length;
     // Sentence pieces and addresses are never register names: no look-up (the register's fuzzy search is the cost here).
     const folded = fold(name);
+    if (LEGAL_FORM_ONLY.test(folded)) return;
     const orgWord = INSURER_WORDS.test(folded);
     const legalForm = LEGAL_FORM_END.test(folded.slice(-40).replace(/[,.]+$/, ''));
     const namely = how.from_label || orgWord || legalForm || (doc.pagePos[span.line]![0] < 3 && (doc.lines[span.line]!.page ?? 1) === 1);
@@ -137,7 +155,17 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     };
     const at = doc.lines[span.line]!.text.indexOf(printed, span.start);
     const after = at < 0 ? '' : doc.folded[span.line]!.slice(at + printed.length, at + printed.length + 60);
-    if (INTERMEDIARY_BEFORE.test(before) || INTERMEDIARY_AFTER.test(after)) f.intermediary = 1;
+    // A form field named for the broker ("vermittler", "courtier") holds the intermediary's name, as does a column
+    // headed by one in a label row.
+    const field = doc.fieldOf(span);
+    const heading = headingAbove(doc, span);
+    if (
+      INTERMEDIARY_BEFORE.test(before) ||
+      INTERMEDIARY_AFTER.test(after) ||
+      (field && INTERMEDIARY_BEFORE.test(field)) ||
+      (heading && INTERMEDIARY_BEFORE.test(heading))
+    )
+      f.intermediary = 1;
     if (orgWord) f.org_word = 1;
     const lower = words.filter((w) => /^[a-zà-ÿ]/.test(w) && !/^(?:of|de|du|des|la|le|und|der|fur|für|et|and|a\.?|d')$/i.test(w)).length;
     f.lowercase = lower / words.length;

@@ -28,6 +28,10 @@ export const PERSON = new RegExp(`^(?:${packAlternation((p) => p.personTitles)})
 export const LEGAL_FORM_END = new RegExp(
   `\\b(?:${packAlternation((p) => p.legalForms.map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|versicherungs-ag)\\.?$`,
 );
+/** Nothing but legal forms ("Limited", "GmbH & Co. KG"): the tail of a name a line break or OCR's comma cut off, never a name. */
+export const LEGAL_FORM_ONLY = new RegExp(
+  `^(?:(?:${packAlternation((p) => p.legalForms.map((f) => f.replace(/\s+/g, '\\s*')))}|a\\.?\\s?g|s\\.?a|&|co)\\.?[\\s,]*)+$`,
+);
 export const COPULAS = new RegExp(
   `^[\\s:;.,|\\-–—=]*(?:(?:${packAlternation((p) => p.copulas)})\\s+)?(?:(?:the|die|der|la|le|l')\\s*)?[\\s:;|]*`,
   'i',
