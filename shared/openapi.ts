@@ -22,7 +22,14 @@ const idempotencyHeader = z.object({
 function response(r: RouteResponse) {
   return {
     description: r.description,
-    ...(r.schema ? { content: { 'application/json': { schema: r.schema } } } : {}),
+    ...(r.schema
+      ? {
+          content: {
+            'application/json': { schema: r.schema },
+            ...(r.csv ? { 'text/csv': { schema: { type: 'string' as const, description: r.csv } } } : {}),
+          },
+        }
+      : {}),
     ...(r.retryAfter ? { headers: retryAfterHeader } : {}),
   };
 }

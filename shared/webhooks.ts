@@ -108,7 +108,7 @@ export function verifyWebhook(
 }
 
 /** Every event type we deliver. */
-export const WEBHOOK_EVENT_TYPES = ['job.completed', 'job.failed', 'batch.completed'] as const;
+export const WEBHOOK_EVENT_TYPES = ['job.completed', 'job.failed', 'batch.completed', 'watch.run.changed'] as const;
 
 /** The body of every webhook delivery. */
 export const ZWebhookEventSchema = z

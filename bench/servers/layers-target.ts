@@ -28,7 +28,7 @@ const logger = createLogger('warn', fs.createWriteStream('/dev/null'));
 const target = await startConnector({ config, logger, extractionThreads: 0, onWalSyncError: (err) => console.error(err) });
 const { store, ctx } = target;
 const test = await createApiKey(store, { mode: 'test', name: 't', scopes: ['verify'] });
-const deps = { credits: store.credits, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
+const deps = { credits: store.credits, history: store.history, reference: ctx.reference, registry: ctx.registry, now: ctx.now };
 const body = { policy_number: 'KFZ-5096-000001', country: 'DE', insurance_type: 'motor', provider: 'HDI Global SE' };
 const fixed = await runSyncVerification(body, test.record, deps);
 const limits = createRateLimits(config);

@@ -52,7 +52,11 @@ export function createApp(ctx: AppContext): express.Express {
     // Multipart bodies are read by the route (http/multipart.ts), uncompressed.
     const body = isMultipart(route)
       ? [requireContentEncoding([])]
-      : jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, { offload: ctx.offload, documentFields: route.documentFields });
+      : jsonBody(route.bodyLimit ?? ctx.config.jsonLimitBytes, {
+          offload: ctx.offload,
+          documentFields: route.documentFields,
+          maxValues: route.jsonValues,
+        });
     return [
       auth,
       limits.perKey,

@@ -240,6 +240,11 @@ export const EnvSchema = z.object({
   COVERCHECK_DOCUMENT_RETENTION_HOURS: int(0, 87_600).default(24),
   COVERCHECK_RESULT_RETENTION_DAYS: int(1, 3_650).default(30),
   COVERCHECK_RETENTION_INTERVAL_MS: int(1000, 86_400_000).default(600_000),
+  COVERCHECK_WATCH_WORKERS: int(0, 64).default(2),
+  COVERCHECK_WATCH_LEASE_MS: int(500, 3_600_000).default(60_000),
+  COVERCHECK_WATCH_CHUNK: int(1, 10_000).default(200),
+  COVERCHECK_WATCH_CONCURRENCY: int(1, 100).default(8),
+  COVERCHECK_WATCH_RECHECK_INTERVAL_MS: int(100, 86_400_000).default(30_000),
   COVERCHECK_DISK_RESERVE_MB: int(0, 1e12).default(1024),
   COVERCHECK_DISK_GUARD_PATH: z.string().min(1).optional(),
   COVERCHECK_MAX_CONNECTIONS: int(1, 10_000_000).optional(),
@@ -448,6 +453,19 @@ const ConfigSchema = EnvSchema.transform((e) => ({
     resultDays: e.COVERCHECK_RESULT_RETENTION_DAYS,
     /** How often the sweep runs (also once at start). */
     intervalMs: e.COVERCHECK_RETENTION_INTERVAL_MS,
+  },
+  /** Watch runs (watches/, docs/monitoring.md). */
+  watches: {
+    /** Watches run at once by this instance; 0: this instance runs none. */
+    workers: e.COVERCHECK_WATCH_WORKERS,
+    /** How long a run holds its watch between renewals (renewed every third of it); a dead holder's run is carried on after it. */
+    leaseMs: e.COVERCHECK_WATCH_LEASE_MS,
+    /** Policies committed per transaction: what a crash may make the next holder check again. */
+    chunkSize: e.COVERCHECK_WATCH_CHUNK,
+    /** Verifications of a chunk in flight at once. */
+    concurrency: e.COVERCHECK_WATCH_CONCURRENCY,
+    /** How often the reference-data version is looked at for register-driven re-checks (also at start). */
+    recheckIntervalMs: e.COVERCHECK_WATCH_RECHECK_INTERVAL_MS,
   },
   /**
    * Bounds on the HTTP server's connections (docs/connection-limits.md). maxTotal null: the

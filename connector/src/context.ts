@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Extractor } from './jobs/extraction-port.js';
 import { Completions } from './jobs/completions.js';
 import { WorkQueue } from './jobs/queue.js';
+import { WatchMailSender, WatchRunner } from './watches/index.js';
 import { OutboxProcessor } from './webhooks/outbox.js';
 import type { Mailer } from './mailer.js';
 import type { RedisHandle } from './redis/client.js';
@@ -40,6 +41,10 @@ export interface AppContext {
   /** Online insurer registers by country, for live keys (the FCA API when configured). */
   onlineRegisters: Partial<Record<TCountry, OnlineRegister>>;
   queue: WorkQueue;
+  /** Runs due watches (watches/runner.ts); the routes wake it. */
+  watches: WatchRunner;
+  /** Sends the e-mail digests watch runs enqueue. */
+  watchMail: WatchMailSender;
   completions: Completions;
   outbox: OutboxProcessor;
   /** Null when no Google service account is configured. */
@@ -141,6 +146,27 @@ export function createContext(
       documentShares: { perLiveKey: config.extraction.readingPerKey.live, perSandboxKey: config.extraction.readingPerKey.sandbox },
     },
   );
+  const watchMail = new WatchMailSender({ store, mailer, logger, now }, { pollMs: config.queue.pollMs, leaseMs: 5 * 60_000 });
+  const watches = new WatchRunner(
+    {
+      store,
+      engine: { registry, onlineRegisters, now },
+      reference,
+      logger,
+      now,
+      onDelivery: () => {
+        onEvent();
+        watchMail.notify();
+      },
+    },
+    {
+      loops: config.watches.workers,
+      leaseMs: config.watches.leaseMs,
+      pollMs: config.queue.pollMs,
+      chunkSize: config.watches.chunkSize,
+      concurrency: config.watches.concurrency,
+    },
+  );
   const offload = createOffload();
   return {
     config,
@@ -150,6 +176,8 @@ export function createContext(
     registry,
     onlineRegisters,
     queue,
+    watches,
+    watchMail,
     completions,
     outbox,
     sheets,

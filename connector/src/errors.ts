@@ -47,6 +47,6 @@ export function errorBody(code: TErrorCode, message: string): TErrorBody {
  * A resource the key does not own. Unknown ids and other keys' ids get this same answer, so whether
  * an id exists is never revealed to another key.
  */
-export function notFoundForKey(what: 'job' | 'batch' | 'binding' | 'schedule', id: string): AppError {
+export function notFoundForKey(what: 'job' | 'batch' | 'binding' | 'schedule' | 'watch', id: string): AppError {
   return new AppError('not_found', `No ${what} ${id} for this API key.`);
 }

@@ -13,6 +13,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** A Message-ID of our own, kept across retries so that a receiver can tell a repeat (a watch digest's). */
+  messageId?: string;
 }
 
 export interface Mailer {

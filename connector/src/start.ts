@@ -15,6 +15,8 @@ import type { Config } from './config.js';
 import { createContext, type AppContext } from './context.js';
 import { DatasetRefresher } from './datasets/refresh.js';
 import { createRetentionWorker } from './jobs/retention.js';
+import { createRecheckScanner } from './watches/index.js';
+import { ReferenceDataCache } from './verify/reference-data.js';
 import { seedReferenceData } from './demo/seed.js';
 import { createConnectorExtraction } from './extract/running/connector-extraction.js';
 import { resolveConnectionLimits } from './http/connection-limits.js';
@@ -194,6 +196,14 @@ export async function startConnector(opts: StartOptions): Promise<Connector> {
     ...(sheets ? [sheets.schedules, sheets.writebacks] : []),
     ...(refresher ? [refresher] : []),
     ctx.outbox,
+    ctx.watchMail,
+    // A cache of its own that reads the version on every scan, so an import is seen at the next scan.
+    createRecheckScanner(
+      { store, reference: new ReferenceDataCache(store, 0), now, logger, onDue: () => ctx.watches.notify() },
+      config.watches.recheckIntervalMs,
+    ),
+    // After what it feeds (the outbox, the write-backs, the mail sender): it stops first.
+    ctx.watches,
     ctx.queue,
   ];
   const app = createApp(ctx);

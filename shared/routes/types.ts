@@ -23,6 +23,8 @@ export interface RouteResponse {
   schema?: z.ZodType;
   /** The answer carries Retry-After. */
   retryAfter?: boolean;
+  /** The same answer is also given as text/csv to a request that accepts it; what the CSV holds. */
+  csv?: string;
 }
 
 export interface RouteContract {
@@ -51,6 +53,8 @@ export interface RouteContract {
   responses: Record<number, RouteResponse>;
   /** JSON body limit in bytes when it differs from COVERCHECK_JSON_LIMIT_KB. */
   bodyLimit?: number;
+  /** Array elements and object members the JSON body may hold, when more than the default bound (connector/src/offload/json-shape.ts). */
+  jsonValues?: number;
   /** Top-level body fields holding a base64 PDF, decoded as the body is read (connector/src/http/json-body.ts). */
   documentFields?: readonly string[];
   /** Its answer is never stored for an Idempotency-Key replay (it holds something the store must not keep); the header is ignored. */

@@ -15,7 +15,7 @@ const TREES = ['connector/src', 'shared', 'addon/src'];
 /** Plain code the whole connector leans on; knows no domain. */
 const FOUNDATION = String.raw`connector/src/(?:(?:config|logger|errors|parse|paths|mailer)\.ts|redis/|workers/)`;
 /** What the product does: each folder works on the Store and plain values, whoever calls it. */
-const DOMAIN = String.raw`connector/src/(?:auth|credits|datasets|extract|insurers|jobs|sanctions|sheets|verify|webhooks|demo)/`;
+const DOMAIN = String.raw`connector/src/(?:auth|credits|datasets|extract|history|insurers|jobs|sanctions|sheets|verify|watches|webhooks|demo)/`;
 /** Where requests come in: middleware, routes, the portal's pages, body parsing off-thread, the CLI. */
 const EDGE = String.raw`connector/src/(?:http|routes|portal|offload|cli)/`;
 /** The composition root and what it assembles: built last, imported by nothing below. */

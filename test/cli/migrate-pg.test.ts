@@ -87,6 +87,22 @@ async function fill(store: Store): Promise<{ key: string; id: string }> {
   expect((await store.jobs.lease('w3', at(3), at(63)))?.id).toBe('j3');
   expect(await store.jobs.finish(finishOf('j3', 'w3', { at: at(50) }))).toBe(true);
   expect(await store.retention.expireJobs(at(60), at(500), 10)).toBe(1);
+  // The result history: the entry of a verification, with its input and result as JSON text.
+  await store.history.record({
+    id: 'v1',
+    key_id: 'k1',
+    source: 'async',
+    source_id: 'j1',
+    policy_number: 'UKM10000001',
+    country: 'UK',
+    insurance_type: 'motor',
+    status: 'verified',
+    confidence: 0.93,
+    checks: '[{"source":"format","outcome":"pass","detail":"ok"}]',
+    input: '{"policy_number":"UKM-1000-0001"}',
+    result: '{"status":"verified"}',
+    created_at: at(100),
+  });
   const sheetTarget = JSON.stringify({ spreadsheet_id: 'sheet-1', sheet: 'Policies' });
   expect(
     await store.jobs.create(
@@ -168,6 +184,7 @@ async function view(store: Store) {
     jobs: [await store.jobs.get('j1'), await store.jobs.get('j2')],
     document: await store.jobs.document('j2'),
     expired: await store.retention.expired('j3'),
+    history: await store.history.list({ key_id: 'k1', limit: 10 }),
     batch: [await store.batches.get('b1'), await store.batches.items('b1')],
     outbox: [await store.outbox.get('o1'), await store.outbox.list('k1', { limit: 10, offset: 0 }), await store.outbox.forSubject('j1')],
     writeback: await store.writebacks.forSubject('j1'),

@@ -45,7 +45,14 @@ export const ROUTES = {
   'GET /api/v1/jobs/:job_id': { method: 'GET', path: '/api/v1/jobs/:job_id', body: 'none' },
   'DELETE /api/v1/jobs/:job_id': { method: 'DELETE', path: '/api/v1/jobs/:job_id', body: 'none' },
   'GET /api/v1/batches/:batch_id': { method: 'GET', path: '/api/v1/batches/:batch_id', body: 'none' },
+  'GET /api/v1/verifications': { method: 'GET', path: '/api/v1/verifications', body: 'none' },
   'GET /api/v1/webhooks/deliveries': { method: 'GET', path: '/api/v1/webhooks/deliveries', body: 'none' },
+  'POST /api/v1/watches': { method: 'POST', path: '/api/v1/watches', body: 'json' },
+  'GET /api/v1/watches': { method: 'GET', path: '/api/v1/watches', body: 'none' },
+  'GET /api/v1/watches/:watch_id': { method: 'GET', path: '/api/v1/watches/:watch_id', body: 'none' },
+  'POST /api/v1/watches/:watch_id/pause': { method: 'POST', path: '/api/v1/watches/:watch_id/pause', body: 'json' },
+  'POST /api/v1/watches/:watch_id/resume': { method: 'POST', path: '/api/v1/watches/:watch_id/resume', body: 'json' },
+  'DELETE /api/v1/watches/:watch_id': { method: 'DELETE', path: '/api/v1/watches/:watch_id', body: 'none' },
   'GET /api/v1/sheets/service-account': { method: 'GET', path: '/api/v1/sheets/service-account', body: 'none' },
   'POST /api/v1/sheets/schedules': { method: 'POST', path: '/api/v1/sheets/schedules', body: 'json' },
   'GET /api/v1/sheets/schedules': { method: 'GET', path: '/api/v1/sheets/schedules', body: 'none' },
@@ -259,6 +266,24 @@ const jsonValueFor = (route: RouteName): fc.Arbitrary<Json> => {
       anyJson,
     );
   }
+  if (route === 'POST /api/v1/watches') {
+    return fc.oneof(
+      fc.record(
+        {
+          policies: fc.oneof(fc.array(fc.oneof(policyish, anyJson), { maxLength: 20 }), anyJson),
+          cadence: fc.oneof(fc.constantFrom('daily', 'weekly', 'hourly'), anyJson),
+          expiry_window_days: fc.oneof(fc.integer(), anyJson),
+          report: fc.oneof(
+            fc.record({ webhook_url: webhookUrl, email: fc.boolean(), sheet_target: sheetTarget }, { requiredKeys: [] }),
+            anyJson,
+          ),
+          notify_unchanged: anyJson,
+        },
+        { requiredKeys: [] },
+      ),
+      anyJson,
+    );
+  }
   if (route === 'POST /api/v1/sheets/schedules') {
     return fc.oneof(
       fc.record(
@@ -304,6 +329,8 @@ export function echoFieldsFor(route: RouteName): EchoField[] {
     case 'POST /api/v1/verify/async':
     case 'POST /api/v1/verify/batch':
       return [...POLICY_ECHO, ...TARGET_ECHO];
+    case 'POST /api/v1/watches':
+      return POLICY_ECHO;
     case 'POST /api/v1/sheets/schedules':
       return ['dataset', 'spreadsheet_id', 'sheet_name', 'cadence', 'unknown_name'];
     case 'POST /api/v1/sheets/bindings':
@@ -814,6 +841,11 @@ function echoShape(route: RouteName, field: EchoField, env: Env): Record<string,
       const body: Record<string, unknown> = { spreadsheet_id: 'fuzz-sheet' };
       place(body, field);
       return body;
+    }
+    case 'POST /api/v1/watches': {
+      const item = { ...policy };
+      place(item, field);
+      return { policies: [item], cadence: 'daily' };
     }
     case 'POST /api/v1/verify/batch': {
       const item = { ...policy };

@@ -2,8 +2,8 @@
  * A local stand-in for Google, speaking the real protocols so the real googleapis client runs:
  * - an OAuth 2.0 token endpoint for the service-account JWT bearer grant, which verifies the
  *   RS256 assertion against the public half of a key pair made here;
- * - the Sheets API v4 endpoints Covercheck uses (spreadsheets.get, values.get, values.update,
- *   values.batchUpdate, values.clear, developerMetadata.search) on in-memory grids;
+ * - the Sheets API v4 endpoints Covercheck uses (spreadsheets.get, spreadsheets.batchUpdate with addSheet,
+ *   values.get, values.update, values.batchUpdate, values.clear, developerMetadata.search) on in-memory grids;
  * - developer metadata as an editor adds it (addDeveloperMetadata: what the add-on does with
  *   Spreadsheet.addDeveloperMetadata), and sharing: a spreadsheet can be kept from the service account.
  * Calls are recorded with timestamps; failures (429, 500) can be queued per endpoint, and so can
@@ -35,7 +35,8 @@ import path from 'node:path';
 export type Grid = string[][];
 export interface Call {
   method: string;
-  kind: 'get' | 'values.get' | 'values.update' | 'values.batchUpdate' | 'values.clear' | 'developerMetadata.search' | 'token';
+  kind:
+    'get' | 'batchUpdate' | 'values.get' | 'values.update' | 'values.batchUpdate' | 'values.clear' | 'developerMetadata.search' | 'token';
   spreadsheetId: string | null;
   at: number;
 }
@@ -221,19 +222,23 @@ export class FakeGoogle {
     }
     const m = /^\/v4\/spreadsheets\/([^/]+?)(?:\/values(?::batchUpdate|\/([^/]+?))?|\/developerMetadata:search)?$/.exec(url.pathname);
     if (!m) return this.send(res, 404, { error: { code: 404, message: 'Not found' } });
-    const id = decodeURIComponent(m[1]!);
+    // spreadsheets.batchUpdate is `/v4/spreadsheets/{id}:batchUpdate`, which the pattern reads as one id.
+    const sheetBatch = !m[2] && !url.pathname.includes('/values') && m[1]!.endsWith(':batchUpdate');
+    const id = decodeURIComponent(sheetBatch ? m[1]!.slice(0, -':batchUpdate'.length) : m[1]!);
     const rawRange = m[2] ? decodeURIComponent(m[2]) : null;
-    const kind: Call['kind'] = url.pathname.endsWith('/developerMetadata:search')
-      ? 'developerMetadata.search'
-      : url.pathname.endsWith(':batchUpdate')
-        ? 'values.batchUpdate'
-        : rawRange?.endsWith(':clear')
-          ? 'values.clear'
-          : rawRange && req.method === 'PUT'
-            ? 'values.update'
-            : rawRange
-              ? 'values.get'
-              : 'get';
+    const kind: Call['kind'] = sheetBatch
+      ? 'batchUpdate'
+      : url.pathname.endsWith('/developerMetadata:search')
+        ? 'developerMetadata.search'
+        : url.pathname.endsWith(':batchUpdate')
+          ? 'values.batchUpdate'
+          : rawRange?.endsWith(':clear')
+            ? 'values.clear'
+            : rawRange && req.method === 'PUT'
+              ? 'values.update'
+              : rawRange
+                ? 'values.get'
+                : 'get';
     this.calls.push({ method: req.method!, kind, spreadsheetId: id, at: Date.now() });
     if (this.silent(kind, id)) return;
     const failure = this.failures.findIndex((f) => f.kind === kind);
@@ -255,6 +260,18 @@ export class FakeGoogle {
         return this.send(res, 200, this.search(id, JSON.parse(text || '{}') as { dataFilters?: unknown[] }));
       if (kind === 'get')
         return this.send(res, 200, { spreadsheetId: id, sheets: [...book.keys()].map((title) => ({ properties: { title } })) });
+      if (kind === 'batchUpdate') {
+        // Only addSheet, as the Sheets API answers it: a title already taken is a 400.
+        const requests = (JSON.parse(text || '{}') as { requests?: { addSheet?: { properties?: { title?: string } } }[] }).requests ?? [];
+        const replies = requests.map((r) => {
+          const title = r.addSheet?.properties?.title;
+          if (!title) throw new BadRequest('only addSheet requests with a title are implemented by this stand-in');
+          if (book.has(title)) throw new BadRequest(`A sheet with the name "${title}" already exists. Please enter another name.`);
+          book.set(title, []);
+          return { addSheet: { properties: { title, sheetId: book.size - 1 } } };
+        });
+        return this.send(res, 200, { spreadsheetId: id, replies });
+      }
       if (kind === 'values.get') {
         const r = parseRange(rawRange!);
         const grid = book.get(r.sheet);

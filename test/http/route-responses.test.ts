@@ -91,6 +91,7 @@ describe('each route answers a valid request with a body its contract declares',
     const batch = await send('verifyBatch', { body: { policies: [policy, { ...policy, policy_number: 'nonsense' }] } });
     await untilDone('batch', { batch_id: batch.batch_id });
     await send('deliveries');
+    await send('verifications', { query: 'limit=2' });
   });
 
   it('extraction: the upload is accepted', async () => {
@@ -127,6 +128,17 @@ describe('each route answers a valid request with a body its contract declares',
     await send('scheduleResume', { params: { schedule_id: schedule.schedule_id } });
     await send('scheduleDelete', { params: { schedule_id: schedule.schedule_id } });
     await send('bindingDelete', { params: { binding_id: binding.binding_id } });
+  });
+
+  it('watches: one made, read after its first run, paused, resumed, deleted', async () => {
+    const watch = await send('watchCreate', { body: { policies: [policy], cadence: 'weekly' } });
+    const id = { watch_id: watch.watch_id };
+    for (let i = 0; i < 200 && !(await send('watchGet', { params: id })).last_run?.finished_at; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    await send('watchList');
+    await send('watchPause', { params: id });
+    await send('watchResume', { params: id });
+    await send('watchDelete', { params: id });
   });
 
   it('no route of the table was left out', () => {

@@ -29,6 +29,7 @@ beforeEach(async () => {
   await seedReferenceData(store, shippedDataDir(), new Date());
   deps = {
     credits: store.credits,
+    history: store.history,
     reference: new ReferenceDataCache(store),
     registry: buildRegistryChain(store.registry, {}, { maxConcurrent: 1, minTimeMs: 0, timeoutMs: 1000 }),
     now: () => at,

@@ -30,6 +30,9 @@ describe("the connector's workers", () => {
       'sheet write-back',
       'dataset refresh',
       'webhook outbox',
+      'watch mail',
+      'watch re-checks',
+      'watches',
       'work queue',
     ]);
     const events: string[] = [];
@@ -57,7 +60,15 @@ describe("the connector's workers", () => {
   it('without Sheets or dataset refresh, those workers are not in the list', async () => {
     const srv = await startTestServer({ workers: false, seed: false });
     try {
-      expect(srv.connector.workers.map((w) => w.name)).toEqual(['key sweep', 'retention', 'webhook outbox', 'work queue']);
+      expect(srv.connector.workers.map((w) => w.name)).toEqual([
+        'key sweep',
+        'retention',
+        'webhook outbox',
+        'watch mail',
+        'watch re-checks',
+        'watches',
+        'work queue',
+      ]);
     } finally {
       await srv.close();
     }

@@ -5,7 +5,7 @@
  */
 import type { TVerificationStatus } from '../../../shared/verification.js';
 import { AppError } from '../errors.js';
-import type { ApiKeyRecord, CreditStore, IdempotentRecord } from '../store/types.js';
+import type { ApiKeyRecord, CreditStore, IdempotentRecord, NewVerification } from '../store/types.js';
 import { billingPeriod } from './period.js';
 
 export function creditCost(status: TVerificationStatus): 0 | 1 {
@@ -48,9 +48,11 @@ export async function chargeKey(
   now: Date,
   /** Idempotent response to record in the same transaction as the charge, so a crash can't split them. */
   record?: IdempotentRecord,
+  /** The result's history entry, likewise: a charged result is always in the history. */
+  verification?: NewVerification,
 ): Promise<ChargeResult> {
   if (!isCharged(key) || amount === 0) return { ok: true, charged: 0, balance: key.balance };
-  const outcome = await credits.charge(key.id, amount, billingPeriod(now), ref, now.toISOString(), record);
+  const outcome = await credits.charge(key.id, amount, billingPeriod(now), ref, now.toISOString(), record, verification);
   return outcome.ok ? { ok: true, charged: amount, balance: outcome.balance } : { ok: false, balance: outcome.balance };
 }
 

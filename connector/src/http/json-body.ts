@@ -118,8 +118,13 @@ function readBytes(req: Request, limit: number, lease: BodyLease | undefined): P
   });
 }
 
-export function jsonBody(limitBytes: number, opts: { offload?: Offload; documentFields?: readonly string[] } = {}): RequestHandler[] {
+/** `maxValues`: the route's bound on array elements and object members, when above the default (offload/json-shape.ts). */
+export function jsonBody(
+  limitBytes: number,
+  opts: { offload?: Offload; documentFields?: readonly string[]; maxValues?: number } = {},
+): RequestHandler[] {
   const fields = opts.documentFields ?? [];
+  const shape = opts.maxValues === undefined ? undefined : { maxValues: opts.maxValues };
   return [
     (req, _res, next) => {
       if (!hasBody(req.headers)) return next();
@@ -145,7 +150,7 @@ export function jsonBody(limitBytes: number, opts: { offload?: Offload; document
       if (req.method === 'POST' && req.headers['idempotency-key'] !== undefined) {
         res.locals.bodyDigest = Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
       }
-      const read = opts.offload ? await opts.offload.readBody(bytes, fields) : readJsonBody(bytes, fields);
+      const read = opts.offload ? await opts.offload.readBody(bytes, fields, shape) : readJsonBody(bytes, fields, shape);
       if (!read.ok) throw new AppError('invalid_json', read.message);
       req.body = read.value;
       res.locals.documents = read.documents;

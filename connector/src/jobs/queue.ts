@@ -10,11 +10,13 @@
 import crypto from 'node:crypto';
 import type { TErrorBody } from '../../../shared/errors.js';
 import type { TPolicy } from '../../../shared/policy.js';
+import type { TVerificationResult } from '../../../shared/verification.js';
 import { documentCost, isCharged } from '../credits/charge.js';
 import { errorBody } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { MetricsSink } from '../metrics/sink.js';
 import type { ApiKeyRecord, BatchItemRecord, BatchRecord, JobRecord, Settlement, Store } from '../store/types.js';
+import { verificationRow } from '../store/verification-row.js';
 import type { EngineDeps } from '../verify/engine.js';
 import { outboxEvent } from '../webhooks/events.js';
 import { batchWriteback, jobWriteback } from '../sheets/writeback.js';
@@ -163,6 +165,8 @@ export class WorkQueue implements Worker {
       payload: { result?: unknown; error?: TErrorBody },
       cost: number,
       documentOutcome: DocumentOutcome | null,
+      /** A verification's policy and result, for the key's history (written with the finish). */
+      verified?: { policy: TPolicy; result: TVerificationResult },
     ) => {
       const done = at();
       const result = payload.result === undefined ? null : JSON.stringify(payload.result);
@@ -181,6 +185,16 @@ export class WorkQueue implements Worker {
         settlement: settled,
         outbox: job.webhook_url ? outboxEvent(type, job.key_id, job.webhook_url, job.id, jobView(record), done) : null,
         writeback: jobWriteback(job, payload, done),
+        verification: verified
+          ? verificationRow({
+              key_id: job.key_id,
+              source: 'async',
+              source_id: job.id,
+              input: verified.policy,
+              result: verified.result,
+              at: done,
+            })
+          : null,
         at: done,
       });
       if (!finished) this.deps.logger.warn({ job_id: job.id }, 'job finished elsewhere (lease lost); result discarded');
@@ -236,6 +250,7 @@ export class WorkQueue implements Worker {
         { result: outcome.result },
         outcome.cost + documentCost(key, documentOutcome?.extraction ?? null),
         documentOutcome,
+        { policy, result: outcome.result },
       );
     } catch (err) {
       if (this.stopping) {
@@ -283,12 +298,14 @@ export class WorkQueue implements Worker {
     let result: string | null = null;
     let error: string | null = null;
     let cost = 0;
+    let verified: { policy: TPolicy; result: TVerificationResult } | null = null;
     try {
       const policy = JSON.parse(item.input) as TPolicy;
       const outcome = await verifyOne(policy, key, this.deps.engine);
       if (outcome.ok) {
         result = JSON.stringify(outcome.result);
         cost = outcome.cost;
+        verified = { policy, result: outcome.result };
       } else {
         error = JSON.stringify(outcome.error);
       }
@@ -305,6 +322,16 @@ export class WorkQueue implements Worker {
       result,
       error,
       settlement: settled,
+      verification: verified
+        ? verificationRow({
+            key_id: batch.key_id,
+            source: 'batch',
+            source_id: batch.id,
+            input: verified.policy,
+            result: verified.result,
+            at,
+          })
+        : null,
       at,
     });
     if (finished) this.deps.metrics?.creditsCharged('batch', settled.charge);

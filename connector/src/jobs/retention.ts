@@ -1,8 +1,8 @@
 /**
  * Retention (docs/personal-data.md): an uploaded document is removed once its job has been finished
  * (complete or failed) for the document retention period; a finished job or batch, with the webhook
- * deliveries and sheet write-backs that copy its result, and Idempotency-Key answers, after the result
- * retention period. A periodic worker sweeps; every instance may run it at once without a lease,
+ * deliveries and sheet write-backs that copy its result, Idempotency-Key answers and result history
+ * entries (docs/history.md), after the result retention period. A periodic worker sweeps; every instance may run it at once without a lease,
  * because each store step claims the rows it removes (store/types/retention.ts), and a second
  * sweeper finds them gone.
  */
@@ -13,7 +13,7 @@ import { periodic, type Worker } from '../workers/index.js';
 export interface RetentionPolicy {
   /** An uploaded document is removed this long after its job finished. */
   documentMs: number;
-  /** A finished job or batch, its deliveries and write-backs, and an Idempotency-Key claim are removed this long after. */
+  /** A finished job or batch, its deliveries and write-backs, an Idempotency-Key claim and a history entry are removed this long after. */
   resultMs: number;
 }
 
@@ -26,6 +26,7 @@ export interface RetentionSweep {
   jobs: number;
   batches: number;
   idempotency_keys: number;
+  verifications: number;
   expiry_notices: number;
 }
 
@@ -61,6 +62,7 @@ export async function sweepRetention(
     jobs: await drain(() => store.expireJobs(resultsBefore, at, chunk), chunk),
     batches: await drain(() => store.expireBatches(resultsBefore, at, chunk), chunk),
     idempotency_keys: await drain(() => store.purgeIdempotency(resultsBefore, chunk), chunk),
+    verifications: await drain(() => store.purgeVerifications(resultsBefore, chunk), chunk),
     // An expiry notice is kept as long again as the result was; then the id is simply unknown.
     expiry_notices: await drain(() => store.purgeExpired(resultsBefore, chunk), chunk),
   };

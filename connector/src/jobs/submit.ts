@@ -80,7 +80,12 @@ const webhookOf = (raw: unknown, deps: SubmitDeps) => checkWebhook(raw, { allowP
  * or the spreadsheet is not bound to the key (before anything about the spreadsheet is read).
  * Returns it as stored (JSON), or null.
  */
-async function checkSheetTarget(raw: unknown, key: ApiKeyRecord, deps: SubmitDeps, allowed: readonly string[]): Promise<string | null> {
+export async function checkSheetTarget(
+  raw: unknown,
+  key: ApiKeyRecord,
+  deps: Pick<SubmitDeps, 'sheetBindings'>,
+  allowed: readonly string[],
+): Promise<string | null> {
   if (raw === undefined || raw === null) return null;
   if (!deps.sheetBindings)
     throw new AppError('invalid_request', 'sheet_target is not available: this connector has no Google service account configured.');

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import type { TErrorCode } from '../../../shared/errors.js';
 import { AppError } from '../errors.js';
 import { checkDocument } from '../jobs/validate.js';
-import { parseJsonBody } from './json-shape.js';
+import { parseJsonBody, type ShapeLimits } from './json-shape.js';
 
 /**
  * A document field as read: decoded, or the refusal checkDocument threw, as plain data because it
@@ -37,8 +37,8 @@ function readDocument(text: string): DocumentRead {
  * each side), and bodies with different documents stay different (the Idempotency-Key hash reads
  * the body).
  */
-export function readJsonBody(bytes: Uint8Array, documentFields: readonly string[]): ReadBody {
-  const parsed = parseJsonBody(bytes);
+export function readJsonBody(bytes: Uint8Array, documentFields: readonly string[], shape?: ShapeLimits): ReadBody {
+  const parsed = parseJsonBody(bytes, shape);
   if (!parsed.ok) return parsed;
   const documents: Record<string, DocumentRead> = {};
   const value = parsed.value;

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { readJsonBody, type ReadBody } from './body.js';
+import type { ShapeLimits } from './json-shape.js';
 
 /** Bodies from this size up are read on the worker thread. */
 export const OFF_THREAD_BYTES = 1024 * 1024;
@@ -18,11 +19,12 @@ export const OFF_THREAD_BYTES = 1024 * 1024;
 export interface OffloadTask {
   bytes: Uint8Array;
   documentFields: readonly string[];
+  shape?: ShapeLimits;
 }
 
 export interface Offload {
   /** readJsonBody, on the worker thread for a large body. */
-  readBody(bytes: Buffer, documentFields?: readonly string[]): Promise<ReadBody>;
+  readBody(bytes: Buffer, documentFields?: readonly string[], shape?: ShapeLimits): Promise<ReadBody>;
   /** Worker threads running now (0 or 1): for tests. */
   threads(): number;
   destroy(): Promise<void>;
@@ -38,8 +40,8 @@ const asBuffer = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLe
 export function createOffload(): Offload {
   let pool: Piscina | null = null;
   return {
-    async readBody(bytes, documentFields = []) {
-      if (bytes.length < OFF_THREAD_BYTES) return readJsonBody(bytes, documentFields);
+    async readBody(bytes, documentFields = [], shape) {
+      if (bytes.length < OFF_THREAD_BYTES) return readJsonBody(bytes, documentFields, shape);
       if (!pool) {
         // One thread: it exists to keep large bodies off the event loop, not to read them in parallel.
         pool = new Piscina({
@@ -53,7 +55,7 @@ export function createOffload(): Offload {
       }
       // Moved, not copied, when the buffer owns its memory (a large one does: it is never pooled).
       const owns = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      const task: OffloadTask = { bytes, documentFields };
+      const task: OffloadTask = { bytes, documentFields, shape };
       const out = (await pool.run(task, { transferList: owns ? [bytes.buffer as ArrayBuffer] : [] })) as ReadBody<Uint8Array>;
       if (!out.ok) return out;
       const documents = Object.fromEntries(

@@ -26,7 +26,13 @@ const CLOSE_OBJECT = 0x7d;
  * Buffer#indexOf, so a body that is mostly one long string (a base64 PDF) costs little.
  * UTF-8 only: in UTF-8 no byte of a multi-byte character is an ASCII quote, bracket or comma.
  */
-export function jsonShapeProblem(bytes: Uint8Array, limits: { maxDepth?: number; maxValues?: number } = {}): string | null {
+/** Bounds other than the defaults: a route that takes a large list (a watch's policies) says how many values it may hold. */
+export interface ShapeLimits {
+  maxDepth?: number;
+  maxValues?: number;
+}
+
+export function jsonShapeProblem(bytes: Uint8Array, limits: ShapeLimits = {}): string | null {
   const maxDepth = limits.maxDepth ?? MAX_JSON_DEPTH;
   const maxValues = limits.maxValues ?? MAX_JSON_VALUES;
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -72,9 +78,9 @@ export type ParsedJson = { ok: true; value: unknown } | { ok: false; message: st
  * Pure and synchronous: json-body.ts runs it inline for small bodies and on a worker thread
  * (offload/) for large ones.
  */
-export function parseJsonBody(bytes: Uint8Array): ParsedJson {
+export function parseJsonBody(bytes: Uint8Array, limits?: ShapeLimits): ParsedJson {
   if (bytes.length === 0) return { ok: true, value: {} };
-  const problem = jsonShapeProblem(bytes);
+  const problem = jsonShapeProblem(bytes, limits);
   if (problem) return { ok: false, message: problem };
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const text = buf.toString('utf8');

@@ -4,7 +4,7 @@ import { readJsonBody } from './body.js';
 import type { OffloadTask } from './index.js';
 
 export default function run(task: OffloadTask) {
-  const out = readJsonBody(task.bytes, task.documentFields);
+  const out = readJsonBody(task.bytes, task.documentFields, task.shape);
   // Only buffers that own their memory: a small one may sit in node's shared pool, which must stay here.
   const moved = out.ok
     ? Object.values(out.documents).flatMap((d) =>

@@ -9,6 +9,7 @@ import type { RouteHandlers } from './types.js';
 export function verifyHandlers(ctx: AppContext): RouteHandlers<'verify'> {
   const deps = {
     credits: ctx.store.credits,
+    history: ctx.store.history,
     reference: ctx.reference,
     registry: ctx.registry,
     onlineRegisters: ctx.onlineRegisters,

@@ -163,6 +163,13 @@ export class SheetsApi {
     );
   }
 
+  /** Adds a sheet named `title` to the spreadsheet (spreadsheets.batchUpdate, addSheet). */
+  async addSheet(spreadsheetId: string, title: string): Promise<void> {
+    await this.call(spreadsheetId, `Adding the sheet ${title}`, () =>
+      this.sheets.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: [{ addSheet: { properties: { title } } }] } }),
+    );
+  }
+
   async update(spreadsheetId: string, range: string, values: CellValue[][]): Promise<void> {
     await this.call(spreadsheetId, `Writing ${range}`, () =>
       this.sheets.spreadsheets.values.update({ spreadsheetId, range, valueInputOption: 'RAW', requestBody: { values } }),

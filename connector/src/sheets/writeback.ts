@@ -16,13 +16,17 @@ import type { BatchItemRecord, BatchRecord, JobRecord, NewWriteback, WritebackRe
 import { normalisePolicyNumber } from '../verify/normalise.js';
 import { a1, columnIndex, columnLetters } from './a1.js';
 import type { CellValue, SheetsApi } from './api.js';
+import { applyChangeLogs } from './change-log.js';
 
 /** Ranges per values.batchUpdate call: well under the API's request size limit for result rows. */
 export const RANGES_PER_CALL = 1000;
 
+/** What the status cells show of a result: a full one, or the state a watch keeps of its last check. */
+export type ResultCells = Pick<TVerificationResult, 'status' | 'confidence_score' | 'flags'> & { insurer: { name: string } | null };
+
 export function verificationCells(
   target: TSheetTarget,
-  result: TVerificationResult | undefined,
+  result: ResultCells | undefined,
   error: { error: string } | undefined,
   checkedAt: string,
 ): Record<string, string | number> {
@@ -63,9 +67,9 @@ function mapCells(target: TSheetTarget, values: Record<string, string | number |
 }
 
 export function newWriteback(
-  kind: 'verification' | 'extraction',
-  subject: { type: 'job' | 'batch'; id: string; key_id: string },
-  target: TSheetTarget,
+  kind: NewWriteback['kind'],
+  subject: { type: NewWriteback['subject_type']; id: string; key_id: string },
+  target: Pick<TSheetTarget, 'spreadsheet_id'>,
   rows: WritebackRow[],
   at: string,
 ): NewWriteback {
@@ -132,9 +136,16 @@ export interface WritebackOutcome {
 export async function applyWritebacks(
   api: SheetsApi,
   spreadsheetId: string,
-  records: WritebackRecord[],
+  all: WritebackRecord[],
 ): Promise<Map<string, WritebackOutcome>> {
-  const outcomes = new Map<string, WritebackOutcome>(records.map((r) => [r.id, { written: 0, missing: [] }]));
+  // A watch run's change log is appended to its own sheet (change-log.ts); every other write-back places rows by policy number.
+  const records = all.filter((r) => r.kind !== 'changes');
+  const outcomes = await applyChangeLogs(
+    api,
+    spreadsheetId,
+    all.filter((r) => r.kind === 'changes'),
+  );
+  for (const r of records) outcomes.set(r.id, { written: 0, missing: [] });
   const data: { range: string; values: CellValue[][] }[] = [];
   const groups = new Map<string, { target: TSheetTarget; records: WritebackRecord[] }>();
   for (const r of records) {

@@ -35,6 +35,7 @@ export const COPIED_TABLES = [
   'key_document_bytes',
   'batches',
   'batch_items',
+  'verifications',
   'expired_work',
   'webhook_outbox',
   'webhook_attempts',
@@ -45,6 +46,11 @@ export const COPIED_TABLES = [
   'sheet_schedule_runs',
   'sheet_bindings',
   'portal_key_requests',
+  'watches',
+  'watch_items',
+  'watch_runs',
+  'watch_changes',
+  'watch_mails',
 ] as const;
 
 const FTS = "part of datasets_fts, SQLite's full-text index of datasets";

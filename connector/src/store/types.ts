@@ -6,6 +6,7 @@
  */
 import type { CreditStore } from './types/credits.js';
 import type { DatasetStore } from './types/datasets.js';
+import type { HistoryStore } from './types/history.js';
 import type { IdempotencyStore } from './types/idempotency.js';
 import type { KeyStore } from './types/keys.js';
 import type { OutboxStore } from './types/outbox.js';
@@ -13,10 +14,12 @@ import type { PortalStore } from './types/portal.js';
 import type { RetentionStore } from './types/retention.js';
 import type { InsurerStore, RegistryStore, SanctionStore } from './types/reference-data.js';
 import type { ScheduleStore, SheetBindingStore, WritebackStore } from './types/sheets.js';
+import type { WatchStore } from './types/watches.js';
 import type { BatchStore, JobStore } from './types/work.js';
 
 export type * from './types/credits.js';
 export type * from './types/datasets.js';
+export type * from './types/history.js';
 export type * from './types/idempotency.js';
 export type * from './types/keys.js';
 export type * from './types/outbox.js';
@@ -24,6 +27,7 @@ export type * from './types/portal.js';
 export type * from './types/reference-data.js';
 export type * from './types/retention.js';
 export type * from './types/sheets.js';
+export type * from './types/watches.js';
 export type * from './types/work.js';
 
 export interface Store {
@@ -43,6 +47,8 @@ export interface Store {
   registry: RegistryStore;
   sanctions: SanctionStore;
   retention: RetentionStore;
+  history: HistoryStore;
+  watches: WatchStore;
   /** True when the store answers; for /healthz. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

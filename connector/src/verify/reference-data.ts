@@ -71,6 +71,17 @@ export class ReferenceDataCache {
     return this.loading;
   }
 
+  /**
+   * The reference data as of now: the version is read at once, whatever `recheckMs` says (after a read
+   * already under way, which may have begun before the caller's moment). For work that must see an import
+   * it was told of: a watch's re-check after a register change.
+   */
+  async fresh(): Promise<ReferenceData> {
+    await this.loading?.catch(() => undefined);
+    this.checkedAt = -Infinity;
+    return this.get();
+  }
+
   private async refresh(): Promise<ReferenceData> {
     const version = await this.store.insurers.version();
     this.checkedAt = this.now();

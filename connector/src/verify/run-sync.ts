@@ -1,6 +1,11 @@
 /**
- * POST /api/v1/verify as a plain function: validate, check credits, run the engine, charge.
+ * POST /api/v1/verify as a plain function: validate, check credits, run the engine, charge, record.
  * Refusals are thrown as AppError (the route answers them in the sync form, spec 4.1).
+ *
+ * The result's history entry (docs/history.md) is committed before the answer is sent: in the charge's
+ * transaction when the result is charged, so no crash leaves a charge without its entry; on its own
+ * otherwise. A crash between that commit and the answer loses only the answer (the client retries),
+ * never an entry: a client never holds a result its history lacks.
  */
 import { performance } from 'node:perf_hooks';
 import { parsePolicyInput } from '../../../shared/policy.js';
@@ -8,11 +13,13 @@ import type { TVerificationResult } from '../../../shared/verification.js';
 import { chargeKey, creditCost, isCharged, outOfCredits, spendableBalance } from '../credits/charge.js';
 import { AppError } from '../errors.js';
 import type { MetricsSink } from '../metrics/sink.js';
-import type { ApiKeyRecord, CreditStore } from '../store/types.js';
+import type { ApiKeyRecord, CreditStore, HistoryStore } from '../store/types.js';
+import { verificationRow } from '../store/verification-row.js';
 import { verifyPolicy, type EngineDeps } from './engine.js';
 
 export interface SyncDeps extends EngineDeps {
   credits: CreditStore;
+  history: HistoryStore;
   /** Where the credits kept are counted. */
   metrics?: MetricsSink;
 }
@@ -48,11 +55,14 @@ export async function runSyncVerification(
   const outcome = await verifyPolicy(input.policy, deps, key.mode);
   const cost = isCharged(key) ? creditCost(outcome.status) : 0;
   const result: TVerificationResult = { ...outcome, credits_charged: cost, processed_in_ms: Math.round(performance.now() - started) };
+  const entry = verificationRow({ key_id: key.id, source: 'sync', source_id: null, input: body, result, at: now.toISOString() });
   if (cost > 0) {
     const record = opts.idemKey ? { idemKey: opts.idemKey, response: { status: 200, body: JSON.stringify(result) } } : undefined;
-    const charged = await chargeKey(deps.credits, key, cost, `verify:${result.country}:${result.policy_number}`, now, record);
+    const charged = await chargeKey(deps.credits, key, cost, `verify:${result.country}:${result.policy_number}`, now, record, entry);
     if (!charged.ok) throw outOfCredits(charged.balance, cost, now);
     deps.metrics?.creditsCharged('verify', cost);
+  } else {
+    await deps.history.record(entry);
   }
   return result;
 }

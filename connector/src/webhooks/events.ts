@@ -1,8 +1,9 @@
 /** Builds webhook events ({type, created_at, data}) as outbox rows, to be written with the work they report. */
 import crypto from 'node:crypto';
+import type { WEBHOOK_EVENT_TYPES } from '../../../shared/webhooks.js';
 import type { NewOutbox } from '../store/types.js';
 
-export type WebhookEventType = 'job.completed' | 'job.failed' | 'batch.completed';
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export function outboxEvent(type: WebhookEventType, keyId: string, url: string, subjectId: string, data: unknown, at: string): NewOutbox {
   return {

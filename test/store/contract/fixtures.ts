@@ -10,6 +10,8 @@ import type {
   NewWriteback,
   RegistryPolicyRecord,
   NewSchedule,
+  NewWatch,
+  Store,
 } from '../../../connector/src/store/types.js';
 
 const BASE = Date.UTC(2026, 10, 2, 10, 0, 0);
@@ -165,3 +167,62 @@ export function keyRequest(
 
 export const byId = <T extends { id: string }>(rows: T[]): T[] => [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 export const count = <T>(xs: T[], pred: (x: T) => boolean): number => xs.filter(pred).length;
+
+/** A watch of k1 with `items` policies (P0, P1, ...), due at at(0). */
+export function newWatch(id: string, items = 3, over: Partial<NewWatch> = {}): NewWatch {
+  return {
+    id,
+    key_id: 'k1',
+    cadence: 'daily',
+    expiry_window_days: 30,
+    webhook_url: null,
+    email_to: null,
+    sheet_target: null,
+    notify_unchanged: false,
+    next_run_at: at(0),
+    created_at: at(0),
+    items: Array.from({ length: items }, (_, idx) => ({
+      idx,
+      policy_number: `P${idx}`,
+      input: JSON.stringify({ policy_number: `P${idx}` }),
+    })),
+    ...over,
+  };
+}
+
+/** A watch of `keyId` with one closed run that found a change and queued an e-mail digest: a row in every watch table. */
+export async function watchWithRun(store: Store, id: string, keyId: string): Promise<void> {
+  await store.watches.create(newWatch(id, 1, { key_id: keyId, email_to: `${keyId}@example.com` }));
+  const owner = `w-${id}`;
+  if ((await store.watches.lease(owner, at(1), at(61)))?.id !== id) throw new Error(`watch ${id} not leased`);
+  const run = (await store.watches.openRun(id, owner, { id: `${id}-run`, trigger: 'schedule', at: at(1) }))!;
+  const change = { before: '{}', after: '{}', reasons: '["status_changed"]', why: 'status changed' };
+  const item = { idx: 0, state: '{}', probe: 'a:1 s:0', charge: 0, change };
+  await store.watches.commitChunk({ watch_id: id, run_id: run.id, owner, key_id: keyId, items: [item], ref: `watch:${run.id}`, at: at(2) });
+  const mail = {
+    id: `${id}-mail`,
+    key_id: keyId,
+    watch_id: id,
+    run_id: run.id,
+    to_address: `${keyId}@example.com`,
+    subject: 's',
+    text: 't',
+    html: 'h',
+    created_at: at(3),
+  };
+  const closed = await store.watches.closeRun({
+    watch_id: id,
+    run_id: run.id,
+    owner,
+    key_id: keyId,
+    status: 'complete',
+    stop_reason: null,
+    next_run_at: at(86_400),
+    outbox: null,
+    mail,
+    writebacks: [],
+    ref: `watch:${run.id}`,
+    at: at(3),
+  });
+  if (!closed) throw new Error(`run of ${id} not closed`);
+}

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../../connector/src/store/types.js';
-import { at, finishOf, keyRequest, newJob, outboxRow, PERIOD, schedule, writebackRow } from './fixtures.js';
+import type { NewVerification, Store } from '../../../connector/src/store/types.js';
+import { at, finishOf, keyRequest, newJob, outboxRow, PERIOD, schedule, watchWithRun, writebackRow } from './fixtures.js';
 import { storeContract, type ContractContext } from './harness.js';
 
 /** The block of docs/personal-data.md that erases a key's whole data, for `keyId`. */
@@ -42,6 +42,25 @@ async function raw(t: ContractContext, sql: string): Promise<Record<string, unkn
   }
 }
 
+/** A result history entry of `keyId`. */
+function historyEntry(id: string, keyId: string): NewVerification {
+  return {
+    id,
+    key_id: keyId,
+    source: 'sync',
+    source_id: null,
+    policy_number: 'P1',
+    country: 'UK',
+    insurance_type: 'motor',
+    status: 'verified',
+    confidence: 1,
+    checks: '[]',
+    input: '{}',
+    result: '{}',
+    created_at: at(0),
+  };
+}
+
 /** Rows of each table that belong to `keyId`, directly or through their parent. */
 const KEY_ROWS = {
   api_keys: "SELECT count(*) AS n FROM api_keys WHERE id = 'K'",
@@ -53,12 +72,19 @@ const KEY_ROWS = {
   webhook_attempts: "SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_outbox WHERE key_id = 'K')",
   sheet_writebacks: "SELECT count(*) AS n FROM sheet_writebacks WHERE key_id = 'K'",
   expired_work: "SELECT count(*) AS n FROM expired_work WHERE key_id = 'K'",
+  verifications: "SELECT count(*) AS n FROM verifications WHERE key_id = 'K'",
   key_document_bytes: "SELECT count(*) AS n FROM key_document_bytes WHERE key_id = 'K'",
   idempotency: "SELECT count(*) AS n FROM idempotency WHERE key_id = 'K'",
   sheet_schedules: "SELECT count(*) AS n FROM sheet_schedules WHERE key_id = 'K'",
   sheet_bindings: "SELECT count(*) AS n FROM sheet_bindings WHERE key_id = 'K'",
   portal_key_requests: "SELECT count(*) AS n FROM portal_key_requests WHERE key_id = 'K'",
   credit_ledger: "SELECT count(*) AS n FROM credit_ledger WHERE key_id = 'K'",
+  watches: "SELECT count(*) AS n FROM watches WHERE key_id = 'K'",
+  watch_items: "SELECT count(*) AS n FROM watch_items WHERE watch_id IN (SELECT id FROM watches WHERE key_id = 'K')",
+  watch_runs: "SELECT count(*) AS n FROM watch_runs WHERE watch_id IN (SELECT id FROM watches WHERE key_id = 'K')",
+  watch_changes:
+    "SELECT count(*) AS n FROM watch_changes WHERE run_id IN (SELECT r.id FROM watch_runs r JOIN watches w ON w.id = r.watch_id WHERE w.key_id = 'K')",
+  watch_mails: "SELECT count(*) AS n FROM watch_mails WHERE key_id = 'K'",
 };
 
 async function keyRows(t: ContractContext, keyId: string): Promise<Record<string, number>> {
@@ -303,10 +329,12 @@ storeContract((t) => {
         const item = { idx: 0, policy_number: 'P1', input: '{}', state: 'pending' as const, result: null, error: null, reserved: 0 };
         await store.batches.create({ id: `${k}-batch`, key_id: k, webhook_url: null, created_at: at(0), items: [item] }, null);
         await store.idempotency.begin(k, 'idem', 'hash', at(0), at(-60));
+        await store.history.record(historyEntry(`${k}-verification`, k));
         await store.sheetBindings.issue({ id: `${k}-binding`, key_id: k, spreadsheet_id: 'sheet-1', token_hash: 'h', created_at: at(0) });
         await store.schedules.create(schedule(`${k}-schedule`, { key_id: k }));
         await store.portal.createRequest(keyRequest(`${k}-request`, { email: `${k}@example.com`, token_hash: `token-${k}` }));
         await store.portal.attachKey(`${k}-request`, k);
+        await watchWithRun(store, `${k}-watch`, k);
       }
       for (let i = 0; i < 2; i++) {
         const d = await store.outbox.lease(at(200), at(260));

@@ -1,16 +1,40 @@
 /** Credits in PostgreSQL: charges (one statement when no idempotency claim rides along), balances, operator adjustments, the ledger. */
 import { adjustedBalance } from '../balance-adjustment.js';
 import type { CreditStore, LedgerEntry } from '../types/credits.js';
+import type { NewVerification } from '../types/history.js';
 import { currentBalance, debit, rollover, writeLedger } from './credit-ops.js';
 import { all, one, tx, type Db } from './db.js';
+import { insertVerification, VERIFICATION_COLUMNS, verificationPlaceholders, verificationValues } from './history.js';
 import { toKey } from './rows.js';
+
+/**
+ * A charge and the result's history entry as one statement: the entry is written only when the debit
+ * is made, and a charged sync verification stays one round trip. (A WITH query naming a volatile
+ * function's result twice evaluates it once.)
+ */
+async function debitRecording(
+  db: Db,
+  [keyId, amount, period, ref, at]: [string, number, string, string | null, string],
+  verification: NewVerification,
+): Promise<number | null> {
+  const row = await one<{ balance: number | null }>(
+    db,
+    `WITH d AS (SELECT covercheck_debit($1, $2, $3, 'charge', $4, $5) AS balance),
+       h AS (INSERT INTO verifications (${VERIFICATION_COLUMNS}) SELECT ${verificationPlaceholders(6)} FROM d WHERE d.balance IS NOT NULL)
+     SELECT balance FROM d`,
+    [keyId, amount, period, ref, at, ...verificationValues(verification)],
+  );
+  return row!.balance;
+}
 
 export function creditStore(db: Db): CreditStore {
   return {
-    async charge(keyId, amount, period, ref, at, record) {
+    async charge(keyId, amount, period, ref, at, record, verification) {
       // The common case is one statement (autocommit): one round trip per charged verification.
       if (!record) {
-        const balance = await debit(db, keyId, amount, period, 'charge', ref, at);
+        const balance = verification
+          ? await debitRecording(db, [keyId, amount, period, ref, at], verification)
+          : await debit(db, keyId, amount, period, 'charge', ref, at);
         return balance === null ? { ok: false, balance: await currentBalance(db, keyId) } : { ok: true, balance };
       }
       return tx(db, async (c) => {
@@ -23,6 +47,7 @@ export function creditStore(db: Db): CreditStore {
           keyId,
           record.idemKey,
         ]);
+        if (verification) await insertVerification(c, verification);
         return { ok: true, balance };
       });
     },

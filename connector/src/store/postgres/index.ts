@@ -8,6 +8,7 @@ import type { Store } from '../types.js';
 import { creditStore } from './credits.js';
 import { datasetStore } from './datasets.js';
 import { createPool, migrate, one } from './db.js';
+import { historyStore } from './history.js';
 import { idempotencyStore } from './idempotency.js';
 import { keyStore } from './keys.js';
 import { PG_MIGRATIONS } from './migrations.js';
@@ -16,6 +17,7 @@ import { portalStore } from './portal.js';
 import { referenceDataStores } from './reference-data.js';
 import { retentionStore } from './retention.js';
 import { sheetStores } from './sheets.js';
+import { watchStore } from './watches.js';
 import { workStores } from './work.js';
 
 export async function openPostgresStore(url: string, opts: { poolSize: number }): Promise<Store> {
@@ -39,6 +41,8 @@ export async function openPostgresStore(url: string, opts: { poolSize: number })
     ...sheetStores(db),
     portal: portalStore(db),
     retention: retentionStore(db),
+    history: historyStore(db),
+    watches: watchStore(db),
     async ping() {
       try {
         return (await one<{ ok: number }>(db, 'SELECT 1 AS ok'))?.ok === 1;

@@ -445,4 +445,118 @@ export const PG_MIGRATIONS: Migration[] = [
       CREATE INDEX expired_work_age ON expired_work (expired_at);
     `,
   },
+  {
+    id: 14,
+    name: 'result history: every verification result a key was given (SQLite migration 17)',
+    sql: `
+      -- Unlike SQLite's, with a primary key and an age index: here they cost the database server, not
+      -- the connector's event loop on every sync verification.
+      CREATE TABLE verifications (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        source text NOT NULL CHECK (source IN ('sync', 'async', 'batch', 'watch')),
+        source_id text,
+        policy_number text NOT NULL,
+        country text NOT NULL,
+        insurance_type text NOT NULL,
+        status text NOT NULL,
+        confidence double precision NOT NULL,
+        checks text NOT NULL,
+        input text NOT NULL,
+        result text NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX verifications_key_time ON verifications (key_id, created_at, id);
+      CREATE INDEX verifications_key_policy ON verifications (key_id, policy_number, created_at, id);
+      CREATE INDEX verifications_source ON verifications (source_id) WHERE source_id IS NOT NULL;
+      CREATE INDEX verifications_age ON verifications (created_at);
+    `,
+  },
+  {
+    id: 15,
+    name: 'watches: policies re-verified on a cadence, their runs, changes and e-mail digests (SQLite migration 18)',
+    sql: `
+      CREATE TABLE watches (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        cadence text NOT NULL CHECK (cadence IN ('daily', 'weekly')),
+        expiry_window_days integer NOT NULL,
+        webhook_url text,
+        email_to text,
+        sheet_target text,
+        notify_unchanged boolean NOT NULL,
+        policy_count integer NOT NULL,
+        next_run_at timestamptz NOT NULL,
+        recheck_at timestamptz,
+        paused_at timestamptz,
+        run_id text,
+        lease_owner text,
+        lease_until timestamptz,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX watches_key ON watches (key_id, created_at, id);
+      CREATE TABLE watch_items (
+        watch_id text NOT NULL REFERENCES watches(id),
+        idx integer NOT NULL,
+        policy_number text NOT NULL,
+        input text NOT NULL,
+        last_state text,
+        probe text,
+        run_id text,
+        reserved integer NOT NULL DEFAULT 0,
+        recheck boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (watch_id, idx)
+      );
+      CREATE INDEX watch_items_run ON watch_items (watch_id, run_id, idx) WHERE run_id IS NOT NULL;
+      CREATE INDEX watch_items_recheck ON watch_items (watch_id, idx) WHERE recheck;
+      CREATE TABLE watch_runs (
+        id text PRIMARY KEY,
+        watch_id text NOT NULL REFERENCES watches(id),
+        trigger_kind text NOT NULL CHECK (trigger_kind IN ('schedule', 'register_change')),
+        status text NOT NULL CHECK (status IN ('running', 'complete', 'stopped')),
+        stop_reason text,
+        started_at timestamptz NOT NULL,
+        finished_at timestamptz,
+        total integer NOT NULL,
+        checked integer NOT NULL DEFAULT 0,
+        changed integer NOT NULL DEFAULT 0,
+        credits integer NOT NULL DEFAULT 0
+      );
+      CREATE INDEX watch_runs_watch ON watch_runs (watch_id, started_at);
+      CREATE TABLE watch_changes (
+        run_id text NOT NULL REFERENCES watch_runs(id),
+        idx integer NOT NULL,
+        policy_number text NOT NULL,
+        before_state text NOT NULL,
+        after_state text NOT NULL,
+        reasons text NOT NULL,
+        why text NOT NULL,
+        PRIMARY KEY (run_id, idx)
+      );
+      CREATE TABLE watch_mails (
+        id text PRIMARY KEY,
+        key_id text NOT NULL REFERENCES api_keys(id),
+        watch_id text NOT NULL,
+        run_id text NOT NULL,
+        to_address text NOT NULL,
+        subject text NOT NULL,
+        text text NOT NULL,
+        html text NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL,
+        lease_until timestamptz,
+        last_error text,
+        created_at timestamptz NOT NULL,
+        sent_at timestamptz
+      );
+      CREATE INDEX watch_mails_due ON watch_mails (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX watch_mails_run ON watch_mails (run_id);
+      INSERT INTO meta (name, value) VALUES ('watches_reference_version', -1);
+      ALTER TABLE sheet_writebacks DROP CONSTRAINT sheet_writebacks_subject_type_check,
+        ADD CONSTRAINT sheet_writebacks_subject_type_check CHECK (subject_type IN ('job', 'batch', 'watch_run'));
+      ALTER TABLE sheet_writebacks DROP CONSTRAINT sheet_writebacks_kind_check,
+        ADD CONSTRAINT sheet_writebacks_kind_check CHECK (kind IN ('verification', 'extraction', 'changes'));
+    `,
+  },
 ];

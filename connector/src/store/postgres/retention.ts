@@ -117,6 +117,13 @@ export function retentionStore(db: Db): RetentionStore {
         [before, limit],
       );
     },
+    async purgeVerifications(before, limit) {
+      return changed(
+        db,
+        'DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
+        [before, limit],
+      );
+    },
     async purgeExpired(before, limit) {
       return changed(
         db,
@@ -131,12 +138,17 @@ export function retentionStore(db: Db): RetentionStore {
       return tx(db, async (c): Promise<JobErasure> => {
         // Locked: a concurrent erasure or expiry of the same job waits, then finds it gone.
         const job = await one<{ key_id: string; status: string }>(c, 'SELECT key_id, status FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+        const eraseHistory = () =>
+          c.query("DELETE FROM verifications WHERE source_id = $1 AND source = 'async' AND key_id = $2", [id, keyId]);
         if (!job) {
           const forgotten = await changed(c, 'DELETE FROM expired_work WHERE id = $1 AND key_id = $2', [id, keyId]);
-          return forgotten ? { outcome: 'erased', document_bytes: 0 } : { outcome: 'not_found' };
+          if (!forgotten) return { outcome: 'not_found' };
+          await eraseHistory();
+          return { outcome: 'erased', document_bytes: 0 };
         }
         if (job.key_id !== keyId) return { outcome: 'not_found' };
         if (job.status === 'pending') return { outcome: 'pending' };
+        await eraseHistory();
         return { outcome: 'erased', document_bytes: await removeJobs(c, [id]) };
       });
     },

@@ -7,6 +7,7 @@
 import type { BatchStore, JobKind, JobStore, QueueDepth, Reservation, SubmitOutcome } from '../types/work.js';
 import { currentBalance, debit, refund } from './credit-ops.js';
 import { all, changed, one, tx, type Db, type Tx } from './db.js';
+import { insertVerification } from './history.js';
 import { completeIdempotent } from './idempotency.js';
 import { enqueueDelivery } from './outbox.js';
 import { toBatch, toItem, toJob } from './rows.js';
@@ -139,6 +140,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
           await refund(c, row.key_id, f.settlement.refund, f.settlement.ref, f.at);
           await enqueueDelivery(c, f.outbox);
           await enqueueWriteback(c, f.writeback);
+          if (f.verification) await insertVerification(c, f.verification);
           return true;
         });
       },
@@ -225,6 +227,7 @@ export function workStores(db: Db): { jobs: JobStore; batches: BatchStore } {
             f.at,
           ]);
           await refund(c, owned.key_id, f.settlement.refund, f.settlement.ref, f.at);
+          if (f.verification) await insertVerification(c, f.verification);
           return true;
         });
       },

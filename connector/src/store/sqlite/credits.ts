@@ -2,9 +2,11 @@
 import type { Db } from './db.js';
 import { adjustedBalance, type BalanceAdjustment } from '../balance-adjustment.js';
 import type { ChargeOutcome, CreditStore, LedgerEntry } from '../types/credits.js';
+import type { NewVerification } from '../types/history.js';
 import type { IdempotentRecord } from '../types/idempotency.js';
 import type { CreditOps } from './credit-ops.js';
 import { groupCommit } from './group-commit.js';
+import { verificationInsert } from './history.js';
 import { toKey, type Row } from './rows.js';
 
 export function creditStore(db: Db, credits: CreditOps): CreditStore {
@@ -15,13 +17,24 @@ export function creditStore(db: Db, credits: CreditOps): CreditStore {
     idemComplete: db.prepare('UPDATE idempotency SET status = ?, body = ?, completed_at = ? WHERE key_id = ? AND idem_key = ?'),
   };
 
+  const recordVerification = verificationInsert(db);
+
   // Charges are the hot write of sync verification: grouped into one commit per event-loop turn.
   const charge = groupCommit(
     db,
-    (keyId: string, amount: number, period: string, ref: string | null, at: string, record?: IdempotentRecord): ChargeOutcome => {
+    (
+      keyId: string,
+      amount: number,
+      period: string,
+      ref: string | null,
+      at: string,
+      record?: IdempotentRecord,
+      verification?: NewVerification,
+    ): ChargeOutcome => {
       const balance = credits.debit(keyId, amount, period, 'charge', ref, at);
       if (balance === null) return { ok: false, balance: credits.balance(keyId) };
       if (record) q.idemComplete.run(record.response.status, record.response.body, at, keyId, record.idemKey);
+      if (verification) recordVerification(verification);
       return { ok: true, balance };
     },
   );
@@ -45,8 +58,8 @@ export function creditStore(db: Db, credits: CreditOps): CreditStore {
   });
 
   return {
-    async charge(keyId, amount, period, ref, at, record) {
-      return charge(keyId, amount, period, ref, at, record);
+    async charge(keyId, amount, period, ref, at, record, verification) {
+      return charge(keyId, amount, period, ref, at, record, verification);
     },
     async balance(keyId, period, at) {
       return balanceTx.immediate(keyId, period, at);

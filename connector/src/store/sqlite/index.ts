@@ -5,6 +5,7 @@ import { creditOps } from './credit-ops.js';
 import { creditStore } from './credits.js';
 import { datasetStore } from './datasets.js';
 import { migrate, openDatabase } from './db.js';
+import { historyStore } from './history.js';
 import { idempotencyStore } from './idempotency.js';
 import { keyStore } from './keys.js';
 import { MIGRATIONS } from './migrations.js';
@@ -14,6 +15,7 @@ import { referenceDataStores } from './reference-data.js';
 import { retentionStore } from './retention.js';
 import { sheetStores } from './sheets.js';
 import { startWalPresync, type WalPresyncOptions } from './wal-presync.js';
+import { watchStore } from './watches.js';
 import { workStores } from './work.js';
 
 export interface SqliteStoreOptions {
@@ -42,6 +44,8 @@ export function openSqliteStore(databasePath: string, opts: SqliteStoreOptions =
     ...sheetStores(db),
     portal: portalStore(db),
     retention: retentionStore(db),
+    history: historyStore(db),
+    watches: watchStore(db, credits),
     async ping() {
       return (db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
     },

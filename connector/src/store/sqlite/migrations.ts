@@ -437,4 +437,147 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX expired_work_age ON expired_work (expired_at);
     `,
   },
+  {
+    id: 17,
+    name: 'result history: every verification result a key was given',
+    sql: `
+      -- Written once, never updated; read by key newest first, by (created_at, id) so a cursor survives inserts.
+      -- A sync verification writes a row, so every index is a page more in its commit: none on id alone
+      -- (the connector makes ids, time-ordered UUIDs, and never looks one up by itself) and none on age
+      -- (retention walks each key's time index).
+      CREATE TABLE verifications (
+        id TEXT NOT NULL,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        source TEXT NOT NULL CHECK (source IN ('sync', 'async', 'batch', 'watch')),
+        source_id TEXT,
+        policy_number TEXT NOT NULL,
+        country TEXT NOT NULL,
+        insurance_type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        checks TEXT NOT NULL,
+        input TEXT NOT NULL,
+        result TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX verifications_key_time ON verifications (key_id, created_at, id);
+      CREATE INDEX verifications_key_policy ON verifications (key_id, policy_number, created_at, id);
+      -- A job's erasure and a watch's filter find their entries; sync entries (no source id) stay out of it.
+      CREATE INDEX verifications_source ON verifications (source_id) WHERE source_id IS NOT NULL;
+    `,
+  },
+  {
+    id: 18,
+    name: 'watches: policies re-verified on a cadence, their runs, changes and e-mail digests',
+    sql: `
+      CREATE TABLE watches (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        cadence TEXT NOT NULL CHECK (cadence IN ('daily', 'weekly')),
+        expiry_window_days INTEGER NOT NULL,
+        webhook_url TEXT,
+        email_to TEXT,
+        sheet_target TEXT,
+        notify_unchanged INTEGER NOT NULL,
+        policy_count INTEGER NOT NULL,
+        next_run_at TEXT NOT NULL,
+        recheck_at TEXT,
+        paused_at TEXT,
+        run_id TEXT,
+        lease_owner TEXT,
+        lease_until TEXT,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX watches_key ON watches (key_id, created_at, id);
+      CREATE TABLE watch_items (
+        watch_id TEXT NOT NULL REFERENCES watches(id),
+        idx INTEGER NOT NULL,
+        policy_number TEXT NOT NULL,
+        input TEXT NOT NULL,
+        last_state TEXT,
+        probe TEXT,
+        run_id TEXT,
+        reserved INTEGER NOT NULL DEFAULT 0,
+        recheck INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (watch_id, idx)
+      );
+      -- A run reads the policies it still has to check; a re-check run the marked ones.
+      CREATE INDEX watch_items_run ON watch_items (watch_id, run_id, idx) WHERE run_id IS NOT NULL;
+      CREATE INDEX watch_items_recheck ON watch_items (watch_id, idx) WHERE recheck = 1;
+      CREATE TABLE watch_runs (
+        id TEXT PRIMARY KEY,
+        watch_id TEXT NOT NULL REFERENCES watches(id),
+        trigger_kind TEXT NOT NULL CHECK (trigger_kind IN ('schedule', 'register_change')),
+        status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'stopped')),
+        stop_reason TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        total INTEGER NOT NULL,
+        checked INTEGER NOT NULL DEFAULT 0,
+        changed INTEGER NOT NULL DEFAULT 0,
+        credits INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX watch_runs_watch ON watch_runs (watch_id, started_at);
+      CREATE TABLE watch_changes (
+        run_id TEXT NOT NULL REFERENCES watch_runs(id),
+        idx INTEGER NOT NULL,
+        policy_number TEXT NOT NULL,
+        before_state TEXT NOT NULL,
+        after_state TEXT NOT NULL,
+        reasons TEXT NOT NULL,
+        why TEXT NOT NULL,
+        PRIMARY KEY (run_id, idx)
+      );
+      CREATE TABLE watch_mails (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        watch_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        to_address TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        text TEXT NOT NULL,
+        html TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sent', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        sent_at TEXT
+      );
+      CREATE INDEX watch_mails_due ON watch_mails (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX watch_mails_run ON watch_mails (run_id);
+      -- The reference-data version the last re-check scan saw (watches/register-rechecks.ts).
+      INSERT INTO meta (name, value) VALUES ('watches_reference_version', -1);
+      -- Write-backs of watch runs: the changed rows' status cells, and the lines appended to the Changes sheet.
+      CREATE TABLE sheet_writebacks_with_watches (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        subject_type TEXT NOT NULL CHECK (subject_type IN ('job', 'batch', 'watch_run')),
+        subject_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('verification', 'extraction', 'changes')),
+        spreadsheet_id TEXT NOT NULL,
+        target TEXT NOT NULL,
+        rows TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'written', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        written INTEGER NOT NULL DEFAULT 0,
+        missing TEXT NOT NULL DEFAULT '[]',
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        lease_owner TEXT
+      );
+      INSERT INTO sheet_writebacks_with_watches (id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, status, attempts,
+          next_attempt_at, lease_until, written, missing, last_error, created_at, updated_at, lease_owner)
+        SELECT id, key_id, subject_type, subject_id, kind, spreadsheet_id, target, rows, status, attempts,
+          next_attempt_at, lease_until, written, missing, last_error, created_at, updated_at, lease_owner FROM sheet_writebacks;
+      DROP TABLE sheet_writebacks;
+      ALTER TABLE sheet_writebacks_with_watches RENAME TO sheet_writebacks;
+      CREATE INDEX sheet_writebacks_open ON sheet_writebacks (next_attempt_at, id) WHERE status = 'pending';
+      CREATE INDEX sheet_writebacks_subject ON sheet_writebacks (subject_id);
+    `,
+  },
 ];

@@ -36,6 +36,10 @@ export function retentionStore(db: Db): RetentionStore {
     expiredGet: db.prepare('SELECT * FROM expired_work WHERE id = ?'),
     expiredDelete: db.prepare('DELETE FROM expired_work WHERE id = ? AND key_id = ?'),
     expiredPurge: db.prepare('DELETE FROM expired_work WHERE id IN (SELECT id FROM expired_work WHERE expired_at < ? LIMIT ?)'),
+    // Key by key through each key's time index (CROSS JOIN keeps api_keys the outer loop): no index on age alone (migration 17).
+    historyPurge: db.prepare(`DELETE FROM verifications WHERE rowid IN (
+      SELECT v.rowid FROM api_keys k CROSS JOIN verifications v ON v.key_id = k.id AND v.created_at < ? LIMIT ?)`),
+    historyErase: db.prepare("DELETE FROM verifications WHERE source_id = ? AND source = 'async' AND key_id = ?"),
     idempotencyPurge: db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE created_at < ? LIMIT ?)'),
   };
 
@@ -91,9 +95,14 @@ export function retentionStore(db: Db): RetentionStore {
 
   const eraseJob = db.transaction((id: string, keyId: string): JobErasure => {
     const job = q.jobGet.get(id) as { key_id: string; status: string } | undefined;
-    if (!job) return q.expiredDelete.run(id, keyId).changes > 0 ? { outcome: 'erased', document_bytes: 0 } : { outcome: 'not_found' };
+    if (!job) {
+      if (q.expiredDelete.run(id, keyId).changes === 0) return { outcome: 'not_found' };
+      q.historyErase.run(id, keyId);
+      return { outcome: 'erased', document_bytes: 0 };
+    }
     if (job.key_id !== keyId) return { outcome: 'not_found' };
     if (job.status === 'pending') return { outcome: 'pending' };
+    q.historyErase.run(id, keyId);
     return { outcome: 'erased', document_bytes: removeJob(id, keyId) };
   });
 
@@ -109,6 +118,9 @@ export function retentionStore(db: Db): RetentionStore {
     },
     async purgeIdempotency(before, limit) {
       return q.idempotencyPurge.run(before, limit).changes;
+    },
+    async purgeVerifications(before, limit) {
+      return q.historyPurge.run(before, limit).changes;
     },
     async purgeExpired(before, limit) {
       return q.expiredPurge.run(before, limit).changes;

@@ -18,6 +18,7 @@ import type {
 } from '../types/work.js';
 import type { CreditOps } from './credit-ops.js';
 import type { Db } from './db.js';
+import { verificationInsert } from './history.js';
 import { idempotentCompleter } from './idempotency.js';
 import { deliveryEnqueuer } from './outbox.js';
 import { toBatch, toItem, toJob, type Row } from './rows.js';
@@ -111,6 +112,7 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
 
   const enqueue = deliveryEnqueuer(db);
   const enqueueWriteback = writebackEnqueuer(db);
+  const recordVerification = verificationInsert(db);
   const completeIdempotent = idempotentCompleter(db);
 
   const jobCreate = db.transaction(
@@ -142,6 +144,7 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     settle(row.key_id, f.settlement, f.at);
     enqueue(f.outbox);
     enqueueWriteback(f.writeback);
+    if (f.verification) recordVerification(f.verification);
     return true;
   });
 
@@ -178,6 +181,7 @@ export function workStores(db: Db, credits: CreditOps): { jobs: JobStore; batche
     if (changed === 0) return false;
     q.batchProgress.run({ id: f.batch_id, at: f.at });
     settle(owned.key_id, f.settlement, f.at);
+    if (f.verification) recordVerification(f.verification);
     return true;
   });
 

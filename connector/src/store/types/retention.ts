@@ -41,13 +41,15 @@ export interface RetentionStore {
   expireBatches(finishedBefore: string, at: string, limit: number): Promise<number>;
   /** Removes Idempotency-Key claims made before `createdBefore` (their stored answers hold results), at most `limit`. */
   purgeIdempotency(createdBefore: string, limit: number): Promise<number>;
+  /** Removes result history entries recorded before `createdBefore`, at most `limit`. */
+  purgeVerifications(createdBefore: string, limit: number): Promise<number>;
   /** Removes ExpiredRecords made before `expiredBefore`, at most `limit`: from then on the id is unknown. */
   purgeExpired(expiredBefore: string, limit: number): Promise<number>;
   /** The ExpiredRecord of a job or batch id, or null. */
   expired(id: string): Promise<ExpiredRecord | null>;
   /**
-   * Erases one finished job of `keyId` now, as expireJobs does but leaving no record; a job that had
-   * already expired loses its ExpiredRecord (answered erased, 0 bytes). Another key's job, or an
+   * Erases one finished job of `keyId` now, as expireJobs does but leaving no record, and its result's
+   * history entry with it; a job that had already expired loses its ExpiredRecord (answered erased, 0 bytes). Another key's job, or an
    * unknown id: not_found; a pending job: pending; either way nothing is touched.
    */
   eraseJob(id: string, keyId: string): Promise<JobErasure>;

@@ -11,9 +11,10 @@ export interface WritebackRow {
 export interface NewWriteback {
   id: string;
   key_id: string;
-  subject_type: 'job' | 'batch';
+  /** A watch run's write-backs are the changed rows' status cells (kind verification) and its change log (kind changes). */
+  subject_type: 'job' | 'batch' | 'watch_run';
   subject_id: string;
-  kind: 'verification' | 'extraction';
+  kind: 'verification' | 'extraction' | 'changes';
   spreadsheet_id: string;
   /** JSON text of the TSheetTarget. */
   target: string;

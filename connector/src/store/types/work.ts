@@ -1,5 +1,6 @@
 /** Storage of durable work: async jobs and batches, leased by workers and finished once with their credit settlement. */
 
+import type { NewVerification } from './history.js';
 import type { IdempotentRecord } from './idempotency.js';
 import type { NewOutbox } from './outbox.js';
 import type { NewWriteback } from './sheets.js';
@@ -76,6 +77,8 @@ export interface FinishJob {
   document_outcome?: string | null;
   /** Sheet write-back to queue with the result (same transaction). */
   writeback?: NewWriteback | null;
+  /** The result's history entry (same transaction): a result is kept exactly when it is recorded. */
+  verification?: NewVerification | null;
 }
 
 export interface LeaseLane {
@@ -190,6 +193,8 @@ export interface FinishBatchItem {
   error: string | null;
   settlement: Settlement;
   at: string;
+  /** The item's history entry, when it has a result (same transaction). */
+  verification?: NewVerification | null;
 }
 
 export interface BatchStore {
