@@ -19,9 +19,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
+import { HAVE_CHROMIUM, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 import {
   CONNECTOR,
   loadAddon,
@@ -36,8 +37,6 @@ import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const have = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 let rig: AddonRig<'conn' | 'limited'>;
 let conn: ChildConnector;
@@ -46,7 +45,7 @@ let http: SyncHttp;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!have) return;
+  if (!HAVE_CHROMIUM) return;
   rig = await startAddonRig({
     conn: {
       google: true,
@@ -67,18 +66,7 @@ beforeAll(async () => {
     },
   });
   ({ http, conn, limited } = rig);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 90_000);
 
@@ -149,7 +137,7 @@ async function gridUntil(id: string, title: string, done: (g: string[][]) => boo
 }
 
 // Skipped only outside CI: .ci/run installs Chromium, so a missing browser there fails instead.
-describe.skipIf(!have && !process.env.CI)('sidebar in Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('sidebar in Chromium', () => {
   it('rows with write-back: mapping shown, share address, progress bar passes intermediate values, the connector writes the results', async () => {
     const SID = 'browser-rows-sheet-001';
     const h = addon({ spreadsheetId: SID });

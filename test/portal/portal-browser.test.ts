@@ -7,13 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activationLink, startPortalServer, type PortalServer } from './harness.js';
+import { HAVE_CHROMIUM, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const have = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 const DAY = 24 * 60 * 60 * 1000;
 const KEY = /pk_(live|test)_[A-Za-z0-9]{44}/;
@@ -24,7 +23,7 @@ let browser: Browser;
 const inbox: { to: string; raw: string }[] = [];
 
 beforeAll(async () => {
-  if (!have) return;
+  if (!HAVE_CHROMIUM) return;
   smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -42,18 +41,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   srv = await startPortalServer({ COVERCHECK_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, COVERCHECK_KEY_SWEEP_INTERVAL_MS: '3600000' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
 
@@ -86,7 +74,7 @@ async function apiStatus(key: string): Promise<{ status: number; error?: string 
   return { status: r.status, ...(body.error ? { error: body.error } : {}) };
 }
 
-describe.skipIf(!have && !process.env.CI)('key portal in Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('key portal in Chromium', () => {
   it('a name gets a live key at once, shown once: reload and back do not show it again', async () => {
     const page = await browser.newPage();
     await requestKey(page, 'Acme reporting job', 'live');

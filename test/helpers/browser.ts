@@ -1,0 +1,27 @@
+/**
+ * Debian's Chromium for the browser suites (playwright-core never downloads one; .ci/run installs the
+ * package). Headless and quiet: no background fetches, updates or sync, since nothing but loopback is
+ * reachable and a stray request would only slow a test down.
+ */
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Outside CI a machine without Chromium skips the browser suites; in CI a missing one fails them. */
+export const HAVE_CHROMIUM = fs.existsSync(CHROMIUM);
+export const SKIP_BROWSER = !HAVE_CHROMIUM && !process.env.CI;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
