@@ -10,6 +10,7 @@ import { renderPage } from '../connector/src/extract/reading/render.js';
 import { COUNTRIES, INSURANCE_TYPES, type TCountry, type TInsuranceType, type TLanguage } from '../shared/packs/index.js';
 import { MOTOR_COVER_LEVELS, TRAVEL_REGIONS, type TMotorCoverLevel, type TTravelRegion, type TTripType } from '../shared/coverage-terms.js';
 import { fax, photo, type Grey } from './scan-effects.js';
+import * as R from './random.js';
 
 // The generator's tables are Records over the packs' codes: a new country, type or language is a gap the compiler names here too.
 type Country = TCountry;
@@ -21,22 +22,12 @@ const OUT_DIR = fileURLToPath(new URL('../test/fixtures/policies/', import.meta.
 const COUNT = 66;
 const SEED = 20260301;
 
-/** mulberry32: small, fast, and the same sequence on every machine. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-let rand = prng(SEED);
-const int = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
-const digits = (n: number): string => Array.from({ length: n }, () => String(int(0, 9))).join('');
-const letters = (n: number, alphabet = 'ABCDEFGHJKLMNPRSTUVWXYZ'): string => Array.from({ length: n }, () => pick([...alphabet])).join('');
+// One stream for the whole corpus (reset per part), so the helpers below draw from whichever is current.
+let rand = R.prng(SEED);
+const int = (lo: number, hi: number): number => R.int(rand, lo, hi);
+const pick = <T>(xs: readonly T[]): T => R.pick(rand, xs);
+const digits = (n: number): string => R.digits(rand, n);
+const letters = (n: number, alphabet?: string): string => R.letters(rand, n, alphabet);
 
 // ---- Insurers: [as printed on the document, register canonical name] -------------------------
 
@@ -422,7 +413,7 @@ interface CoverPrinted {
  * value of the corpus as it was. A travel policy of a few weeks is a single trip, of a year annual multi-trip.
  */
 function buildCoverage(i: number, lang: Lang, type: Kind, startIso: string, endIso: string): { truth: CoverTruth; printed: CoverPrinted } {
-  const r = prng(SEED + 7919 * (i + 1));
+  const r = R.prng(SEED + 7919 * (i + 1));
   const choose = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const w = COVER_WORDING[lang];
   if (type === 'motor') {
@@ -1152,7 +1143,7 @@ async function scannedPdf(textBytes: Uint8Array, style: ScanStyle, seed: number)
   }
   ctx.putImageData(data, 0, 0);
   if (style.effect !== 'office') {
-    const own = prng(seed);
+    const own = R.prng(seed);
     canvas = canvasOf(style.effect === 'fax' ? fax(await faxPage(textBytes, own), own) : photo(greyOf(img), own));
   }
   if (style.turn !== 0) {
@@ -1179,7 +1170,7 @@ async function scannedPdf(textBytes: Uint8Array, style: ScanStyle, seed: number)
 }
 
 async function main(): Promise<void> {
-  rand = prng(SEED);
+  rand = R.prng(SEED);
   mkdirSync(OUT_DIR, { recursive: true });
   for (const f of readdirSync(OUT_DIR)) if (/^\d{3}\.(pdf|json)$/.test(f)) rmSync(path.join(OUT_DIR, f));
   let bytes = 0;
@@ -1208,7 +1199,7 @@ async function main(): Promise<void> {
       tally[k] = (tally[k] ?? 0) + 1;
   }
   // The families draw from their own stream; their scans continue the scan cycle.
-  rand = prng(FAMILY_SEED);
+  rand = R.prng(FAMILY_SEED);
   let n = COUNT;
   for (const family of FAMILIES) {
     for (let k = 0; k < PER_FAMILY; k++) {

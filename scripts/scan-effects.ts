@@ -8,7 +8,7 @@ export interface Grey {
   data: Uint8Array;
 }
 
-type Rand = () => number;
+import type { Rand } from './random.js';
 
 /** Gaussian-ish noise from three uniforms, mean 0, about ±1.5 at the extremes. */
 const noise = (rand: Rand): number => rand() + rand() + rand() - 1.5;

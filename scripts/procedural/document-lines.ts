@@ -13,25 +13,9 @@
  */
 import { LANGUAGE_PACKS, type TCountry, type TInsuranceType, type TLanguage } from '../../shared/packs/index.js';
 import { CELL_GAP, type Line } from '../../connector/src/extract/reading/lines.js';
+import { chance, int, letters, number, pick, prng, type Rand } from '../random.js';
 
-/** mulberry32: small, fast, and the same sequence on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-const chance = (r: Rand, p: number): boolean => r() < p;
-const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-const digits = (r: Rand, n: number): string => Array.from({ length: n }, (_, i) => String(i === 0 ? int(r, 1, 9) : int(r, 0, 9))).join('');
-const letters = (r: Rand, n: number): string => Array.from({ length: n }, () => pick(r, [...'ABCDEFGHJKLMNPRSTUVWXYZ'])).join('');
+const digits = number;
 
 export const POLICY_KINDS = ['plain', 'letter_spaced', 'sentence', 'merged_header', 'carrier', 'grouped_number', 'multi_column'] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];

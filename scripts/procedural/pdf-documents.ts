@@ -11,7 +11,8 @@
 import type { TCountry, TLanguage } from '../../shared/packs/index.js';
 import type { Field } from '../extract-eval/compare.js';
 import { fax } from '../scan-effects.js';
-import { COUNTRY_OF, prng } from './document-lines.js';
+import { COUNTRY_OF } from './document-lines.js';
+import { chance, pick, prng, type Rand } from '../random.js';
 import {
   coverLetter,
   DRAWN_LAYOUTS,
@@ -40,10 +41,6 @@ import {
   type Drawing,
   type FontFamily,
 } from './technicalities/index.js';
-
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-const chance = (r: Rand, p: number): boolean => r() < p;
 
 /** The technicalities, as the extraction eval reports them. */
 export const TECHNICALITIES = [

@@ -29,11 +29,8 @@ import {
   type PolicyKind,
 } from './document-lines.js';
 import { textWidth, type Control, type Drawing, type DrawnText } from './technicalities/drawing.js';
+import { chance, int, pick, type Rand } from '../random.js';
 
-type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
-const chance = (r: Rand, p: number): boolean => r() < p;
-const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
 const digits = (r: Rand, n: number): string => Array.from({ length: n }, (_, i) => String(i === 0 ? int(r, 1, 9) : int(r, 0, 9))).join('');
 
 /** Layouts drawn here, each with its labels and values marked; `lines/<kind>` sets a line-level document as a page. */
