@@ -7,6 +7,7 @@ import { benchFields } from './fields.js';
 import { benchLayers } from './layers.js';
 import { benchScale } from './scale.js';
 import { benchVerify } from './verify.js';
+import { benchWatch } from './watch.js';
 import { benchWriteback } from './writeback.js';
 
 const BENCHES: Record<string, () => Promise<unknown>> = {
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<unknown>> = {
   writeback: () => benchWriteback(),
   addon: () => benchAddon(),
   scale: () => benchScale(),
+  watch: () => benchWatch(),
 };
 
 const names = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -18,7 +18,18 @@ import { HOSTILE_PDF_NAMES, type HostilePdfName } from './hostile-pdfs.js';
 /** What the running server offers to aim at (server-child.ts's ready message). */
 export interface Env {
   keys: { live: string; test: string; verifyOnly: string; other: string; revoked: string };
-  ids: { job: string; otherJob: string; batch: string; schedule: string; binding: string; dataset: string };
+  ids: {
+    job: string;
+    otherJob: string;
+    batch: string;
+    schedule: string;
+    binding: string;
+    dataset: string;
+    /** The test key's watch the read, pause and resume routes aim at; the one its DELETE does; another key's. */
+    watch: string;
+    watchToDelete: string;
+    otherWatch: string;
+  };
   pdfs: Record<HostilePdfName, Buffer>;
   limits: { json: number; async: number };
   /** A fresh portal form: its CSRF cookie and field (fetched by the runner just before). */
@@ -268,6 +279,23 @@ const jsonValueFor = (route: RouteName): fc.Arbitrary<Json> => {
   }
   if (route === 'POST /api/v1/watches') {
     return fc.oneof(
+      // Well-formed, so that some watches are made (and run) and the books see a create go through.
+      fc.record(
+        {
+          policies: fc.array(
+            fc.constantFrom(
+              { policy_number: 'UKM-1000-0001', country: 'UK', insurance_type: 'motor' },
+              { policy_number: 'UKM-1000-0002', country: 'UK', insurance_type: 'motor', end_date: '2026-12-31' },
+              { policy_number: 'MUT-000123', country: 'FR', insurance_type: 'health' },
+            ),
+            { minLength: 1, maxLength: 5 },
+          ),
+          cadence: fc.constantFrom('daily', 'weekly'),
+          expiry_window_days: fc.integer({ min: 0, max: 365 }),
+          report: fc.constantFrom({ webhook_url: 'https://hooks.example.com/x' }, { email: false }),
+        },
+        { requiredKeys: ['policies', 'cadence'] },
+      ),
       fc.record(
         {
           policies: fc.oneof(fc.array(fc.oneof(policyish, anyJson), { maxLength: 20 }), anyJson),
@@ -283,6 +311,10 @@ const jsonValueFor = (route: RouteName): fc.Arbitrary<Json> => {
       ),
       anyJson,
     );
+  }
+  if (route === 'POST /api/v1/watches/:watch_id/pause' || route === 'POST /api/v1/watches/:watch_id/resume') {
+    // The one body these take is {} (or none): anything else must be refused and leave the watch as it was.
+    return fc.oneof({ arbitrary: fc.constant({}), weight: 2 }, { arbitrary: policyish, weight: 1 }, { arbitrary: anyJson, weight: 2 });
   }
   if (route === 'POST /api/v1/sheets/schedules') {
     return fc.oneof(
@@ -585,7 +617,19 @@ const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
       'Upgrade',
       'Expect',
     ),
-    fc.oneof(fc.constantFrom('100-continue', 'websocket', 'bytes=0-1', '*', 'gzip, br', 'cc_portal_sid=x; cc_portal_sid=y'), anyString),
+    fc.oneof(
+      fc.constantFrom(
+        '100-continue',
+        'websocket',
+        'bytes=0-1',
+        '*',
+        'gzip, br',
+        'cc_portal_sid=x; cc_portal_sid=y',
+        'text/csv',
+        'text/csv;q=0',
+      ),
+      anyString,
+    ),
   ),
   fc.tuple(
     fc.constantFrom('Content-Type', 'Content-Encoding', 'Host', 'Content-Length'),
@@ -619,11 +663,50 @@ const pathSpec: fc.Arbitrary<Case['path']> = fc.record({
       arbitrary: fc.array(
         fc.tuple(
           fc.oneof(
-            fc.constantFrom('wait', 'limit', 'offset', 'q', 'category', 'source', 'cadence', 'direction', 'token', '%74oken', 'key'),
+            fc.constantFrom(
+              'wait',
+              'limit',
+              'offset',
+              'q',
+              'category',
+              'source',
+              'cadence',
+              'direction',
+              'token',
+              '%74oken',
+              'key',
+              'from',
+              'to',
+              'status',
+              'policy_number',
+              'watch_id',
+              'cursor',
+            ),
             anyString,
           ),
           fc.oneof(
-            fc.constantFrom('0', '1', '25', '26', '-1', '1.5', '1e3', '99999999999999999999', 'latest', 'earliest', 'daily', 'motor'),
+            fc.constantFrom(
+              '0',
+              '1',
+              '25',
+              '26',
+              '-1',
+              '1.5',
+              '1e3',
+              '99999999999999999999',
+              'latest',
+              'earliest',
+              'daily',
+              'motor',
+              '2026-03-01',
+              '2026-02-30T25:61:00Z',
+              '2026-03-01T09:00:00+14:00',
+              'verified',
+              'UKM-1000-0001',
+              '$WATCH',
+              '$OTHER_WATCH',
+              'eyJrIjoiIn0',
+            ),
             anyString,
           ),
         ),
@@ -647,6 +730,11 @@ const ROUTE_WEIGHTS: Partial<Record<RouteName, number>> = {
   'POST /api/v1/sheets/schedules': 2,
   'POST /portal/keys': 2,
   'POST /portal/activate': 2,
+  'POST /api/v1/watches': 3,
+  'POST /api/v1/watches/:watch_id/pause': 2,
+  'POST /api/v1/watches/:watch_id/resume': 2,
+  'DELETE /api/v1/watches/:watch_id': 2,
+  'GET /api/v1/verifications': 2,
 };
 
 /** A run's cases; `echo` adds bodies with values of megabytes in the fields a message may quote. */
@@ -1000,7 +1088,9 @@ function routePath(c: Case, env: Env): string {
         ? [env.ids.schedule, 'sch_00000000000000000000']
         : c.route.includes(':binding_id')
           ? [env.ids.binding, 'sbd_00000000000000000000']
-          : [env.ids.dataset, 'no-such-dataset'];
+          : c.route.includes(':watch_id')
+            ? [c.route.startsWith('DELETE') ? env.ids.watchToDelete : env.ids.watch, env.ids.otherWatch]
+            : [env.ids.dataset, 'no-such-dataset'];
   const id = {
     own: ids[0]!,
     other: ids[1]!,
@@ -1031,7 +1121,8 @@ function routePath(c: Case, env: Env): string {
       break;
   }
   const q = c.path.query;
-  const query = typeof q === 'string' ? q : q.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&');
+  const value = (v: string) => (v === '$WATCH' ? env.ids.watch : v === '$OTHER_WATCH' ? env.ids.otherWatch : v);
+  const query = typeof q === 'string' ? q : q.map(([k, v]) => `${pct(k)}=${pct(value(v))}`).join('&');
   return query ? `${p}?${query}` : p;
 }
 

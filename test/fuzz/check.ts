@@ -3,7 +3,7 @@ import { ERROR_STATUS, ZErrorBodySchema, ZSyncErrorBodySchema } from '../../shar
 import type { RawOutcome, RawRequest } from '../helpers/raw-http.js';
 
 /** The path as Express matches it: absolute-form's origin and the query dropped, case and a trailing slash ignored. */
-function routedPath(target: string): string {
+export function routedPath(target: string): string {
   const p = target
     .replace(/^https?:\/\/[^/]*/i, '')
     .replace(/\?.*$/s, '')

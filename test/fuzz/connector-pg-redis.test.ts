@@ -7,6 +7,8 @@
  * - every hostile PDF (hostile-pdfs.ts: nested forms, JBIG2 and JPEG 2000 images, encrypted files
  *   among them) is sent once as a file to /documents/extract and once in base64 to /verify/async, and
  *   every job the run was answered 202 for finishes: complete, or failed with a document error;
+ * - no request but a 2xx on a watch route of its own key moves a watch, and none on the watch routes or
+ *   the result history takes a credit (books.ts), as in the first run;
  * - values of megabytes in every field a message may quote (cases.ts, `echo` bodies), first one of
  *   each field and route, twice with an Idempotency-Key, then at random in the run: each answer stays
  *   under 4 KB, and afterwards no value in the database but a stored document holds 64 KB.
@@ -246,6 +248,7 @@ describe('fuzz on PostgreSQL and Redis, extraction on', () => {
       runs: RUNS,
       ...(PATH ? { path: PATH } : {}),
       file: 'test/fuzz/connector-pg-redis.test.ts',
+      books: true,
       onAnswer(c, _built, outcome) {
         const res = answer(outcome);
         if (!res || res.status === 0) return;

@@ -3,7 +3,9 @@
  * every route of a real connector on loopback, in a child process (server-child.ts). Asserts that
  * every answer is the contract's (check.ts: no 5xx but 503 with Retry-After, error bodies in the
  * contract's schema), that the process never dies, that its event loop is never blocked for more
- * than 200 ms of CPU (stall-monitor.ts), and that /healthz is green afterwards. The same run once
+ * than 200 ms of CPU (stall-monitor.ts), that no request but a 2xx on a watch route of its own key
+ * created, removed, paused or resumed a watch, and none on the watch routes or the result history took
+ * a credit (books.ts), and that /healthz is green afterwards. The same run once
  * more on PostgreSQL and Redis with extraction on: connector-pg-redis.test.ts.
  *
  * Seeded and reproducible: FUZZ_SEED (default 17) and FUZZ_RUNS (default 3000) choose the run;
@@ -42,6 +44,7 @@ describe('fuzz: every route, malformed and adversarial requests', () => {
       runs: RUNS,
       ...(PATH ? { path: PATH } : {}),
       file: 'test/fuzz/connector.test.ts',
+      books: true,
     });
     const final = await child.report();
     console.log(summary(SEED, statuses, final));

@@ -9,7 +9,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { ASYNC_BODY_LIMIT } from '../../connector/src/routes/jobs.js';
 import { sendRaw, type RawOutcome, type RawRequest } from '../helpers/raw-http.js';
-import { buildRequest, describeRequest, type Built, type Case, type Env } from './cases.js';
+import { actingKeys, booksProblem, type Books, type KeyIds } from './books.js';
+import { buildRequest, describeRequest, ROUTES, type Built, type Case, type Env, type RouteName } from './cases.js';
 import { problemWith } from './check.js';
 import { buildHostilePdfs } from './hostile-pdfs.js';
 import type { Stall, StallReport } from './stall-monitor.js';
@@ -33,6 +34,7 @@ interface Ready {
   url: string;
   pid: number;
   keys: Env['keys'];
+  keyIds: KeyIds;
   spare: string[];
   ids: Env['ids'];
   routes: string[];
@@ -50,6 +52,7 @@ export class FuzzChild {
   env!: Env;
   private child!: ChildProcess;
   private pendingReport: ((r: StallReport) => void) | null = null;
+  private pendingBooks: ((b: { books?: Books; error?: string }) => void) | null = null;
 
   async start(spec: ChildSpec): Promise<void> {
     const pdfs = await buildHostilePdfs();
@@ -64,10 +67,11 @@ export class FuzzChild {
       this.exited = `exit code ${code}${signal ? `, signal ${signal}` : ''}`;
     });
     this.ready = await new Promise<Ready>((resolve, reject) => {
-      child.on('message', (msg: { type: string; stall?: Stall; report?: StallReport }) => {
+      child.on('message', (msg: { type: string; stall?: Stall; report?: StallReport; books?: Books; error?: string }) => {
         if (msg.type === 'ready') resolve(msg as unknown as Ready);
         if (msg.type === 'stall') this.stalls.push(msg.stall!);
         if (msg.type === 'report') this.pendingReport?.(msg.report!);
+        if (msg.type === 'books') this.pendingBooks?.(msg);
       });
       child.on('exit', () => reject(new Error(`the fuzz server did not start (${this.exited}):\n${this.stderrTail}`)));
     });
@@ -109,6 +113,20 @@ export class FuzzChild {
       child.send({ type: 'report' }, (err) => {
         if (err) onExit();
       });
+    });
+  }
+
+  /** The watches and the ledger (books.ts), with the ledger rows written after `since`. */
+  books(since: number | null = null): Promise<Books> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no books from the server within 10 s')), 10_000);
+      this.pendingBooks = (b) => {
+        clearTimeout(timer);
+        this.pendingBooks = null;
+        if (b.books) resolve(b.books);
+        else reject(new Error(`the server could not read its books: ${b.error}`));
+      };
+      this.child.send({ type: 'books', since });
     });
   }
 
@@ -162,7 +180,12 @@ export interface RunOptions {
   file: string;
   /** More checks on each answer; throw to fail the case. */
   onAnswer?: (c: Case, built: Built, outcome: RawOutcome) => void | Promise<void>;
+  /** Reads the books before and after each case and holds them to booksProblem (books.ts). */
+  books?: boolean;
 }
+
+/** Routes that never take a credit, whatever they are sent: the watch routes and the result history. */
+const TAKES_NO_CREDIT = (route: RouteName) => ROUTES[route].path.startsWith('/api/v1/watches') || route === 'GET /api/v1/verifications';
 
 /** The seeded run: every case sent and checked; the answers' statuses counted. */
 export async function runFuzz(child: FuzzChild, arbitrary: fc.Arbitrary<Case>, opts: RunOptions): Promise<Map<number, number>> {
@@ -170,7 +193,15 @@ export async function runFuzz(child: FuzzChild, arbitrary: fc.Arbitrary<Case>, o
   const property = fc.asyncProperty(arbitrary, async (c: Case) => {
     const form = c.body?.t === 'form' && c.body.csrf !== 'none' ? await child.portalForm() : undefined;
     const built = buildRequest(c, form ? { ...child.env, portalForm: form } : child.env);
+    const before = opts.books ? await child.books() : null;
     const outcome = await child.send(built.req, built.mayGoUnanswered);
+    if (before) {
+      // A client that left may still have its request at work: its books settle a moment later.
+      if (!outcome.ok || outcome.response.status === 0) await new Promise((r) => setTimeout(r, 100));
+      const after = await child.books(before.lastLedgerId);
+      const problem = booksProblem(built.req, outcome, actingKeys(c.auth, child.ready.keyIds), before, after, !TAKES_NO_CREDIT(c.route));
+      if (problem) throw new Error(`${problem}\n--- request ---\n${describeRequest(built.req)}`);
+    }
     try {
       await opts.onAnswer?.(c, built, outcome);
     } catch (err) {

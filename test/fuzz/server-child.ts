@@ -8,17 +8,21 @@
  *   -> {type: 'ready', url, pid, keys, ids, routes}   once listening
  *   -> {type: 'stall', stall}                          whenever the loop was blocked
  *   <- {type: 'report'}  -> {type: 'report', report}
+ *   <- {type: 'books', since}  -> {type: 'books', books}   the watches and the ledger rows after `since` (books.ts)
  * Exits on SIGTERM or when the IPC channel closes. argv[2]: JSON ChildSpec (harness.ts): extraction and
  * its host, a PostgreSQL database instead of SQLite, more environment (Redis, limits).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type { Express } from 'express';
+import pg from 'pg';
 import { createApp } from '../../connector/src/app.js';
 import { createPortal } from '../../connector/src/portal/app.js';
 import { FakeGoogle } from '../helpers/fake-google.js';
 import { startTestServer } from '../helpers/server.js';
+import type { Books, KeyIds, LedgerRow, WatchRow } from './books.js';
 import type { ChildSpec } from './harness.js';
 import { startStallMonitor } from './stall-monitor.js';
 
@@ -63,13 +67,14 @@ const srv = await startTestServer({
   },
 });
 
-const keys = {
-  live: (await srv.key({ mode: 'live', credits: 1_000_000, name: 'fuzz live' })).key,
-  test: (await srv.key({ mode: 'test', name: 'fuzz test' })).key,
-  verifyOnly: (await srv.key({ mode: 'test', scopes: ['verify'], name: 'fuzz verify-only' })).key,
-  other: (await srv.key({ mode: 'test', name: 'fuzz other tenant' })).key,
-  revoked: '',
+const made = {
+  live: await srv.key({ mode: 'live', credits: 1_000_000, name: 'fuzz live' }),
+  test: await srv.key({ mode: 'test', name: 'fuzz test' }),
+  verifyOnly: await srv.key({ mode: 'test', scopes: ['verify'], name: 'fuzz verify-only' }),
+  other: await srv.key({ mode: 'test', name: 'fuzz other tenant' }),
 };
+const keys = { live: made.live.key, test: made.test.key, verifyOnly: made.verifyOnly.key, other: made.other.key, revoked: '' };
+const keyIds: KeyIds = { live: made.live.id, test: made.test.id, verifyOnly: made.verifyOnly.id, other: made.other.id };
 /** Live keys of their own for a run that submits many documents at once, each key under its bound of documents waiting. */
 const spare = await Promise.all(
   Array.from(
@@ -108,7 +113,58 @@ const ids = {
     await post('/api/v1/sheets/schedules', keys.test, { dataset, spreadsheet_id: 'fuzz-sheet', sheet_name: 'Results', cadence: 'daily' })
   ).schedule_id!,
   dataset,
+  // The test key's watches (one its pause and resume aim at, one its DELETE does) and another tenant's.
+  watch: (await post('/api/v1/watches', keys.test, { policies: [policy], cadence: 'daily' })).watch_id!,
+  watchToDelete: (await post('/api/v1/watches', keys.test, { policies: [policy], cadence: 'weekly' })).watch_id!,
+  otherWatch: (await post('/api/v1/watches', keys.other, { policies: [policy], cadence: 'daily' })).watch_id!,
 };
+
+/**
+ * The books (books.ts) read from the database on a connection of their own, as an operator's query
+ * would: what the store committed, whatever the connector's caches say.
+ */
+const booksDb = spec.databaseUrl ? new pg.Client({ connectionString: spec.databaseUrl }) : new Database(srv.dbPath, { readonly: true });
+if (booksDb instanceof pg.Client) await booksDb.connect();
+const WATCH_COLUMNS =
+  'id, key_id, paused_at, cadence, expiry_window_days, webhook_url, email_to, sheet_target, notify_unchanged, policy_count, created_at';
+/** Rows as plain values alike on both backends: times as ISO strings, booleans and bigints as numbers. */
+const plain = (row: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k,
+      v instanceof Date
+        ? v.toISOString()
+        : typeof v === 'boolean'
+          ? Number(v)
+          : k === 'id' && typeof v === 'string' && /^\d+$/.test(v)
+            ? Number(v)
+            : v,
+    ]),
+  );
+async function rows(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  let n = 0;
+  if (booksDb instanceof pg.Client)
+    return (
+      await booksDb.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows.map(plain);
+  return (booksDb.prepare(sql).all(...params) as Record<string, unknown>[]).map(plain);
+}
+async function books(since: number | null): Promise<Books> {
+  const last = Number((await rows('SELECT coalesce(max(id), 0) AS n FROM credit_ledger'))[0]!.n);
+  return {
+    watches: (await rows(`SELECT ${WATCH_COLUMNS} FROM watches ORDER BY id`)) as unknown as WatchRow[],
+    ledger:
+      since === null
+        ? []
+        : ((await rows('SELECT id, key_id, delta, reason, ref FROM credit_ledger WHERE id > ? ORDER BY id', [
+            since,
+          ])) as unknown as LedgerRow[]),
+    lastLedgerId: last,
+  };
+}
 
 /** Every route the app serves, as "METHOD /path", read from the routers rather than listed by hand. */
 function routesOf(app: Express, prefix = ''): string[] {
@@ -132,20 +188,27 @@ function routesOf(app: Express, prefix = ''): string[] {
 }
 
 const monitor = startStallMonitor({ onStall: (stall) => send({ type: 'stall', stall }) });
-send({ type: 'ready', url: srv.url, pid: process.pid, keys, spare, ids, routes: routesOf(createApp(srv.ctx)) });
+send({ type: 'ready', url: srv.url, pid: process.pid, keys, keyIds, spare, ids, routes: routesOf(createApp(srv.ctx)) });
 
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
   monitor.stop();
+  if (booksDb instanceof pg.Client) await booksDb.end();
+  else booksDb.close();
   await srv.close();
   await google.stop();
   fs.rmSync(outbox, { recursive: true, force: true });
   process.exit(0);
 };
-process.on('message', (msg: { type?: string }) => {
+process.on('message', (msg: { type?: string; since?: number | null }) => {
   if (msg?.type === 'report') send({ type: 'report', report: monitor.report() });
+  if (msg?.type === 'books')
+    books(msg.since ?? null).then(
+      (b) => send({ type: 'books', books: b }),
+      (err: Error) => send({ type: 'books', error: err.message }),
+    );
 });
 process.on('SIGTERM', () => void stop());
 process.on('disconnect', () => void stop());

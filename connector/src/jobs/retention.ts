@@ -1,8 +1,9 @@
 /**
  * Retention (docs/personal-data.md): an uploaded document is removed once its job has been finished
  * (complete or failed) for the document retention period; a finished job or batch, with the webhook
- * deliveries and sheet write-backs that copy its result, Idempotency-Key answers and result history
- * entries (docs/history.md), after the result retention period. A periodic worker sweeps; every instance may run it at once without a lease,
+ * deliveries and sheet write-backs that copy its result, Idempotency-Key answers, result history
+ * entries (docs/history.md) and watch runs with their changes and deliveries (docs/monitoring.md), after
+ * the result retention period. A periodic worker sweeps; every instance may run it at once without a lease,
  * because each store step claims the rows it removes (store/types/retention.ts), and a second
  * sweeper finds them gone.
  */
@@ -13,7 +14,7 @@ import { periodic, type Worker } from '../workers/index.js';
 export interface RetentionPolicy {
   /** An uploaded document is removed this long after its job finished. */
   documentMs: number;
-  /** A finished job or batch, its deliveries and write-backs, an Idempotency-Key claim and a history entry are removed this long after. */
+  /** A finished job, batch or watch run, its deliveries and write-backs, an Idempotency-Key claim and a history entry are removed this long after. */
   resultMs: number;
 }
 
@@ -27,6 +28,7 @@ export interface RetentionSweep {
   batches: number;
   idempotency_keys: number;
   verifications: number;
+  watch_runs: number;
   expiry_notices: number;
 }
 
@@ -63,6 +65,8 @@ export async function sweepRetention(
     batches: await drain(() => store.expireBatches(resultsBefore, at, chunk), chunk),
     idempotency_keys: await drain(() => store.purgeIdempotency(resultsBefore, chunk), chunk),
     verifications: await drain(() => store.purgeVerifications(resultsBefore, chunk), chunk),
+    // Each watch keeps its latest run and its policies' last state: the next run compares with them.
+    watch_runs: await drain(() => store.purgeWatchRuns(resultsBefore, chunk), chunk),
     // An expiry notice is kept as long again as the result was; then the id is simply unknown.
     expiry_notices: await drain(() => store.purgeExpired(resultsBefore, chunk), chunk),
   };

@@ -2,7 +2,7 @@
  * A key's watches, as plain functions: list, read, pause, resume, delete. Another key's watch is
  * answered as an unknown id (not_found), and left as it was.
  */
-import type { TWatch } from '../../../shared/watches.js';
+import { WATCH_CHANGES_SHOWN, type TWatch } from '../../../shared/watches.js';
 import { notFoundForKey } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { watchView } from './views.js';
@@ -10,13 +10,19 @@ import { watchView } from './views.js';
 type WatchReads = Pick<Store, 'watches' | 'keys'>;
 
 export async function listWatches(keyId: string, store: WatchReads): Promise<TWatch[]> {
-  return Promise.all((await store.watches.list(keyId)).map((w) => watchView(w, store)));
+  const read = await Promise.all((await store.watches.list(keyId)).map((w) => readWatch(w.id, store)));
+  return read.flatMap((r) => (r && r.keyId === keyId ? [r.view] : []));
 }
 
 export async function getWatch(keyId: string, id: string, store: WatchReads): Promise<TWatch> {
-  const w = await store.watches.get(id);
-  if (!w || w.key_id !== keyId) throw notFoundForKey('watch', id);
-  return watchView(w, store);
+  const r = await readWatch(id, store);
+  if (!r || r.keyId !== keyId) throw notFoundForKey('watch', id);
+  return r.view;
+}
+
+async function readWatch(id: string, store: WatchReads): Promise<{ view: TWatch; keyId: string } | null> {
+  const snap = await store.watches.snapshot(id, WATCH_CHANGES_SHOWN);
+  return snap ? { view: await watchView(snap, store), keyId: snap.watch.key_id } : null;
 }
 
 /** No run starts while paused; a run under way stops after the chunk in hand (run.ts), reporting what it found. */

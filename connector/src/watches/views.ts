@@ -1,7 +1,7 @@
 /** A watch, its runs and its changes as the contract shows them (shared/watches.ts). */
 import type { TSheetTarget } from '../../../shared/sheets.js';
-import { WATCH_CHANGES_SHOWN, type TWatch, type TWatchChange, type TWatchRun } from '../../../shared/watches.js';
-import type { ApiKeyRecord, NewWatch, Store, WatchChangeRecord, WatchRecord, WatchRunRecord } from '../store/types.js';
+import type { TWatch, TWatchChange, TWatchRun } from '../../../shared/watches.js';
+import type { ApiKeyRecord, NewWatch, Store, WatchChangeRecord, WatchRecord, WatchRunRecord, WatchSnapshot } from '../store/types.js';
 import { projectedMonthlyCredits } from './cadence.js';
 import type { ItemState } from './compare.js';
 
@@ -69,12 +69,11 @@ export function newWatchView(w: NewWatch, key: Pick<ApiKeyRecord, 'mode'>): TWat
 }
 
 /** The watch as GET shows it: its settings, next run, last run with its first changes, and what a month may cost. */
-export async function watchView(w: WatchRecord, store: Pick<Store, 'watches' | 'keys'>): Promise<TWatch> {
-  const lastRun = await store.watches.lastRun(w.id);
-  return view(w, {
-    key: await store.keys.get(w.key_id),
-    lastRun,
-    changes: lastRun ? await store.watches.changes(lastRun.id, WATCH_CHANGES_SHOWN) : [],
-    rechecks: await store.watches.rechecksPending(w.id),
+export async function watchView(snap: WatchSnapshot, store: Pick<Store, 'keys'>): Promise<TWatch> {
+  return view(snap.watch, {
+    key: await store.keys.get(snap.watch.key_id),
+    lastRun: snap.lastRun,
+    changes: snap.changes,
+    rechecks: snap.rechecks,
   });
 }

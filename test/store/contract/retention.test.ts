@@ -9,8 +9,11 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { NewVerification, Store } from '../../../connector/src/store/types.js';
-import { at, finishOf, keyRequest, newJob, outboxRow, PERIOD, schedule, watchWithRun, writebackRow } from './fixtures.js';
+import { sweepRetention } from '../../../connector/src/jobs/retention.js';
+import { at, finishOf, keyRequest, newJob, newWatch, outboxRow, PERIOD, schedule, watchWithRun, writebackRow } from './fixtures.js';
 import { storeContract, type ContractContext } from './harness.js';
+
+const DAY = 86_400;
 
 /** The block of docs/personal-data.md that erases a key's whole data, for `keyId`. */
 function erasureSql(keyId: string): string {
@@ -301,6 +304,131 @@ storeContract((t) => {
       expect(await store.retention.expired('j1')).not.toBeNull();
       expect(await store.retention.eraseJob('j1', 'k1')).toEqual({ outcome: 'erased', document_bytes: 0 });
       expect(await store.retention.expired('j1')).toBeNull();
+    });
+  });
+
+  /**
+   * Runs watch `id` of `keyId` once per start in `days` (each closed 60 s on), every run finding a change of
+   * its one policy and delivering it by webhook, e-mail and sheet; the run ids, in order.
+   */
+  async function watchRuns(id: string, keyId: string, days: number[]): Promise<string[]> {
+    await store.watches.create(newWatch(id, 1, { key_id: keyId, email_to: `${keyId}@example.com` }));
+    const ids: string[] = [];
+    for (const [n, day] of days.entries()) {
+      const start = day * DAY;
+      const owner = `w-${id}-${n}`;
+      expect((await store.watches.lease(owner, at(start), at(start + 120)))?.id).toBe(id);
+      const run = (await store.watches.openRun(id, owner, { id: `${id}-run${n}`, trigger: 'schedule', at: at(start) }))!;
+      const state = JSON.stringify({ status: n % 2 ? 'verified' : 'unverified' });
+      const change = { before: '{}', after: state, reasons: '["status_changed"]', why: 'status changed' };
+      const item = { idx: 0, state, probe: `a:${n}`, charge: 0, change };
+      const ref = `watch:${run.id}`;
+      await store.watches.commitChunk({ watch_id: id, run_id: run.id, owner, key_id: keyId, items: [item], ref, at: at(start + 30) });
+      const done = at(start + 60);
+      const closed = await store.watches.closeRun({
+        watch_id: id,
+        run_id: run.id,
+        owner,
+        key_id: keyId,
+        status: 'complete',
+        stop_reason: null,
+        next_run_at: at(start + DAY),
+        outbox: outboxRow(`${run.id}-event`, { key_id: keyId, event_type: 'watch.run.changed', subject_id: run.id, created_at: done }),
+        mail: {
+          id: `${run.id}-mail`,
+          key_id: keyId,
+          watch_id: id,
+          run_id: run.id,
+          to_address: 'a@example.com',
+          subject: 's',
+          text: 't',
+          html: 'h',
+          created_at: done,
+        },
+        writebacks: [
+          writebackRow(`${run.id}-changes`, {
+            key_id: keyId,
+            subject_type: 'watch_run',
+            subject_id: run.id,
+            kind: 'changes',
+            created_at: done,
+          }),
+        ],
+        ref,
+        at: done,
+      });
+      expect(closed).toBe(true);
+      ids.push(run.id);
+    }
+    return ids;
+  }
+
+  /** Whether the run and everything that went with it are there (true), gone (false), or split (an error). */
+  async function runKept(runId: string): Promise<boolean> {
+    const parts = [
+      (await store.watches.run(runId)) !== null,
+      (await store.watches.changes(runId)).length > 0,
+      (await store.watches.mails(runId)).length > 0,
+      (await store.outbox.forSubject(runId)).length > 0,
+      (await store.writebacks.forSubject(runId)) !== null,
+    ];
+    if (new Set(parts).size > 1) throw new Error(`run ${runId} is partly removed: ${JSON.stringify(parts)}`);
+    return parts[0]!;
+  }
+
+  describe('purgeWatchRuns', () => {
+    it("removes runs finished before the cutoff with their changes and deliveries, keeping each watch's latest run and its policies' last state", async () => {
+      const [w1old, w1mid, w1last] = await watchRuns('w1', 'k1', [0, 20, 40]);
+      const [w2only] = await watchRuns('w2', 'k2', [0]);
+      // An attempt logged on the old run's webhook event goes with it.
+      const delivery = (await store.outbox.forSubject(w1old!))[0]!;
+      expect((await store.outbox.lease(at(61), at(120)))?.id).toBe(delivery.id);
+      await store.outbox.recordAttempt(
+        delivery.id,
+        { attempt: 1, at: at(62), status: 500, error: null, duration_ms: 3 },
+        { status: 'pending', next_attempt_at: at(900) },
+      );
+      const stateBefore = await store.watches.probeItems(null, 10);
+
+      // Cutoff at day 15: w1's first run is past it; w2's one run too, but it is w2's latest.
+      expect(await store.retention.purgeWatchRuns(at(15 * DAY), 1)).toBe(1);
+      expect(await store.retention.purgeWatchRuns(at(15 * DAY), 10)).toBe(0);
+      expect(await runKept(w1old!)).toBe(false);
+      expect(await runKept(w1mid!)).toBe(true);
+      expect(await runKept(w1last!)).toBe(true);
+      expect(await runKept(w2only!)).toBe(true);
+      expect((await store.watches.lastRun('w1'))?.id).toBe(w1last);
+      // Where each policy stood at its last check is what the next run compares with: untouched.
+      expect(await store.watches.probeItems(null, 10)).toEqual(stateBefore);
+
+      // Past every run: each watch keeps its latest, whole.
+      expect(await store.retention.purgeWatchRuns(at(100 * DAY), 10)).toBe(1);
+      expect(await runKept(w1mid!)).toBe(false);
+      expect(await runKept(w1last!)).toBe(true);
+      expect(await runKept(w2only!)).toBe(true);
+      expect(await store.watches.probeItems(null, 10)).toEqual(stateBefore);
+    });
+
+    it('leaves an open run, and the run its watch is still working on is the latest', async () => {
+      const [closed] = await watchRuns('w1', 'k1', [0]);
+      expect((await store.watches.lease('w-open', at(2 * DAY), at(2 * DAY + 120)))?.id).toBe('w1');
+      const open = await store.watches.openRun('w1', 'w-open', { id: 'w1-open', trigger: 'schedule', at: at(2 * DAY) });
+      expect(await store.retention.purgeWatchRuns(at(100 * DAY), 10)).toBe(1);
+      expect(await runKept(closed!)).toBe(false);
+      expect(await store.watches.run(open!.id)).toMatchObject({ status: 'running' });
+      expect(await store.watches.pendingItems('w1', open!.id, 10)).toHaveLength(1);
+    });
+
+    it('the retention sweep removes them after the result retention period', async () => {
+      const [first, second] = await watchRuns('w1', 'k1', [0, 5]);
+      const policy = { documentMs: DAY * 1000, resultMs: 30 * DAY * 1000 };
+      const early = await sweepRetention(store.retention, policy, new Date(at(29 * DAY)));
+      expect(early).toMatchObject({ watch_runs: 0 });
+      expect(await runKept(first!)).toBe(true);
+      const late = await sweepRetention(store.retention, policy, new Date(at(31 * DAY)));
+      expect(late).toMatchObject({ watch_runs: 1 });
+      expect(await runKept(first!)).toBe(false);
+      expect(await runKept(second!)).toBe(true);
     });
   });
 

@@ -10,6 +10,7 @@ import type { CloseWatchRun, Store, WatchItemOutcome } from '../../../connector/
 import { WATCH_RUNS_KEPT } from '../../../connector/src/store/types/watches.js';
 import { at, newWatch, outboxRow, PERIOD, watchWithRun, writebackRow } from './fixtures.js';
 import { storeContract } from './harness.js';
+import { getWatch } from '../../../connector/src/watches/manage.js';
 
 const item = (idx: number, over: Partial<WatchItemOutcome> = {}): WatchItemOutcome => ({
   idx,
@@ -80,6 +81,38 @@ storeContract((t) => {
       expect(await store.watches.resume('w1', 'k1')).toBe(true);
       expect((await store.watches.lease('o3', at(101), at(161)))?.id).toBe('w1');
       expect((await store.watches.lease('o4', at(101), at(161)))?.id).toBe('w2');
+    });
+  });
+
+  describe('reading a watch', () => {
+    it('a run closing while the watch is read shows in all of the view or in none of it', async () => {
+      await leasedRun();
+      // The store the view reads through closes the run right after the view's first read answers, as the
+      // runner may between two of its queries.
+      let closed = false;
+      const watches = new Proxy(store.watches, {
+        get(target, name, receiver) {
+          const v = Reflect.get(target, name, receiver) as unknown;
+          if (typeof v !== 'function' || name === 'closeRun') return v;
+          return async (...args: unknown[]) => {
+            const out = await (v as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            if (!closed) {
+              closed = true;
+              expect(await target.closeRun(close())).toBe(true);
+            }
+            return out;
+          };
+        },
+      });
+      const view = await getWatch('k1', 'w1', { ...store, watches });
+      expect(closed).toBe(true);
+      // Either the run still open with the next run not yet moved on, or closed with it moved on: never a
+      // closed run beside the next run it had before.
+      const seen = [view.last_run?.status, view.next_run_at];
+      expect([
+        ['running', at(0)],
+        ['complete', at(86_400)],
+      ]).toContainEqual(seen);
     });
   });
 

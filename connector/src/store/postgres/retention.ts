@@ -6,6 +6,7 @@
  */
 import type { ExpiredRecord, JobErasure, RetentionStore } from '../types/retention.js';
 import { changed, one, tx, type Db, type Tx } from './db.js';
+import { dropRuns } from './watches.js';
 
 interface Due {
   id: string;
@@ -123,6 +124,21 @@ export function retentionStore(db: Db): RetentionStore {
         'DELETE FROM verifications WHERE id IN (SELECT id FROM verifications WHERE created_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)',
         [before, limit],
       );
+    },
+    async purgeWatchRuns(before, limit) {
+      return tx(db, async (c) => {
+        // Closed runs, each but its watch's latest (the order of WatchStore.lastRun); a watch has at most 30 (WATCH_RUNS_KEPT).
+        const due = (
+          await c.query<{ id: string }>(
+            `SELECT r.id FROM watch_runs r WHERE r.status <> 'running' AND r.finished_at < $1
+               AND r.id <> (SELECT l.id FROM watch_runs l WHERE l.watch_id = r.watch_id ORDER BY l.started_at DESC, l.id DESC LIMIT 1)
+             ORDER BY r.finished_at LIMIT $2 FOR UPDATE OF r SKIP LOCKED`,
+            [before, limit],
+          )
+        ).rows.map((r) => r.id);
+        await dropRuns(c, due);
+        return due.length;
+      });
     },
     async purgeExpired(before, limit) {
       return changed(

@@ -39,9 +39,16 @@ async function held(c: Tx, watchId: string, owner: string): Promise<{ key_id: st
   );
 }
 
-/** Removes runs and what went with them: changes, e-mails, webhook deliveries with their attempts, write-backs. */
-async function dropRuns(c: Tx, ids: string[]): Promise<void> {
+/**
+ * Removes runs and what went with them: changes, e-mails, webhook deliveries with their attempts, write-backs.
+ * Used by closing a run, deleting a watch and the retention sweep.
+ */
+export async function dropRuns(c: Tx, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
+  // Runs locked first, then their deliveries: every remover takes them in this order, so two never wait on
+  // each other round a circle, and an attempt being recorded (outbox.ts) waits, then finds its delivery gone.
+  await c.query('SELECT id FROM watch_runs WHERE id = ANY($1) ORDER BY id FOR UPDATE', [ids]);
+  await c.query('SELECT id FROM webhook_outbox WHERE subject_id = ANY($1) ORDER BY id FOR UPDATE', [ids]);
   await c.query('DELETE FROM watch_changes WHERE run_id = ANY($1)', [ids]);
   await c.query('DELETE FROM watch_mails WHERE run_id = ANY($1)', [ids]);
   await c.query('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_outbox WHERE subject_id = ANY($1))', [ids]);
@@ -84,6 +91,25 @@ export function watchStore(db: Db): WatchStore {
     async get(id) {
       const r = await one(db, 'SELECT * FROM watches WHERE id = $1', [id]);
       return r ? toWatch(r) : null;
+    },
+    async snapshot(id, changesShown) {
+      // Under READ COMMITTED each statement sees its own moment, so a run closing between two of them showed
+      // closed beside the next run it had before; one REPEATABLE READ snapshot holds all four reads.
+      return tx(db, async (c) => {
+        await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+        const w = await one(c, 'SELECT * FROM watches WHERE id = $1', [id]);
+        if (!w) return null;
+        const run = await one(c, 'SELECT * FROM watch_runs WHERE watch_id = $1 ORDER BY started_at DESC, id DESC LIMIT 1', [id]);
+        const changes = run
+          ? await all<WatchChangeRecord>(c, `SELECT ${CHANGE_COLS} FROM watch_changes WHERE run_id = $1 ORDER BY idx LIMIT $2`, [
+              run.id,
+              changesShown,
+            ])
+          : [];
+        const rechecks = (await one<{ n: number }>(c, 'SELECT count(*)::int AS n FROM watch_items WHERE watch_id = $1 AND recheck', [id]))!
+          .n;
+        return { watch: toWatch(w), lastRun: run ? toRun(run) : null, changes, rechecks };
+      });
     },
     async list(keyId) {
       return (await all(db, 'SELECT * FROM watches WHERE key_id = $1 ORDER BY created_at, id', [keyId])).map(toWatch);

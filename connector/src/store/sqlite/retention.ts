@@ -1,9 +1,10 @@
 /**
  * Retention and erasure in SQLite. Each chunk is one immediate transaction: a document and its bytes
- * on the key's count go together, and a job or batch goes with everything that holds its content.
+ * on the key's count go together, and a job, batch or watch run goes with everything that holds its content.
  */
 import type { ExpiredRecord, JobErasure, RetentionStore } from '../types/retention.js';
 import type { Db } from './db.js';
+import { runDropper } from './watches.js';
 
 interface Due {
   id: string;
@@ -40,6 +41,10 @@ export function retentionStore(db: Db): RetentionStore {
     historyPurge: db.prepare(`DELETE FROM verifications WHERE rowid IN (
       SELECT v.rowid FROM api_keys k CROSS JOIN verifications v ON v.key_id = k.id AND v.created_at < ? LIMIT ?)`),
     historyErase: db.prepare("DELETE FROM verifications WHERE source_id = ? AND source = 'async' AND key_id = ?"),
+    // Closed runs, each but its watch's latest (the order of WatchStore.lastRun); a watch has at most 30 (WATCH_RUNS_KEPT).
+    dueWatchRuns: db.prepare(`SELECT r.id FROM watch_runs r WHERE r.status != 'running' AND r.finished_at < ?
+        AND r.id != (SELECT l.id FROM watch_runs l WHERE l.watch_id = r.watch_id ORDER BY l.started_at DESC, l.id DESC LIMIT 1)
+      ORDER BY r.finished_at LIMIT ?`),
     idempotencyPurge: db.prepare('DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE created_at < ? LIMIT ?)'),
   };
 
@@ -93,6 +98,13 @@ export function retentionStore(db: Db): RetentionStore {
     return due.length;
   });
 
+  const dropRuns = runDropper(db);
+  const purgeWatchRuns = db.transaction((before: string, limit: number) => {
+    const due = (q.dueWatchRuns.all(before, limit) as { id: string }[]).map((r) => r.id);
+    dropRuns(due);
+    return due.length;
+  });
+
   const eraseJob = db.transaction((id: string, keyId: string): JobErasure => {
     const job = q.jobGet.get(id) as { key_id: string; status: string } | undefined;
     if (!job) {
@@ -121,6 +133,9 @@ export function retentionStore(db: Db): RetentionStore {
     },
     async purgeVerifications(before, limit) {
       return q.historyPurge.run(before, limit).changes;
+    },
+    async purgeWatchRuns(before, limit) {
+      return purgeWatchRuns.immediate(before, limit);
     },
     async purgeExpired(before, limit) {
       return q.expiredPurge.run(before, limit).changes;

@@ -11,6 +11,7 @@ import type { Row } from './rows.js';
 import { writebackEnqueuer } from './sheets.js';
 import {
   WATCH_RUNS_KEPT,
+  type WatchChangeRecord,
   type WatchItemRecord,
   type WatchMailRecord,
   type WatchProbeItem,
@@ -28,6 +29,24 @@ const toRun = (r: Row): WatchRunRecord => {
 const CHANGE_COLS = 'run_id, idx, policy_number, before_state AS before, after_state AS after, reasons, why';
 const MAIL_COLS =
   'id, key_id, watch_id, run_id, to_address, subject, text, html, status, attempts, next_attempt_at, last_error, created_at, sent_at';
+
+/**
+ * Removes runs and what went with them: changes, e-mails, webhook deliveries with their attempts, write-backs.
+ * Called inside a transaction (closing a run, deleting a watch, the retention sweep).
+ */
+export function runDropper(db: Db): (ids: string[]) => void {
+  const drops = [
+    'DELETE FROM watch_changes WHERE run_id = ?',
+    'DELETE FROM watch_mails WHERE run_id = ?',
+    'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_outbox WHERE subject_id = ?)',
+    'DELETE FROM webhook_outbox WHERE subject_id = ?',
+    'DELETE FROM sheet_writebacks WHERE subject_id = ?',
+    'DELETE FROM watch_runs WHERE id = ?',
+  ].map((sql) => db.prepare(sql));
+  return (ids) => {
+    for (const id of ids) for (const s of drops) s.run(id);
+  };
+}
 
 export function watchStore(db: Db, credits: CreditOps): WatchStore {
   const q = {
@@ -105,21 +124,22 @@ export function watchStore(db: Db, credits: CreditOps): WatchStore {
   const enqueueWriteback = writebackEnqueuer(db);
   const completeIdempotent = idempotentCompleter(db);
 
-  /** Removes runs and what went with them: changes, e-mails, webhook deliveries with their attempts, write-backs. */
-  const drops = [
-    'DELETE FROM watch_changes WHERE run_id = ?',
-    'DELETE FROM watch_mails WHERE run_id = ?',
-    'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_outbox WHERE subject_id = ?)',
-    'DELETE FROM webhook_outbox WHERE subject_id = ?',
-    'DELETE FROM sheet_writebacks WHERE subject_id = ?',
-    'DELETE FROM watch_runs WHERE id = ?',
-  ].map((sql) => db.prepare(sql));
+  const dropRuns = runDropper(db);
   const dropItems = db.prepare('DELETE FROM watch_items WHERE watch_id = ?');
   const dropWatch = db.prepare('DELETE FROM watches WHERE id = ?');
-  function dropRuns(ids: string[]): void {
-    for (const id of ids) for (const s of drops) s.run(id);
-  }
 
+  // One read transaction: another process's run close lands before or after it, never between its reads.
+  const snapshot = db.transaction((id: string, changesShown: number) => {
+    const w = q.get.get(id) as Row | undefined;
+    if (!w) return null;
+    const run = q.lastRun.get(id) as Row | undefined;
+    return {
+      watch: toWatch(w),
+      lastRun: run ? toRun(run) : null,
+      changes: run ? (q.changes.all(run.id, changesShown) as WatchChangeRecord[]) : [],
+      rechecks: (q.rechecks.get(id) as { n: number }).n,
+    };
+  });
   const create = db.transaction((w: Parameters<WatchStore['create']>[0], record: Parameters<WatchStore['create']>[1]) => {
     const { items, ...watch } = w;
     q.insert.run({ ...watch, notify_unchanged: watch.notify_unchanged ? 1 : 0, policy_count: items.length });
@@ -210,6 +230,9 @@ export function watchStore(db: Db, credits: CreditOps): WatchStore {
     async get(id) {
       const r = q.get.get(id) as Row | undefined;
       return r ? toWatch(r) : null;
+    },
+    async snapshot(id, changesShown) {
+      return snapshot(id, changesShown);
     },
     async list(keyId) {
       return (q.list.all(keyId) as Row[]).map(toWatch);

@@ -1,6 +1,6 @@
 /**
- * Storage of retention and erasure: removing uploaded documents, then whole jobs and batches, once
- * their work has been finished long enough, and erasing one job at its key's request. Each method
+ * Storage of retention and erasure: removing uploaded documents, then whole jobs, batches and watch runs,
+ * once their work has been finished long enough, and erasing one job at its key's request. Each method
  * works in transactions of at most `limit` rows and is safe to run from several instances at once:
  * what one removed the other finds gone, and a document's bytes leave its key's count exactly once.
  */
@@ -43,6 +43,12 @@ export interface RetentionStore {
   purgeIdempotency(createdBefore: string, limit: number): Promise<number>;
   /** Removes result history entries recorded before `createdBefore`, at most `limit`. */
   purgeVerifications(createdBefore: string, limit: number): Promise<number>;
+  /**
+   * Removes watch runs finished before `finishedBefore`, at most `limit`, with their changes, e-mail digests,
+   * webhook deliveries (and attempts) and sheet write-backs. Each watch's latest run stays, and so does where
+   * its policies stood at their last check (watch_items): what the next run compares with. Returns how many went.
+   */
+  purgeWatchRuns(finishedBefore: string, limit: number): Promise<number>;
   /** Removes ExpiredRecords made before `expiredBefore`, at most `limit`: from then on the id is unknown. */
   purgeExpired(expiredBefore: string, limit: number): Promise<number>;
   /** The ExpiredRecord of a job or batch id, or null. */

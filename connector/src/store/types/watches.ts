@@ -169,10 +169,22 @@ export interface WatchProbeItem {
 /** How many of a watch's latest runs the store keeps (with their changes and deliveries): closeRun drops older ones. */
 export const WATCH_RUNS_KEPT = 30;
 
+export interface WatchSnapshot {
+  watch: WatchRecord;
+  lastRun: WatchRunRecord | null;
+  changes: WatchChangeRecord[];
+  rechecks: number;
+}
+
 export interface WatchStore {
   /** Inserts the watch and its policies in one transaction, with `record` as JobStore.create. */
   create(w: NewWatch, record?: IdempotentRecord): Promise<void>;
   get(id: string): Promise<WatchRecord | null>;
+  /**
+   * The watch with its latest run, that run's first `changesShown` changes and its pending re-checks, read at
+   * one moment: a run that closes meanwhile shows in all of it or in none (its next run with its status).
+   */
+  snapshot(id: string, changesShown: number): Promise<WatchSnapshot | null>;
   /** The key's watches, by created_at then id. */
   list(keyId: string): Promise<WatchRecord[]>;
   /** Pauses the key's watch; false when it has no such watch. */
