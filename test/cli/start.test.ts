@@ -87,7 +87,8 @@ describe('npm start', () => {
     child = undefined;
     // The extraction process ended with the connector.
     for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
-  });
+    // A build, a start and an OCR'd scan: about 15 s on a quiet machine, twice that with the machine shared.
+  }, 120_000);
   it('a second start on the same database prints a new key and revokes the previous one', async () => {
     const first = await startOnce();
     first.proc.kill('SIGTERM');

@@ -19,7 +19,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'ut
 };
 
 /** Scripts that need a checkout with dev dependencies (building, testing, benches, the add-on); every other script is an operator command. */
-const CHECKOUT_SCRIPTS = /^(build|prestart|test|test:gc|typecheck|bench|eval:.+|train:.+|addon:.+|format|format:check)$/;
+const CHECKOUT_SCRIPTS = /^(build|prestart|test|test:gc|typecheck|bench|eval:.+|train:.+|corpus:.+|addon:.+|format|format:check)$/;
 const OPERATOR_SCRIPTS = Object.keys(manifest.scripts).filter((name) => !CHECKOUT_SCRIPTS.test(name));
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'covercheck-install-'));
