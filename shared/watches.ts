@@ -7,11 +7,9 @@ import { ZFlagSchema, ZVerificationStatusSchema } from './verification.js';
 import { ZVerifyRequestSchema } from './policy.js';
 import { ZSheetTargetSchema } from './sheets.js';
 
-/** Policies one watch may hold. */
-export const MAX_WATCH_POLICIES = 10_000;
-export const WATCH_CADENCES = ['daily', 'weekly'] as const;
-export type TWatchCadence = (typeof WATCH_CADENCES)[number];
-export const MAX_EXPIRY_WINDOW_DAYS = 365;
+import { MAX_EXPIRY_WINDOW_DAYS, MAX_WATCH_POLICIES, WATCH_CADENCES, type TWatchCadence } from './watch-limits.js';
+
+export { MAX_EXPIRY_WINDOW_DAYS, MAX_WATCH_POLICIES, WATCH_CADENCES, type TWatchCadence };
 /** Runs a watch's cadence makes in a month, at most (31 days): what projected_monthly_credits counts. */
 export const RUNS_PER_MONTH: Record<TWatchCadence, number> = { daily: 31, weekly: 5 };
 /** The sheet a watch with a sheet_target appends its changes to, in the target's spreadsheet. */

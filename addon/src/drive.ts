@@ -6,6 +6,9 @@
  */
 export const DRIVE_FILES = 'https://www.googleapis.com/drive/v3/files/';
 
+/** Where a person opens the file in Drive (the link each extracted row carries). */
+export const driveFileUrl = (id: string): string => `https://drive.google.com/file/d/${encodeURIComponent(id)}/view`;
+
 export interface DriveFile {
   id: string;
   name: string;

@@ -1,4 +1,8 @@
-/** Which column of the active sheet each extracted value goes into: by the header's words, one value per column. */
+/**
+ * Which column of the sheet each extracted value goes into (by the header's words, one value per column),
+ * and which one takes the link to the Drive file it was read from. Plain functions, without a sheet.
+ */
+import type { TLanguage } from '../../shared/packs/index.js';
 import { REVIEW_KEYS, REVIEW_LABELS, type TReviewKey } from '../../shared/review.js';
 
 /**
@@ -29,11 +33,23 @@ export const foldHeader = (s: string): string =>
     .toLowerCase()
     .trim();
 
+/** Header words of the column that links each row to its file; checked after the values have taken theirs. */
+const FILE_HEADER = /\b(file|datei|fichier|document|dokument|source|quelle|pdf|drive|link|lien)\b/;
+
+/** The file column's header where the sheet has none, in the user's language. */
+export const FILE_LABELS: Record<TLanguage, string> = { en: 'Drive file', de: 'Drive-Datei', fr: 'Fichier Drive' };
+
 /**
  * Where each value goes: the first header whose words name it and that no earlier value took (so two
  * values never land in one cell), else a new column headed with its label. Values not read take no new column.
+ * With `file`, its text goes under the first free header naming a file (else a new one headed `file.label`),
+ * and `fileCol` says where.
  */
-export function placeValues(headers: string[], values: Partial<Record<TReviewKey, string>>): { row: string[]; newHeaders: string[] } {
+export function placeValues(
+  headers: string[],
+  values: Partial<Record<TReviewKey, string>>,
+  file?: { text: string; label: string },
+): { row: string[]; newHeaders: string[]; fileCol?: number } {
   const folded = headers.map(foldHeader);
   const taken = new Set<number>();
   const row: string[] = headers.map(() => '');
@@ -50,5 +66,15 @@ export function placeValues(headers: string[], values: Partial<Record<TReviewKey
     taken.add(col);
     row[col] = value ?? '';
   }
-  return { row: Array.from({ length: headers.length + newHeaders.length }, (_, i) => row[i] ?? ''), newHeaders };
+  let fileCol: number | undefined;
+  if (file) {
+    fileCol = folded.findIndex((h, i) => h && !taken.has(i) && FILE_HEADER.test(h));
+    if (fileCol < 0) {
+      fileCol = headers.length + newHeaders.length;
+      newHeaders.push(file.label);
+    }
+    row[fileCol] = file.text;
+  }
+  const out = Array.from({ length: headers.length + newHeaders.length }, (_, i) => row[i] ?? '');
+  return fileCol === undefined ? { row: out, newHeaders } : { row: out, newHeaders, fileCol };
 }

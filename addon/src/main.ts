@@ -14,18 +14,10 @@ import {
   resumeSchedule,
   searchDatasets,
 } from './datasets.js';
-import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar } from './menu.js';
-import {
-  getPick,
-  getPickerConfig,
-  pickCancelled,
-  pickedPdf,
-  pickerAlive,
-  pollPdfExtraction,
-  showPdfPicker,
-  submitPdfExtraction,
-} from './pdf.js';
-import { confirmExtraction } from './review.js';
+import { onInstall, onOpen, showDatasetSidebar, showPdfSidebar, showSettings, showVerifySidebar, showWatchSidebar } from './menu.js';
+import { addPdfLinks, getPick, getPickerConfig, pickCancelled, pickedPdf, pickerAlive, showPdfPicker } from './pdf.js';
+import { pollPdfQueue, uploadNextPdf } from './pdf-queue.js';
+import { confirmExtraction, discardPdfFile, reviewPdfFile } from './review.js';
 import { detectRowMapping, pollRowsRun, rowsToVerify, startRowsRun } from './rows.js';
 import { updatePendingResults } from './pending-cells.js';
 import { jumpToRow } from './run-summary.js';
@@ -38,6 +30,9 @@ import {
   resumeConnectorSchedule,
 } from './sheets.js';
 import { VERIFYPOLICY } from './verifypolicy.js';
+import { getRowHistory } from './row-history.js';
+import { detectWatchRows } from './watch-rows.js';
+import { deleteWatch, listWatches, pauseWatch, resumeWatch, watchSelectedRows } from './watches.js';
 
 export const entryPoints = {
   VERIFYPOLICY,
@@ -45,6 +40,7 @@ export const entryPoints = {
   onOpen,
   onInstall,
   showVerifySidebar,
+  showWatchSidebar,
   showPdfSidebar,
   showDatasetSidebar,
   showSettings,
@@ -59,9 +55,12 @@ export const entryPoints = {
   startRowsRun,
   pollRowsRun,
   jumpToRow,
-  submitPdfExtraction,
-  pollPdfExtraction,
+  addPdfLinks,
+  pollPdfQueue,
+  uploadNextPdf,
+  reviewPdfFile,
   confirmExtraction,
+  discardPdfFile,
   showPdfPicker,
   getPickerConfig,
   pickedPdf,
@@ -84,6 +83,13 @@ export const entryPoints = {
   getBindingStatus,
   bindSpreadsheet,
   disconnectSpreadsheet,
+  detectWatchRows,
+  watchSelectedRows,
+  listWatches,
+  pauseWatch,
+  resumeWatch,
+  deleteWatch,
+  getRowHistory,
 };
 
 (globalThis as unknown as { __covercheck: typeof entryPoints }).__covercheck = entryPoints;

@@ -1,5 +1,5 @@
 /**
- * The add-on menu, the sidebar (one HTML page, three views) and the settings dialog. onOpen runs
+ * The add-on menu, the sidebar (one HTML page, four views) and the settings dialog. onOpen runs
  * as a simple trigger, in AuthMode.NONE where the add-on is installed but not yet used in this
  * document, else AuthMode.LIMITED (Editor add-on authorization): it only builds the menu, which
  * both allow.
@@ -7,12 +7,13 @@
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 import { userLanguage } from './result-notes.js';
 
-export type SidebarView = 'rows' | 'pdf' | 'datasets';
+export type SidebarView = 'rows' | 'watches' | 'pdf' | 'datasets';
 
 export function onOpen(_e?: unknown): void {
   SpreadsheetApp.getUi()
     .createAddonMenu()
     .addItem('Verify selected rows', 'showVerifySidebar')
+    .addItem('Watch selected rows', 'showWatchSidebar')
     .addItem('Extract from Drive PDF', 'showPdfSidebar')
     .addItem('Import dataset', 'showDatasetSidebar')
     .addItem('Update pending results', 'updatePendingResults')
@@ -35,6 +36,7 @@ function showSidebar(view: SidebarView): void {
 }
 
 export const showVerifySidebar = () => showSidebar('rows');
+export const showWatchSidebar = () => showSidebar('watches');
 export const showPdfSidebar = () => showSidebar('pdf');
 export const showDatasetSidebar = () => showSidebar('datasets');
 

@@ -1,21 +1,13 @@
 /**
- * "Extract from Drive PDF": a Drive file -> the extraction endpoint -> a new row under matching
- * headers. The file is chosen in Google Picker, opened from the sidebar in a dialog (the file-open
- * dialog pattern of the Apps Script dialogs guide), which grants the add-on's drive.file access to
- * that file; a pasted link works for files picked before.
+ * "Extract from Drive PDF": files chosen in Google Picker (several at once, up to MAX_FILES), opened
+ * from the sidebar in a dialog (the file-open dialog pattern of the Apps Script dialogs guide), which
+ * grants the add-on's drive.file access to each; a pasted link works for files picked before. The
+ * files go into this user's queue (pdf-queue.ts), which the sidebar then works through.
  */
-import type { TExtractedFields, TJob } from '../../shared/job.js';
-import { REVIEW_KEYS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
-import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
-import { api } from './connector.js';
-import { labelledItems } from './coverage-labels.js';
-import { fileBlob, fileMeta } from './drive.js';
-import { placeValues } from './extracted-columns.js';
-import { userLanguage } from './result-notes.js';
-import { userConn } from './settings.js';
+import { fileMeta } from './drive.js';
+import { checkExtractable, enqueue, MAX_FILES, type QueueView } from './pdf-queue.js';
+import { messageOf } from './run-state.js';
 
-/** What the connector reads: a PDF, or a photo of the document as JPEG or PNG (the Picker's view lists the same). */
-const EXTRACTABLE_TYPES = ['application/pdf', 'image/jpeg', 'image/png'];
 const PICK_TTL_SECONDS = 30 * 60;
 const PICKER_KEY_PROP = 'PICKER_DEVELOPER_KEY';
 const PROJECT_NUMBER_PROP = 'CLOUD_PROJECT_NUMBER';
@@ -29,20 +21,21 @@ export function fileIdFrom(input: string): string {
 }
 
 /**
- * Uploads the file and returns the extraction job id. The size is checked against the connector's
- * 14 MB before anything is downloaded.
+ * Pasted links (one or more, separated by spaces, commas or lines) into the queue. Each file is looked
+ * up first, so a file never picked, or one the connector would refuse, is refused here in words.
  */
-export function submitPdfExtraction(fileRef: string): { jobId: string; fileName: string } {
-  const meta = fileMeta(fileIdFrom(fileRef));
-  if (!EXTRACTABLE_TYPES.includes(meta.mimeType))
-    throw new Error(`${meta.name} is not a PDF (${meta.mimeType}); a photo as JPEG or PNG is read too.`);
-  if (meta.size !== null && documentTooLarge(meta.size)) {
-    throw new Error(
-      `${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`,
-    );
-  }
-  const accepted = api.extract(userConn(), fileBlob(meta));
-  return { jobId: accepted.job_id, fileName: meta.name };
+export function addPdfLinks(text: string): QueueView {
+  const refs = String(text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  if (refs.length === 0) throw new Error('Paste a Drive file URL (https://drive.google.com/file/d/…) or a file ID.');
+  if (refs.length > MAX_FILES) throw new Error(`At most ${MAX_FILES} files at once: ${refs.length} links were pasted.`);
+  const files = refs.map((r) => {
+    const meta = fileMeta(fileIdFrom(r));
+    checkExtractable(meta);
+    return { id: meta.id, name: meta.name };
+  });
+  return enqueue(files);
 }
 
 /**
@@ -52,7 +45,8 @@ export function submitPdfExtraction(fileRef: string): { jobId: string; fileName:
 export type PickState =
   | { state: 'waiting'; beats: number }
   | { state: 'cancelled' }
-  | { state: 'picked'; jobId: string; fileName: string }
+  /** `files`: how many were added (a file still waiting in the queue is not added twice). */
+  | { state: 'picked'; files: number }
   | { state: 'failed'; error: string };
 
 /**
@@ -77,7 +71,8 @@ export function showPdfPicker(): { pickId: string; lostAfterMs: number; firstBea
   const pickId = Utilities.getUuid();
   setPick(pickId, { state: 'waiting', beats: 0 });
   const t = HtmlService.createTemplateFromFile('picker');
-  Object.assign(t as unknown as Record<string, unknown>, { pickId, heartbeatMs: PICK_HEARTBEAT_MS });
+  // maxItems: the Picker's setMaxItems, so no pick holds more files than one queue takes.
+  Object.assign(t as unknown as Record<string, unknown>, { pickId, heartbeatMs: PICK_HEARTBEAT_MS, maxItems: MAX_FILES });
   SpreadsheetApp.getUi().showModalDialog(t.evaluate().setWidth(760).setHeight(520), 'Choose a policy PDF');
   return { pickId, lostAfterMs: PICK_LOST_MS, firstBeatMs: PICK_FIRST_BEAT_MS };
 }
@@ -106,18 +101,20 @@ export function getPickerConfig(): { token: string; developerKey: string; appId:
 }
 
 /**
- * The dialog's answer to a pick: the file is read and submitted at once, and the sidebar learns the
- * job id. A pick the sidebar no longer waits for (it gave up on the dialog) is not submitted.
+ * The dialog's answer to a pick: the files (id and name, as the Picker gives them) go into the queue at
+ * once, nothing is uploaded yet, so the dialog closes without waiting. A pick the sidebar no longer waits
+ * for (it gave up on the dialog) is not queued.
  */
-export function pickedPdf(pickId: string, fileId: string): PickState {
+export function pickedPdf(pickId: string, docs: { id: string; name?: string }[]): PickState {
   const now = getPick(pickId);
   if (now.state !== 'waiting')
-    return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the file again from the sidebar.' };
+    return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the files again from the sidebar.' };
   try {
-    const { jobId, fileName } = submitPdfExtraction(fileId);
-    return setPick(pickId, { state: 'picked', jobId, fileName });
+    if (!Array.isArray(docs)) throw new Error('No file chosen.');
+    const files = docs.map((d) => ({ id: fileIdFrom(String(d?.id ?? '')), name: String(d?.name ?? '') }));
+    return setPick(pickId, { state: 'picked', files: enqueue(files).added });
   } catch (e) {
-    return setPick(pickId, { state: 'failed', error: e instanceof Error ? e.message : String(e) });
+    return setPick(pickId, { state: 'failed', error: messageOf(e) });
   }
 }
 
@@ -131,59 +128,4 @@ export function getPick(pickId: string): PickState {
   if (!raw) return { state: 'cancelled' };
   const s = JSON.parse(raw) as PickState;
   return s.state === 'waiting' ? { state: 'waiting', beats: Number(got[beatKey(pickId)] ?? 0) } : s;
-}
-
-export interface ExtractionView {
-  /** `review`: the job is complete and some values wait for a person (nothing was written yet). */
-  status: TJob['status'] | 'review';
-  fields: TExtractedFields | null;
-  /** Every value read, with its confidence; those below REVIEW_CONFIDENCE are marked. */
-  items?: ReviewItem[];
-  row: number | null;
-  message: string;
-}
-
-/**
- * Polls the job once. When complete and every value is at or above REVIEW_CONFIDENCE, appends them
- * as a row; otherwise nothing is written and the sidebar shows the values for review (review.ts).
- */
-export function pollPdfExtraction(jobId: string): ExtractionView {
-  const job = api.job(userConn(), jobId);
-  if (job.status === 'pending') return { status: 'pending', fields: null, row: null, message: 'Reading the PDF…' };
-  if (job.status === 'failed') return { status: 'failed', fields: null, row: null, message: job.error?.message ?? 'Extraction failed.' };
-  const fields = job.result as TExtractedFields;
-  const items = labelledItems(reviewItems(fields), userLanguage());
-  const low = items.filter((i) => i.needsReview).length;
-  if (low)
-    return {
-      status: 'review',
-      fields,
-      items,
-      row: null,
-      message: `${low} of ${items.length} values need a check before they go into the sheet.`,
-    };
-  return { ...appendExtractedRow(reviewedValues(items, {})), fields, items };
-}
-
-/**
- * Appends values as a row on the active sheet under the headers that match them (a header row is
- * written first on an empty sheet; unmatched values get new columns).
- */
-export function appendExtractedRow(values: Partial<Record<TReviewKey, string>>): { status: 'complete'; row: number; message: string } {
-  const sheet = SpreadsheetApp.getActiveSheet();
-  const lastCol = sheet.getLastColumn();
-  const headers =
-    lastCol > 0
-      ? sheet
-          .getRange(1, 1, 1, lastCol)
-          .getValues()[0]!
-          .map((v) => String(v ?? ''))
-      : [];
-  const { row, newHeaders } = placeValues(headers, values);
-  if (newHeaders.length) sheet.getRange(1, headers.length + 1, 1, newHeaders.length).setValues([newHeaders]);
-  const at = Math.max(2, sheet.getLastRow() + 1);
-  // Written as read, as plain text: Sheets would type a policy number of digits as a number (leading zeros and digits past 15 lost).
-  sheet.getRange(at, 1, 1, row.length).setNumberFormat('@').setValues([row]);
-  const found = REVIEW_KEYS.filter((f) => values[f] !== undefined).length;
-  return { status: 'complete', row: at, message: `Row ${at}: ${found} field${found === 1 ? '' : 's'} found.` };
 }

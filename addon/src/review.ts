@@ -1,23 +1,82 @@
 /**
- * The review step of "Extract from Drive PDF": values below REVIEW_CONFIDENCE are written only once a
- * person has confirmed or corrected each in the sidebar. The job is read again from the connector, so
- * confident values are written as read, whatever the sidebar sends.
+ * The review step of bulk extraction, per file: a file whose values include one below REVIEW_CONFIDENCE
+ * is written only once a person has confirmed or corrected each in the sidebar. The job is read again
+ * from the connector, so confident values are written as read, whatever the sidebar sends.
  */
 import type { TExtractedFields } from '../../shared/job.js';
-import { reviewedValues, reviewItems, type ReviewAnswer } from '../../shared/review.js';
+import { reviewedValues, type ReviewAnswer, type ReviewItem } from '../../shared/review.js';
 import { api } from './connector.js';
-import { labelledItems } from './coverage-labels.js';
-import { appendExtractedRow, type ExtractionView } from './pdf.js';
+import { driveFileUrl } from './drive.js';
+import { BUSY_QUEUE, entryIn, extractionItems, queueView, withQueue, writeEntryRow, type QueueView } from './pdf-queue.js';
 import { userLanguage } from './result-notes.js';
+import { BUSY_SIDEBAR } from './locks.js';
 import { userConn } from './settings.js';
 
-/** Writes a reviewed extraction: throws, naming them, while a value that needs review has no confirmed answer. */
-export function confirmExtraction(jobId: string, answers: Record<string, ReviewAnswer>): ExtractionView {
+export interface ReviewView {
+  /** `review`: nothing of it is written yet; `complete`: written, the table stays as a record. */
+  status: 'review' | 'complete';
+  entry: number;
+  name: string;
+  url: string;
+  /** Every value read, with its confidence; those below REVIEW_CONFIDENCE are marked. */
+  items: ReviewItem[];
+  row: number | null;
+  message: string;
+  queue: QueueView;
+}
+
+function itemsOf(jobId: string): ReviewItem[] {
   const job = api.job(userConn(), jobId);
-  if (job.status !== 'complete') throw new Error('This extraction is not complete; extract the PDF again.');
-  const fields = job.result as TExtractedFields;
-  const items = labelledItems(reviewItems(fields), userLanguage());
-  const written = appendExtractedRow(reviewedValues(items, answers ?? {}));
-  const checked = items.filter((i) => i.needsReview).length;
-  return { ...written, fields, items, message: `${written.message} ${checked} checked by you.` };
+  if (job.status !== 'complete') throw new Error('This extraction is not complete; extract the file again.');
+  return extractionItems(job.result as TExtractedFields, userLanguage());
+}
+
+/** The values of a file waiting for review, for the sidebar's table. */
+export function reviewPdfFile(entry: number): ReviewView {
+  return withQueue(
+    (q) => {
+      const f = entryIn(q, entry, 'review');
+      const items = itemsOf(f.j!);
+      return { status: 'review', entry, name: f.n, url: driveFileUrl(f.id), items, row: null, message: f.w ?? '', queue: queueView(q!) };
+    },
+    () => {
+      throw new Error(BUSY_QUEUE);
+    },
+  );
+}
+
+/** Writes a reviewed file's row: throws, naming them, while a value that needs review has no confirmed answer. */
+export function confirmExtraction(entry: number, answers: Record<string, ReviewAnswer>): ReviewView {
+  return withQueue(
+    (q, save) => {
+      const f = entryIn(q, entry, 'review');
+      const lang = userLanguage();
+      const items = itemsOf(f.j!);
+      const written = writeEntryRow(q!, f, reviewedValues(items, answers ?? {}), lang);
+      if (!written) throw new Error(BUSY_SIDEBAR);
+      const checked = items.filter((i) => i.needsReview).length;
+      f.w = `${f.w} ${checked} checked by you.`;
+      save(q!);
+      return { status: 'complete', entry, name: f.n, url: driveFileUrl(f.id), items, row: written.row, message: f.w, queue: queueView(q!) };
+    },
+    () => {
+      throw new Error(BUSY_QUEUE);
+    },
+  );
+}
+
+/** Drops a file waiting for review: nothing of it is written. */
+export function discardPdfFile(entry: number): QueueView {
+  return withQueue(
+    (q, save) => {
+      const f = entryIn(q, entry, 'review');
+      f.s = 'discarded';
+      delete f.w;
+      save(q!);
+      return queueView(q!);
+    },
+    () => {
+      throw new Error(BUSY_QUEUE);
+    },
+  );
 }

@@ -282,6 +282,97 @@ export interface SidebarTexts {
   /** A refresh mode in a schedule line */
   modeAppendShort: string;
   modeMergeShort: string;
+  /** The tabs between "Verify selected rows" and "Watch selected rows", and their list, for screen readers */
+  tabsLabel: string;
+  tabVerify: string;
+  tabWatch: string;
+  watchTitle: string;
+  watchHelp: string;
+  fieldEndDate: string;
+  watchCadence: string;
+  watchWindow: string;
+  watchReportTo: string;
+  watchToSheet: string;
+  watchToEmail: string;
+  watchToWebhook: string;
+  /** The webhook URL field, for screen readers */
+  watchWebhookUrl: string;
+  watchCreate: string;
+  watchCreating: string;
+  /** {n}: policies, {cadence}: cadenceDaily or cadenceWeekly */
+  watchCreated: string;
+  /** {n}: after watchCreated */
+  watchBlankRows: string;
+  watchListTitle: string;
+  watchRefresh: string;
+  /** {n}: policies, {cadence} */
+  watchSummary: string;
+  /** The mark of a paused watch */
+  watchPaused: string;
+  watchPausedNote: string;
+  /** {at}: date and time */
+  watchNext: string;
+  /** {n} */
+  watchCredits: string;
+  /** {where}: watchWhere* texts, comma-separated */
+  watchReports: string;
+  /** {sheet} */
+  watchWhereSheet: string;
+  watchWhereOther: string;
+  watchWhereEmail: string;
+  watchWhereWebhook: string;
+  watchWhereNone: string;
+  /** {n}: policies due for a re-check */
+  watchRechecks: string;
+  watchNoRun: string;
+  /** {checked} of {policies} */
+  watchRunning: string;
+  /** {at}, {checked}, {policies}, {changed}, {credits} */
+  watchLastRun: string;
+  /** {why}: the connector's reason (English) */
+  watchStopped: string;
+  watchNoChanges: string;
+  /** {row}, {policy}, {before}, {after}: statuses; {why}: the connector's words (English) */
+  watchChange: string;
+  /** The same, for a policy whose row is not known */
+  watchChangeNoRow: string;
+  watchPause: string;
+  watchDelete: string;
+  watchDeleteConfirm: string;
+  rowHistoryTitle: string;
+  rowHistoryHelp: string;
+  rowHistoryRun: string;
+  /** {row}, {policy}, {n}: results shown */
+  rowHistoryOf: string;
+  /** {row}, {policy} */
+  rowHistoryNone: string;
+  /** {n}: after rowHistoryOf, when older results exist */
+  rowHistoryMore: string;
+  /** Table headings */
+  rowHistoryWhen: string;
+  rowHistoryStatus: string;
+  rowHistoryChanged: string;
+  /** The oldest result shown: nothing before it to compare with */
+  rowHistoryFirst: string;
+  rowHistorySame: string;
+  /** What changed from one result to the next: {from}, {to} */
+  changeStatus: string;
+  changeInsurer: string;
+  changeEndDate: string;
+  changeRegistry: string;
+  /** {flag}: the flag in words */
+  changeFlagAdded: string;
+  changeFlagRemoved: string;
+  /** How a result was asked for (the history's source) */
+  sourceSync: string;
+  sourceAsync: string;
+  sourceBatch: string;
+  sourceWatch: string;
+  /** A single result's status */
+  statusVerified: string;
+  statusUnverified: string;
+  statusInconclusive: string;
+  statusError: string;
 }
 
 /**
@@ -402,6 +493,8 @@ export interface LanguagePack<F extends string = string, C extends string = stri
     type: readonly string[];
     country: readonly string[];
     provider: readonly string[];
+    /** Words naming a cover's end date ("expiry", "ablauf\\w*"): the optional end-date column of a watch. */
+    endDate: readonly string[];
   };
   /**
    * The cell note the add-on puts on an unverified or inconclusive row, saying why.

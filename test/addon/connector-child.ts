@@ -7,8 +7,9 @@
  * (real rows a live key sees, such as OPERATOR_UK_MOTOR), as an operator's registry:import would.
  *
  * A control server always runs beside the connector (its URL is `control` in the JSON line):
- * - POST /advance?ms=N moves this process's Date.now forward by N ms, so a test can "wait" out a
- *   429's retry_after (the per-key limiter counts in real minutes) without sleeping for a minute;
+ * - POST /advance?ms=N moves this process's Date.now forward by N ms, and the connector's clock with it, so a
+ *   test can "wait" out a 429's retry_after (the per-key limiter counts in real minutes) without sleeping for
+ *   a minute, or bring a watch's next run and its policies' end dates closer;
  * - /slow never answers: with `slowRegistry`, the UK upstream registry points there, so each
  *   unknown UK policy waits COVERCHECK_REGISTRY_TIMEOUT_MS (batches slow enough to watch progress);
  * - PUT /canned?method=&path=&status= (body: the answer) makes /canned<path> answer that to that
@@ -141,6 +142,8 @@ if (spec.google) {
 }
 
 const srv = await startTestServer({
+  // The connector's clock is Date.now, so /advance moves what it sees as today (new Date() would not follow).
+  now: () => new Date(Date.now()),
   extraction: !!spec.extraction,
   ...(spec.extractionHost ? { extractionHost: spec.extractionHost } : {}),
   ...(Object.keys(env).length ? { env } : {}),

@@ -45,4 +45,30 @@ describe('placeValues', () => {
       newHeaders: ['Insurer', 'Plan'],
     });
   });
+
+  describe('the link to the Drive file', () => {
+    const file = { text: 'policy.pdf', label: 'Drive file' };
+    it('goes under a header that names a file, in English, German or French, once the values have taken theirs', () => {
+      for (const h of ['Source file', 'PDF', 'Datei', 'Fichier', 'Document', 'Drive link'])
+        expect(placeValues(['Policy number', h], { policy_number: 'P-1' }, file)).toEqual({
+          row: ['P-1', 'policy.pdf'],
+          newHeaders: [],
+          fileCol: 1,
+        });
+    });
+    it("takes a column of its own, after the values' new ones, where no header names a file", () => {
+      expect(placeValues(['Policy number', 'Notes'], { policy_number: 'P-1', insurer: 'Aviva' }, file)).toEqual({
+        row: ['P-1', '', 'Aviva', 'policy.pdf'],
+        newHeaders: ['Insurer', 'Drive file'],
+        fileCol: 3,
+      });
+    });
+    it('never takes a value\'s column: "Policy document number" is the policy number\'s', () => {
+      expect(placeValues(['Policy document number'], { policy_number: 'P-1' }, file)).toEqual({
+        row: ['P-1', 'policy.pdf'],
+        newHeaders: ['Drive file'],
+        fileCol: 1,
+      });
+    });
+  });
 });

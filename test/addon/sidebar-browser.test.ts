@@ -228,6 +228,7 @@ describe.skipIf(SKIP_BROWSER)('sidebar in Chromium', () => {
     expect(await dialog.locator('#picker-files a').allTextContents()).toEqual(['003.pdf', 'other.pdf']);
     await dialog.screenshot({ path: path.join(ARTIFACTS, 'picker-dialog.png') });
     await dialog.click(`#picker-files a[data-id="${PDF}"]`);
+    await dialog.click('#picker-standin-select');
     await expect.poll(() => dialog.closed()).toBe(true);
     expect(h.world.drive.grants.has(`${h.user} ${PDF}`)).toBe(true);
     expect(h.world.drive.grants.has(`${h.user} 1AbCdEfGhIjKlMnOpOTH`)).toBe(false);
