@@ -59,9 +59,18 @@ const SOURCE_EXTENSION = /\.(?:ts|mjs|cjs|js|json|md|csv|html|sql|ya?ml|sh|txt)$
 
 /**
  * Files a page names that only exist after a build, a deployment step or a download, so never in the repository: the
- * add-on bundle, the connector bundle, clasp's per-developer project files, OFSI's published list.
+ * add-on bundle, the connector bundle, clasp's per-developer project files, OFSI's published list, the list of a
+ * generated corpus (npm run corpus:procedural).
  */
-const NOT_IN_REPOSITORY = new Set(['Code.js', 'main.js', '.clasp.json', '.clasp.dev.json', '.clasp.prod.json', 'ConList.csv']);
+const NOT_IN_REPOSITORY = new Set([
+  'Code.js',
+  'main.js',
+  '.clasp.json',
+  '.clasp.dev.json',
+  '.clasp.prod.json',
+  'ConList.csv',
+  'manifest.json',
+]);
 
 /**
  * The inline code spans outside fenced blocks that look like repository paths: a name with a source extension, or a
