@@ -277,6 +277,30 @@ function finish(sheet: GoogleAppsScript.Spreadsheet.Sheet, s: RunState): void {
 }
 
 /**
+ * A row's policy as its cells give it (the values only to tell a policy number Sheets typed as a number or
+ * date): null for a blank row, else the policy or why the row is not one.
+ */
+export function rowPolicy(
+  values: readonly unknown[],
+  shown: readonly string[],
+  mapping: TMapping,
+): null | { ok: true; policy: TPolicy } | { ok: false; detail: string } {
+  const get = (f: (typeof FIELDS)[number]) => (mapping[f] ? String(shown[mapping[f]! - 1] ?? '').trim() : '');
+  const pc = mapping.policy_number! - 1;
+  const id = identifierText(values[pc], shown[pc]);
+  const raw = {
+    policy_number: id.ok ? id.text : get('policy_number'),
+    country: get('country'),
+    insurance_type: get('insurance_type'),
+    provider: get('provider'),
+  };
+  if (!raw.policy_number && !raw.country && !raw.insurance_type) return null;
+  if (!id.ok) return { ok: false, detail: id.error };
+  const p = parsePolicyInput(raw);
+  return p.ok ? { ok: true, policy: p.policy } : { ok: false, detail: p.problem.detail };
+}
+
+/**
  * Validates every row, writes the result headers (found again on a re-run), writes row errors at
  * once, skips rows whose inputs and result are unchanged since their last check (delta.ts), and
  * submits the others as batches of 100 in one fetchAll.
@@ -318,26 +342,13 @@ export function startRowsRun(mapping: TMapping, opts: RunOptions = {}): Progress
   let blanks = 0;
   let skipped = 0;
   shown.forEach((v, i) => {
-    const get = (f: (typeof FIELDS)[number]) => (mapping[f] ? String(v[mapping[f]! - 1] ?? '').trim() : '');
-    const pc = mapping.policy_number! - 1;
-    const id = identifierText(values[i]![pc], v[pc]);
-    const raw = {
-      policy_number: id.ok ? id.text : get('policy_number'),
-      country: get('country'),
-      insurance_type: get('insurance_type'),
-      provider: get('provider'),
-    };
-    if (!raw.policy_number && !raw.country && !raw.insurance_type) {
+    const p = rowPolicy(values[i]!, v, mapping);
+    if (!p) {
       blanks++;
       return;
     }
-    if (!id.ok) {
-      errorsNow.set(first + i, resultCells(undefined, id.error, at));
-      return;
-    }
-    const p = parsePolicyInput(raw);
     if (!p.ok) {
-      errorsNow.set(first + i, resultCells(undefined, p.problem.detail, at));
+      errorsNow.set(first + i, resultCells(undefined, p.detail, at));
       return;
     }
     const hash = inputHash(p.policy, kind);

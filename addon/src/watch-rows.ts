@@ -5,12 +5,11 @@
  * anything is sent; the policy-number format is the connector's check, and its answer names the policy's
  * index, which `rows` turns back into a row.
  */
-import { parsePolicyInput, type TPolicy } from '../../shared/policy.js';
+import type { TPolicy } from '../../shared/policy.js';
 import { packAlternation } from '../../shared/packs/index.js';
-import { identifierText } from './identifiers.js';
 import { MAX_WATCH_POLICIES } from '../../shared/watch-limits.js';
 import { FIELDS, type TMapping } from './mapping.js';
-import { detectRowMapping, rowsToVerify, type MappingView } from './rows.js';
+import { detectRowMapping, rowPolicy, rowsToVerify, type MappingView } from './rows.js';
 
 /** A watched policy as POST /watches takes it: the batch item and the end date the sheet gives. */
 export type TWatchedPolicy = TPolicy & { end_date?: string };
@@ -112,23 +111,13 @@ export function readWatchRows(mapping: TMapping, endDateCol: number | null): Wat
   let blank = 0;
   shown.forEach((v, i) => {
     const row = first + i;
-    const get = (f: (typeof FIELDS)[number]) => (mapping[f] ? String(v[mapping[f]! - 1] ?? '').trim() : '');
-    const pc = mapping.policy_number! - 1;
-    const id = identifierText(values[i]![pc], v[pc]);
-    const raw = {
-      policy_number: id.ok ? id.text : get('policy_number'),
-      country: get('country'),
-      insurance_type: get('insurance_type'),
-      provider: get('provider'),
-    };
-    if (!raw.policy_number && !raw.country && !raw.insurance_type) {
+    const p = rowPolicy(values[i]!, v, mapping);
+    if (!p) {
       blank++;
       return;
     }
     rows.push(row);
-    if (!id.ok) return void problems.push({ row, detail: id.error });
-    const p = parsePolicyInput(raw);
-    if (!p.ok) return void problems.push({ row, detail: p.problem.detail });
+    if (!p.ok) return void problems.push({ row, detail: p.detail });
     const end = endDateCol ? endDateOf(values[i]![endDateCol - 1], v[endDateCol - 1] ?? '', timeZone) : { ok: true as const };
     if (!end.ok) return void problems.push({ row, detail: end.error });
     policies.push(end.date ? { ...p.policy, end_date: end.date } : p.policy);

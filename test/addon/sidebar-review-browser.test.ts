@@ -7,14 +7,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
 import { CONNECTOR, loadAddon, ROOT, type SyncHttp, type ChildConnector, type Harness } from './harness.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const have = fs.existsSync(CHROMIUM);
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
@@ -22,21 +21,10 @@ let http: SyncHttp;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!have) return;
+  if (!HAVE_CHROMIUM) return;
   rig = await startAddonRig({ conn: { extraction: true, keys: { live: { mode: 'live', credits: 100 } } } });
   ({ http, conn } = rig);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 90_000);
 afterAll(async () => {
@@ -56,7 +44,7 @@ async function openSidebar(h: Harness): Promise<Page> {
 const PDF = '1AbCdEfGhIjKlMnOp012';
 const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
 
-describe.skipIf(!have && !process.env.CI)('PDF review in Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('PDF review in Chromium', () => {
   it('shows every value with its confidence, marks those below 90%, writes nothing until each is ticked or corrected', async () => {
     const h = loadAddon(http, {
       connector: conn.url,
