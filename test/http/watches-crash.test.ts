@@ -8,12 +8,11 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { parseRegisterFile } from '../../connector/src/insurers/index.js';
@@ -40,8 +39,7 @@ let databaseUrl: string | undefined;
 let child: BuiltConnector | null = null;
 let google: FakeGoogle;
 let hooks: WebhookReceiver;
-let smtp: SMTPServer;
-const inbox: { to: string; raw: string }[] = [];
+let smtp: SmtpInbox;
 let env: Record<string, string>;
 let key: { key: string; id: string; secret: string };
 
@@ -112,21 +110,7 @@ beforeAll(async () => {
   google.sheet(SHEET, 'Policies', [['Policy', 'Status'], ...Array.from({ length: N }, (_, i) => [numberOf(i), ''])]);
   hooks = await startWebhookReceiver();
   hooks.secret = key.secret;
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (c: string) => (raw += c));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtp = await startSmtpInbox();
   env = {
     ...(databaseUrl ? { COVERCHECK_DATABASE_URL: databaseUrl } : {}),
     COVERCHECK_EXTRACT_THREADS: '0',
@@ -137,7 +121,7 @@ beforeAll(async () => {
     COVERCHECK_SHEETS_PER_SPREADSHEET_PER_MIN: '60000',
     COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
     COVERCHECK_WEBHOOK_CA_FILE: hooks.caFile,
-    COVERCHECK_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    COVERCHECK_SMTP_URL: smtp.url,
     // A short lease, so the new process takes the dead one's run soon; small chunks, so the kill lands between commits.
     COVERCHECK_WATCH_LEASE_MS: '2000',
     COVERCHECK_WATCH_CHUNK: '50',
@@ -150,7 +134,7 @@ afterAll(async () => {
   if (child) await stopBuiltConnector(child);
   await hooks?.close();
   await google?.stop();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -214,7 +198,7 @@ describe('a watch run killed with SIGKILL halfway', () => {
 
     // One webhook event, signed, with every policy once; one digest; one Changes line per policy, status cells written.
     await waitFor('the webhook event', () => hooks.received.length >= 1);
-    await waitFor('the digest', () => inbox.length >= 1);
+    await waitFor('the digest', () => smtp.mails.length >= 1);
     await waitFor('every Changes line', () => (google.spreadsheets.get(SHEET)?.get('Changes')?.length ?? 0) >= N + 1);
     await new Promise((r) => setTimeout(r, 1_000)); // anything sent twice would have arrived by now
     expect(hooks.received).toHaveLength(1);
@@ -223,8 +207,8 @@ describe('a watch run killed with SIGKILL halfway', () => {
     expect(event.run.run_id).toBe(recheck.run_id);
     expect(event.changes.map((c) => c.index)).toEqual(Array.from({ length: N }, (_, i) => i));
     expect(new Set(event.changes.flatMap((c) => c.reasons))).toContain('insurer_not_authorised');
-    expect(inbox).toHaveLength(1);
-    expect(inbox[0]!.raw).toMatch(new RegExp(`Subject: Covercheck: ${N.toLocaleString('en').replace(',', ',?')} changes`));
+    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails[0]!.raw).toMatch(new RegExp(`Subject: Covercheck: ${N.toLocaleString('en').replace(',', ',?')} changes`));
     const log = google.grid(SHEET, 'Changes').slice(1);
     expect(log).toHaveLength(N);
     expect(new Set(log.map((l) => l[5])).size).toBe(N);

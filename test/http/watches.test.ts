@@ -9,11 +9,10 @@
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey } from '../../connector/src/auth/create-key.js';
 import { ZErrorBodySchema } from '../../shared/errors.js';
@@ -34,28 +33,13 @@ const setClock = (iso: string) => (offset = Date.parse(iso) - Date.now());
 let srv: TestServer;
 let google: FakeGoogle;
 let hooks: WebhookReceiver;
-let smtp: SMTPServer;
-const inbox: { to: string; raw: string }[] = [];
+let smtp: SmtpInbox;
 
 beforeAll(async () => {
   google = new FakeGoogle();
   await google.start();
   hooks = await startWebhookReceiver();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (c: string) => (raw += c));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtp = await startSmtpInbox();
   srv = await startTestServer({
     now,
     env: {
@@ -63,7 +47,7 @@ beforeAll(async () => {
       COVERCHECK_SHEETS_ROOT_URL: `${google.url}/`,
       COVERCHECK_WEBHOOK_ALLOW_PRIVATE: 'true',
       COVERCHECK_WEBHOOK_CA_FILE: hooks.caFile,
-      COVERCHECK_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+      COVERCHECK_SMTP_URL: smtp.url,
       COVERCHECK_WATCH_RECHECK_INTERVAL_MS: '100',
       // The Sheets quotas spaced for a test, not for Google's 60 calls a minute.
       COVERCHECK_SHEETS_PER_MIN: '60000',
@@ -78,7 +62,7 @@ afterAll(async () => {
   await srv?.close();
   await hooks?.close();
   await google?.stop();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
 });
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
@@ -169,7 +153,7 @@ describe('a watch over demo policies whose end dates cross the window', () => {
     // Its deliveries are out before the clock moves on (a delivery in flight across a jump of weeks would
     // see its lease run out and go again, as after a crash: at least once, the same webhook-id).
     await waitFor('the first webhook event', () => hooks.received.length >= 1);
-    await waitFor('the first digest', () => inbox.length >= 1);
+    await waitFor('the first digest', () => smtp.mails.length >= 1);
     await waitFor('two lines in the Changes sheet', () => (google.spreadsheets.get(SHEET)?.get('Changes')?.length ?? 0) >= 3);
 
     // Past the end: those two expired (and their status changed with it); a third comes within the window.
@@ -183,7 +167,7 @@ describe('a watch over demo policies whose end dates cross the window', () => {
 
     // Each run with changes went out once: a webhook event, a digest, the sheet; the baseline sent nothing.
     await waitFor('two webhook events', () => hooks.received.length >= 2);
-    await waitFor('two digests', () => inbox.length >= 2);
+    await waitFor('two digests', () => smtp.mails.length >= 2);
     await waitFor('five lines in the Changes sheet', () => (google.spreadsheets.get(SHEET)?.get('Changes')?.length ?? 0) >= 6);
     await new Promise((r) => setTimeout(r, 500)); // anything sent twice would have arrived by now
     srv.ctx.watches.notify();
@@ -195,9 +179,9 @@ describe('a watch over demo policies whose end dates cross the window', () => {
       ['KFZ-5441-000004', 'UKM-1000-0001', 'UKT-2000-0001'],
     ]);
     expect(new Set(hooks.received.map((h) => h.id)).size).toBe(2);
-    expect(inbox.map((m) => m.to)).toEqual(['ops@example.com', 'ops@example.com']);
-    expect(inbox[0]!.raw).toMatch(/Subject: Covercheck: 2 changes among your 5 watched policies/);
-    expect(inbox[1]!.raw).toMatch(/KFZ-5441-000004/);
+    expect(smtp.mails.map((m) => m.to)).toEqual(['ops@example.com', 'ops@example.com']);
+    expect(smtp.mails[0]!.raw).toMatch(/Subject: Covercheck: 2 changes among your 5 watched policies/);
+    expect(smtp.mails[1]!.raw).toMatch(/KFZ-5441-000004/);
     const log = google.grid(SHEET, 'Changes');
     expect(log[0]).toEqual(['time', 'row', 'policy', 'before -> after', 'why', 'change id']);
     expect(log.slice(1).map((l) => [l[1], l[2]])).toEqual([

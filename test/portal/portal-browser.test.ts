@@ -6,9 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { type Browser, type Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
+import { startSmtpInbox, type SmtpInbox } from '../helpers/smtp-inbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activationLink, startPortalServer, type PortalServer } from './harness.js';
 import { HAVE_CHROMIUM, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
@@ -18,29 +17,13 @@ const DAY = 24 * 60 * 60 * 1000;
 const KEY = /pk_(live|test)_[A-Za-z0-9]{44}/;
 
 let srv: PortalServer;
-let smtp: SMTPServer;
+let smtp: SmtpInbox;
 let browser: Browser;
-const inbox: { to: string; raw: string }[] = [];
 
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (c: string) => (raw += c));
-      stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
-  srv = await startPortalServer({ COVERCHECK_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, COVERCHECK_KEY_SWEEP_INTERVAL_MS: '3600000' });
+  smtp = await startSmtpInbox();
+  srv = await startPortalServer({ COVERCHECK_SMTP_URL: smtp.url, COVERCHECK_KEY_SWEEP_INTERVAL_MS: '3600000' });
   browser = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
@@ -48,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await srv?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
 });
 
 async function requestKey(page: Page, who: string, mode: 'live' | 'test'): Promise<void> {
@@ -61,7 +44,7 @@ async function requestKey(page: Page, who: string, mode: 'live' | 'test'): Promi
 async function waitForMail(to: string, count: number): Promise<string> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const mails = inbox.filter((m) => m.to === to);
+    const mails = smtp.mails.filter((m) => m.to === to);
     if (mails.length >= count) return mails[count - 1]!.raw;
     if (Date.now() > deadline) throw new Error(`no mail #${count} to ${to}`);
     await new Promise((r) => setTimeout(r, 50));
