@@ -20,14 +20,18 @@
  * goes out. A lock is freed when its execution ends, however it ends: a file still `uploading` when a
  * call gets the lock was left by an execution that died. Not yet sent, it is queued again; sent, the
  * connector may have it, and it fails saying so rather than be paid for twice.
+ *
+ * Words: what a file's line and the list's sentence say is in the user's language (the language packs'
+ * addon.bulkPdf, and addon.sidebar for an open file's state); a reason the connector gave stays in its words.
  */
 import type { TExtractedFields, TJob } from '../../shared/job.js';
-import type { TLanguage } from '../../shared/packs/index.js';
+import { LANGUAGE_PACKS, type TLanguage } from '../../shared/packs/index.js';
+import type { BulkPdfTexts } from '../../shared/packs/types.js';
 import { documentTooLarge, MAX_DOCUMENT_BYTES } from '../../shared/policy.js';
 import { REVIEW_KEYS, reviewedValues, reviewItems, type ReviewItem, type TReviewKey } from '../../shared/review.js';
 import { api, ConnectorError } from './connector.js';
 import { labelledItems } from './coverage-labels.js';
-import { driveFileUrl, fileBlob, fileMeta, type DriveFile } from './drive.js';
+import { DriveError, driveFileUrl, fileBlob, fileMeta, type DriveFile } from './drive.js';
 import { FILE_LABELS, placeValues } from './extracted-columns.js';
 import { LOCK_WAIT_MS, withDocumentLock, withUserLock } from './locks.js';
 import { userLanguage } from './result-notes.js';
@@ -120,14 +124,48 @@ export function clip(text: string, max: number): string {
   return `${text.slice(0, j)}…`;
 }
 
+/** `{name}` in `text` replaced by `vars.name`; a name not given stays as written. */
+export function fill(text: string, vars: Record<string, string | number> = {}): string {
+  return text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m));
+}
+
+/** A text of the bulk extraction in `lang`, its `{name}`s filled in. */
+export function bulkText(lang: TLanguage, key: keyof BulkPdfTexts, vars?: Record<string, string | number>): string {
+  return fill(LANGUAGE_PACKS[lang].addon.bulkPdf[key], vars);
+}
+
+/** The texts that come as a singular and a plural (`filesOne`, `filesMany`), by their common stem. */
+type Counted = { [K in keyof BulkPdfTexts]: K extends `${infer Stem}One` ? Stem : never }[keyof BulkPdfTexts];
+
+/** `n` in words: the stem's `One` text for 1, its `Many` text with `{n}` otherwise. */
+export function bulkCount(lang: TLanguage, stem: Counted, n: number, vars: Record<string, string | number> = {}): string {
+  return bulkText(lang, n === 1 ? `${stem}One` : `${stem}Many`, { ...vars, n });
+}
+
 /** Refuses a file the connector would refuse, before it is downloaded: not a PDF or photo, or over 14 MB. */
-export function checkExtractable(meta: DriveFile): void {
+export function checkExtractable(meta: DriveFile, lang: TLanguage = userLanguage()): void {
   if (!EXTRACTABLE_TYPES.includes(meta.mimeType))
-    throw new Error(`${meta.name} is not a PDF (${meta.mimeType}); a photo as JPEG or PNG is read too.`);
-  if (meta.size !== null && documentTooLarge(meta.size))
-    throw new Error(
-      `${meta.name} is ${(meta.size / 1048576).toFixed(1)} MB; the connector reads PDFs up to ${MAX_DOCUMENT_BYTES / 1048576} MB.`,
-    );
+    throw new Error(bulkText(lang, 'notExtractable', { file: meta.name, type: meta.mimeType }));
+  if (meta.size !== null && documentTooLarge(meta.size)) {
+    const size = (meta.size / 1048576).toFixed(1).replace('.', bulkText(lang, 'decimalMark'));
+    throw new Error(bulkText(lang, 'tooLarge', { file: meta.name, size, max: MAX_DOCUMENT_BYTES / 1048576 }));
+  }
+}
+
+/**
+ * A Drive file's details, checked as the connector would (checkExtractable). Drive's answer for a file
+ * not picked is said in `lang`; its rarer refusals (access denied, a failure) keep drive.ts's words.
+ */
+export function extractableMeta(id: string, lang: TLanguage): DriveFile {
+  let meta: DriveFile;
+  try {
+    meta = fileMeta(id);
+  } catch (e) {
+    if (e instanceof DriveError && e.kind === 'not_picked') throw new Error(bulkText(lang, 'notPicked'));
+    throw e;
+  }
+  checkExtractable(meta, lang);
+  return meta;
 }
 
 /** Every value of an extraction result with its confidence, named in the user's language. */
@@ -143,7 +181,7 @@ function load(key: string): Queue | null {
 }
 
 /** The text a call throws when another of this user's queue calls holds the lock (another sidebar's upload). */
-export const BUSY_QUEUE = 'Another of your Covercheck sidebars is uploading a file. Nothing was changed; try again in a moment.';
+export const busyQueue = (lang: TLanguage = userLanguage()): string => bulkText(lang, 'busy');
 
 /**
  * Runs `section` on this user's queue for the active spreadsheet under the user's lock; `save` writes
@@ -155,40 +193,38 @@ export function withQueue<T>(section: (q: Queue | null, save: (q: Queue) => void
 }
 
 /** The queue as it stands, read without the lock (while another call holds it). */
-function unlockedView(notice: string): QueueView | null {
+function unlockedView(lang: TLanguage): QueueView | null {
   const q = load(queueKey());
-  return q ? queueView(q, notice) : null;
+  return q ? queueView(q, busyQueue(lang), lang) : null;
 }
 
 /** Files left `uploading` by an execution that died (the caller holds the lock): queued again, or failed if sent. */
-function recoverStale(q: Queue): boolean {
+function recoverStale(q: Queue, lang: TLanguage): boolean {
   let changed = false;
   for (const f of q.files) {
     if (f.s !== 'uploading') continue;
     changed = true;
     if (f.sent) {
       f.s = 'failed';
-      f.w = clip(
-        `The upload of ${f.n} was cut off after it was sent: the connector may have it, and it is not sent again (it would be paid for twice). If no row for it appears, choose it again.`,
-        WHY_BYTES,
-      );
+      f.w = clip(bulkText(lang, 'cutOff', { file: f.n }), WHY_BYTES);
     } else f.s = 'queued';
     delete f.sent;
   }
   return changed;
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
-function fileMessage(f: Entry): string {
-  if (f.s === 'queued') return 'Queued';
-  if (f.s === 'uploading') return 'Uploading…';
-  if (f.s === 'reading') return `Reading ${f.n}…`;
-  if (f.s === 'discarded') return 'Discarded: nothing was written.';
+/** A file's line: its state while open, in the sidebar's words; once settled, what was recorded for it (`w`). */
+function fileMessage(f: Entry, lang: TLanguage): string {
+  const t = LANGUAGE_PACKS[lang].addon.sidebar;
+  if (f.s === 'queued') return t.pdfStateQueued;
+  if (f.s === 'uploading') return t.uploading;
+  if (f.s === 'reading') return fill(t.reading, { file: f.n });
+  if (f.s === 'discarded') return t.discarded;
   return f.w ?? '';
 }
 
-export function queueView(q: Queue, notice: string | null = null): QueueView {
+/** The sidebar's view of the queue, in `lang`. */
+export function queueView(q: Queue, notice: string | null = null, lang: TLanguage = userLanguage()): QueueView {
   const count = (s: FileState[]) => q.files.filter((f) => s.includes(f.s)).length;
   const inFlight = count(IN_FLIGHT);
   const waitMs = Math.max(0, q.notBefore - Date.now());
@@ -199,24 +235,24 @@ export function queueView(q: Queue, notice: string | null = null): QueueView {
     name: f.n,
     url: driveFileUrl(f.id),
     state: f.s,
-    message: fileMessage(f),
+    message: fileMessage(f, lang),
     row: f.r ?? null,
   }));
   let message: string;
   if (files.length === 1) message = files[0]!.message;
   else {
-    const parts = [
-      [count(['done']), 'written'],
-      [count(['review']), 'to check'],
-      [inFlight, 'being read'],
-      [count(['queued']), 'queued'],
-      [count(['failed']), 'failed'],
-      [count(['discarded']), 'discarded'],
-    ].filter(([n]) => n);
-    message = `${plural(files.length, 'file')}: ${parts.map(([n, what]) => `${n} ${what}`).join(', ')}.`;
+    const parts: [number, Counted][] = [
+      [count(['done']), 'countDone'],
+      [count(['review']), 'countReview'],
+      [inFlight, 'countReading'],
+      [count(['queued']), 'countQueued'],
+      [count(['failed']), 'countFailed'],
+      [count(['discarded']), 'countDiscarded'],
+    ];
+    const counts = parts.filter(([n]) => n).map(([n, stem]) => bulkCount(lang, stem, n));
+    message = bulkText(lang, 'summary', { files: bulkCount(lang, 'files', files.length), counts: counts.join(', ') });
   }
-  if (queued && waitMs)
-    message += `\nNext upload in ${Math.ceil(waitMs / 1000)} s: the connector already has as many of this key's documents waiting as it takes.`;
+  if (queued && waitMs) message += `\n${bulkText(lang, 'nextUpload', { s: Math.ceil(waitMs / 1000) })}`;
   return { files, sheet: q.sheet, next, waitMs, cap: q.cap, finished: count(['queued', ...IN_FLIGHT]) === 0, message, notice };
 }
 
@@ -224,9 +260,9 @@ export function queueView(q: Queue, notice: string | null = null): QueueView {
  * Adds picked files to this user's queue for the active spreadsheet (a new list when nothing is left
  * open); `added` counts those not already waiting in it.
  */
-export function enqueue(picked: { id: string; name: string }[]): QueueView & { added: number } {
-  if (picked.length === 0) throw new Error('No file chosen.');
-  if (picked.length > MAX_FILES) throw new Error(`At most ${MAX_FILES} files at once: ${picked.length} were chosen.`);
+export function enqueue(picked: { id: string; name: string }[], lang: TLanguage = userLanguage()): QueueView & { added: number } {
+  if (picked.length === 0) throw new Error(LANGUAGE_PACKS[lang].addon.sidebar.pdfNoFile);
+  if (picked.length > MAX_FILES) throw new Error(bulkText(lang, 'tooManyChosen', { max: MAX_FILES, n: picked.length }));
   return withQueue(
     (prev, save) => {
       const open = prev?.files.some((f) => OPEN.includes(f.s));
@@ -239,9 +275,7 @@ export function enqueue(picked: { id: string; name: string }[]): QueueView & { a
       const add = picked.filter((p) => !held.has(p.id) && (held.add(p.id), true));
       const openCount = q.files.filter((f) => OPEN.includes(f.s)).length;
       if (openCount + add.length > MAX_FILES)
-        throw new Error(
-          `At most ${MAX_FILES} files at once: ${plural(openCount, 'file is', 'files are')} still being read or waiting for a check, so ${MAX_FILES - openCount} more can be added now.`,
-        );
+        throw new Error(bulkCount(lang, 'tooManyOpen', openCount, { max: MAX_FILES, room: MAX_FILES - openCount }));
       for (const p of add) q.files.push({ e: ++q.seq, id: p.id, n: clip(p.name || p.id, NAME_BYTES), s: 'queued' });
       // Files finished earlier make room: the list keeps at most MAX_FILES entries.
       while (q.files.length > MAX_FILES)
@@ -250,10 +284,10 @@ export function enqueue(picked: { id: string; name: string }[]): QueueView & { a
           1,
         );
       save(q);
-      return { ...queueView(q), added: add.length };
+      return { ...queueView(q, null, lang), added: add.length };
     },
     () => {
-      throw new Error(BUSY_QUEUE);
+      throw new Error(busyQueue(lang));
     },
   );
 }
@@ -319,7 +353,7 @@ export function writeEntryRow(
   if (!written) return null;
   f.s = 'done';
   f.r = written.row;
-  f.w = `Row ${written.row}: ${plural(written.found, 'field')} found.`;
+  f.w = bulkCount(lang, 'rowWritten', written.found, { row: written.row });
   return written;
 }
 
@@ -328,14 +362,14 @@ function settle(q: Queue, f: Entry, job: TJob, lang: TLanguage): boolean {
   if (job.status === 'pending') return false;
   if (job.status === 'failed') {
     f.s = 'failed';
-    f.w = clip(job.error?.message ?? 'Extraction failed.', WHY_BYTES);
+    f.w = clip(job.error?.message ?? bulkText(lang, 'extractionFailed'), WHY_BYTES);
     return true;
   }
   const items = extractionItems(job.result as TExtractedFields, lang);
   const low = items.filter((i) => i.needsReview).length;
   if (low) {
     f.s = 'review';
-    f.w = `${low} of ${items.length} values need a check before they go into the sheet.`;
+    f.w = bulkCount(lang, 'needsCheck', low, { total: items.length });
     return true;
   }
   return writeEntryRow(q, f, reviewedValues(items, {}), lang) !== null;
@@ -346,15 +380,15 @@ function settle(q: Queue, f: Entry, job: TJob, lang: TLanguage): boolean {
  * or failed when its job has finished. Null when this user has no queue in this spreadsheet.
  */
 export function pollPdfQueue(): QueueView | null {
+  const lang = userLanguage();
   return withQueue(
     (q, save) => {
       if (!q) return null;
-      let changed = recoverStale(q);
+      let changed = recoverStale(q, lang);
       let notice: string | null = null;
       const reading = q.files.filter((f) => f.s === 'reading');
       if (reading.length) {
         const conn = userConn();
-        const lang = userLanguage();
         for (const f of reading) {
           let job: TJob;
           try {
@@ -363,7 +397,7 @@ export function pollPdfQueue(): QueueView | null {
           } catch (e) {
             if (e instanceof ConnectorError && e.status === 404) {
               f.s = 'failed';
-              f.w = clip(`The connector no longer has the extraction of ${f.n} (${e.message}). Choose the file again.`, WHY_BYTES);
+              f.w = clip(bulkText(lang, 'jobGone', { file: f.n, why: e.message }), WHY_BYTES);
               changed = true;
             } else notice = messageOf(e);
             continue;
@@ -372,9 +406,9 @@ export function pollPdfQueue(): QueueView | null {
         }
       }
       if (changed) save(q);
-      return queueView(q, notice);
+      return queueView(q, notice, lang);
     },
-    () => unlockedView(BUSY_QUEUE),
+    () => unlockedView(lang),
   );
 }
 
@@ -382,7 +416,7 @@ export function pollPdfQueue(): QueueView | null {
 const STOPS_QUEUE = new Set(['no_key', 'no_url', 'unauthorized', 'forbidden', 'out_of_credits']);
 
 /** What an upload the connector refused, or that never got an answer, does to its file and the queue. */
-function refused(q: Queue, f: Entry, e: unknown): void {
+function refused(q: Queue, f: Entry, e: unknown, lang: TLanguage): void {
   const err = e instanceof ConnectorError ? e : null;
   delete f.sent;
   if (err && (err.kind === 'rate_limited' || (err.status === 503 && err.retryAfter))) {
@@ -394,10 +428,7 @@ function refused(q: Queue, f: Entry, e: unknown): void {
   }
   f.s = 'failed';
   if (!err || err.kind === 'unreachable') {
-    f.w = clip(
-      `${messageOf(e)} The connector may have received ${f.n} before the connection broke, so it is not sent again: if no row for it appears, choose it again.`,
-      WHY_BYTES,
-    );
+    f.w = clip(bulkText(lang, 'connectionBroke', { why: messageOf(e), file: f.n }), WHY_BYTES);
     return;
   }
   f.w = clip(err.message, WHY_BYTES);
@@ -405,7 +436,7 @@ function refused(q: Queue, f: Entry, e: unknown): void {
   for (const other of q.files)
     if (other.s === 'queued') {
       other.s = 'failed';
-      other.w = clip(`Not sent: ${err.message}`, WHY_BYTES);
+      other.w = clip(bulkText(lang, 'notSent', { why: err.message }), WHY_BYTES);
     }
 }
 
@@ -414,18 +445,18 @@ function refused(q: Queue, f: Entry, e: unknown): void {
  * otherwise sends nothing. Reads it from Drive (checked first: type and size), then sends it.
  */
 export function uploadNextPdf(entry: number): QueueView | null {
+  const lang = userLanguage();
   return withQueue(
     (q, save) => {
       if (!q) return null;
-      if (recoverStale(q)) save(q);
-      if (queueView(q).next !== entry) return queueView(q);
+      if (recoverStale(q, lang)) save(q);
+      if (queueView(q, null, lang).next !== entry) return queueView(q, null, lang);
       const f = q.files.find((x) => x.e === entry)!;
       f.s = 'uploading';
       save(q);
       let blob: GoogleAppsScript.Base.Blob;
       try {
-        const meta = fileMeta(f.id);
-        checkExtractable(meta);
+        const meta = extractableMeta(f.id, lang);
         f.n = clip(meta.name, NAME_BYTES);
         blob = fileBlob(meta);
       } catch (e) {
@@ -433,7 +464,7 @@ export function uploadNextPdf(entry: number): QueueView | null {
         f.s = 'failed';
         f.w = clip(messageOf(e), WHY_BYTES);
         save(q);
-        return queueView(q);
+        return queueView(q, null, lang);
       }
       f.sent = 1;
       save(q);
@@ -444,22 +475,22 @@ export function uploadNextPdf(entry: number): QueueView | null {
         f.j = accepted.job_id;
         delete f.sent;
       } catch (e) {
-        refused(q, f, e);
+        refused(q, f, e, lang);
       }
       save(q);
-      return queueView(q);
+      return queueView(q, null, lang);
     },
-    () => unlockedView(BUSY_QUEUE),
+    () => unlockedView(lang),
   );
 }
 
 /** The entry `entry` of the queue, in state `state`; throws in words when it isn't (any more). */
-export function entryIn(q: Queue | null, entry: number, state: FileState): Entry {
+export function entryIn(q: Queue | null, entry: number, state: FileState, lang: TLanguage = userLanguage()): Entry {
   const f = q?.files.find((x) => x.e === entry);
-  if (!f) throw new Error('This file is no longer in the list (it was added more than 6 hours ago). Choose it again.');
+  if (!f) throw new Error(bulkText(lang, 'listExpired'));
   if (f.s !== state) {
-    if (f.s === 'done') throw new Error(`${f.n} is already written (row ${f.r}).`);
-    throw new Error(`${f.n} is ${f.s === 'discarded' ? 'discarded' : `no longer waiting (${f.s})`}.`);
+    if (f.s === 'done') throw new Error(bulkText(lang, 'alreadyWritten', { file: f.n, row: f.r ?? '' }));
+    throw new Error(bulkText(lang, f.s === 'discarded' ? 'isDiscarded' : 'notWaiting', { file: f.n }));
   }
   return f;
 }

@@ -4,8 +4,9 @@
  * grants the add-on's drive.file access to each; a pasted link works for files picked before. The
  * files go into this user's queue (pdf-queue.ts), which the sidebar then works through.
  */
-import { fileMeta } from './drive.js';
-import { checkExtractable, enqueue, MAX_FILES, type QueueView } from './pdf-queue.js';
+import { LANGUAGE_PACKS, type TLanguage } from '../../shared/packs/index.js';
+import { bulkText, enqueue, extractableMeta, MAX_FILES, type QueueView } from './pdf-queue.js';
+import { userLanguage } from './result-notes.js';
 import { messageOf } from './run-state.js';
 
 const PICK_TTL_SECONDS = 30 * 60;
@@ -13,10 +14,10 @@ const PICKER_KEY_PROP = 'PICKER_DEVELOPER_KEY';
 const PROJECT_NUMBER_PROP = 'CLOUD_PROJECT_NUMBER';
 
 /** Accepts a Drive file URL (…/d/ID/…, ?id=ID) or a bare ID. */
-export function fileIdFrom(input: string): string {
+export function fileIdFrom(input: string, lang: TLanguage = userLanguage()): string {
   const s = String(input ?? '').trim();
   const m = /\/d\/([A-Za-z0-9_-]{10,})/.exec(s) ?? /[?&]id=([A-Za-z0-9_-]{10,})/.exec(s) ?? /^([A-Za-z0-9_-]{10,})$/.exec(s);
-  if (!m) throw new Error('Paste a Drive file URL (https://drive.google.com/file/d/…) or a file ID.');
+  if (!m) throw new Error(bulkText(lang, 'pasteLink'));
   return m[1]!;
 }
 
@@ -25,17 +26,17 @@ export function fileIdFrom(input: string): string {
  * up first, so a file never picked, or one the connector would refuse, is refused here in words.
  */
 export function addPdfLinks(text: string): QueueView {
+  const lang = userLanguage();
   const refs = String(text ?? '')
     .split(/[\s,]+/)
     .filter(Boolean);
-  if (refs.length === 0) throw new Error('Paste a Drive file URL (https://drive.google.com/file/d/…) or a file ID.');
-  if (refs.length > MAX_FILES) throw new Error(`At most ${MAX_FILES} files at once: ${refs.length} links were pasted.`);
+  if (refs.length === 0) throw new Error(bulkText(lang, 'pasteLink'));
+  if (refs.length > MAX_FILES) throw new Error(bulkText(lang, 'tooManyLinks', { max: MAX_FILES, n: refs.length }));
   const files = refs.map((r) => {
-    const meta = fileMeta(fileIdFrom(r));
-    checkExtractable(meta);
+    const meta = extractableMeta(fileIdFrom(r, lang), lang);
     return { id: meta.id, name: meta.name };
   });
-  return enqueue(files);
+  return enqueue(files, lang);
 }
 
 /**
@@ -107,12 +108,12 @@ export function getPickerConfig(): { token: string; developerKey: string; appId:
  */
 export function pickedPdf(pickId: string, docs: { id: string; name?: string }[]): PickState {
   const now = getPick(pickId);
-  if (now.state !== 'waiting')
-    return { state: 'failed', error: 'The sidebar stopped waiting for this dialog: choose the files again from the sidebar.' };
+  const lang = userLanguage();
+  if (now.state !== 'waiting') return { state: 'failed', error: bulkText(lang, 'dialogGone') };
   try {
-    if (!Array.isArray(docs)) throw new Error('No file chosen.');
-    const files = docs.map((d) => ({ id: fileIdFrom(String(d?.id ?? '')), name: String(d?.name ?? '') }));
-    return setPick(pickId, { state: 'picked', files: enqueue(files).added });
+    if (!Array.isArray(docs)) throw new Error(LANGUAGE_PACKS[lang].addon.sidebar.pdfNoFile);
+    const files = docs.map((d) => ({ id: fileIdFrom(String(d?.id ?? ''), lang), name: String(d?.name ?? '') }));
+    return setPick(pickId, { state: 'picked', files: enqueue(files, lang).added });
   } catch (e) {
     return setPick(pickId, { state: 'failed', error: messageOf(e) });
   }

@@ -104,7 +104,7 @@ export interface CoverageVocabulary {
 
 /**
  * The sidebar's own texts (addon/html/sidebar.html), by name. `{name}` marks a value the sidebar puts in;
- * texts the connector or the add-on's server code write (row errors, check details) are not here.
+ * texts the connector or the add-on's server code write (row errors, check details, BulkPdfTexts) are not here.
  */
 export interface SidebarTexts {
   rowsTitle: string;
@@ -183,6 +183,19 @@ export interface SidebarTexts {
   reading: string;
   /** {file}, {s}: seconds so far */
   readingFor: string;
+  /** A file's state in the list of files picked (its name is shown above it); `uploading` is the one between */
+  pdfStateQueued: string;
+  pdfStateReading: string;
+  /** The button beside a file whose values wait for a check */
+  pdfCheckValues: string;
+  /** The list of files picked, for screen readers */
+  pdfFiles: string;
+  /** While the Picker dialog is open */
+  pdfChooseInDialog: string;
+  pdfDialogClosed: string;
+  pdfNoFile: string;
+  /** {file}, {text}: what became of one file of several, above the list in a sentence */
+  pdfFileSays: string;
   /** Review table heading */
   reviewField: string;
   /** Review table heading */
@@ -376,6 +389,80 @@ export interface SidebarTexts {
 }
 
 /**
+ * What the add-on's server code writes about the files of a bulk extraction from Drive (addon/src/pdf-queue.ts,
+ * pdf.ts, review.ts): their reasons, the list in a sentence, and the refusals. A file's state while it is open
+ * (queued, uploading, reading, discarded) is the sidebar section's words. `{why}` is the connector's reason, in
+ * its words (English). `…One` and `…Many` are a count's singular and plural.
+ */
+export interface BulkPdfTexts {
+  filesOne: string;
+  /** {n} */
+  filesMany: string;
+  /** {files}: filesOne or filesMany; {counts}: the count* texts, comma-separated */
+  summary: string;
+  /** {n}: files written, to check, being read, queued, failed, discarded */
+  countDoneOne: string;
+  countDoneMany: string;
+  countReviewOne: string;
+  countReviewMany: string;
+  countReadingOne: string;
+  countReadingMany: string;
+  countQueuedOne: string;
+  countQueuedMany: string;
+  countFailedOne: string;
+  countFailedMany: string;
+  countDiscardedOne: string;
+  countDiscardedMany: string;
+  /** {s}: seconds until the next upload, after the summary */
+  nextUpload: string;
+  /** {row}; {n}: fields */
+  rowWrittenOne: string;
+  rowWrittenMany: string;
+  /** {n}: values checked in the review, after rowWritten* */
+  checkedOne: string;
+  checkedMany: string;
+  /** {n}: values below 0.9, {total}: values read */
+  needsCheckOne: string;
+  needsCheckMany: string;
+  /** {max}: files a queue holds, {n}: files chosen */
+  tooManyChosen: string;
+  /** {max}, {n}: links pasted */
+  tooManyLinks: string;
+  /** {max}, {n}: files still open, {room}: files that can be added */
+  tooManyOpenOne: string;
+  tooManyOpenMany: string;
+  pasteLink: string;
+  dialogGone: string;
+  busy: string;
+  /** {file}, {type}: its MIME type */
+  notExtractable: string;
+  /** {file}, {size} and {max}: megabytes */
+  tooLarge: string;
+  /** Between a megabyte figure's whole and tenths */
+  decimalMark: string;
+  /** A file Drive refuses: not picked with the Picker */
+  notPicked: string;
+  /** {file} */
+  cutOff: string;
+  /** {file}, {why} */
+  connectionBroke: string;
+  /** {file}, {why} */
+  jobGone: string;
+  /** {why}: a queued file left unsent after the key was refused */
+  notSent: string;
+  /** A failed job without a reason */
+  extractionFailed: string;
+  notComplete: string;
+  listExpired: string;
+  /** {file}, {row} */
+  alreadyWritten: string;
+  /** {file} */
+  isDiscarded: string;
+  /** {file} */
+  notWaiting: string;
+}
+
+/**
  * The add-on's own words in a language: what a person reads in the sidebar and in the cells the add-on
  * writes. Every entry is required, so a text added for one language is a compile error in the others.
  */
@@ -392,6 +479,7 @@ export interface AddonTexts {
     region: Record<TTravelRegion, string>;
   };
   sidebar: SidebarTexts;
+  bulkPdf: BulkPdfTexts;
 }
 
 /**

@@ -3,7 +3,7 @@
  * wired by a google.script.run bridge to the add-on on the Apps Script stand-ins, against a connector child
  * that runs extraction; apis.google.com/js/api.js is answered with standin/picker-standin.js. Three files are
  * picked at once; the sidebar shows each one's progress, writes one row per file with a link to its Drive
- * file, and offers the review of the file read below 0.9. Screenshot: docs/images/sidebar-bulk-pdf.png.
+ * file, and offers the review of the file read below 0.9. Screenshot: sidebar-bulk-pdf.png (docs/images/ with COVERCHECK_DOC_SCREENSHOTS=1).
  * The Picker stand-in's own rules (one file without MULTISELECT_ENABLED, at most setMaxItems, only picked
  * files granted) are broken on purpose here too, on a probe page.
  */
@@ -11,14 +11,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
-import { launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
+import { docScreenshotPaths, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { CONNECTOR, loadAddon, ROOT, type ChildConnector, type Harness, type SyncHttp } from './harness.js';
 import { DriveStandin } from './standin/drive.js';
 
-const IMAGES = path.join(ROOT, 'docs/images');
 const PICKER_STANDIN = fs.readFileSync(path.join(import.meta.dirname, 'standin/picker-standin.js'), 'utf8');
 const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
 let rig: AddonRig<'conn'>;
@@ -31,7 +31,6 @@ beforeAll(async () => {
   rig = await startAddonRig({ conn: { extraction: true, keys: { live: { mode: 'live', credits: 100 } } } });
   ({ http, conn } = rig);
   browser = await launchChromium();
-  fs.mkdirSync(IMAGES, { recursive: true });
 }, 90_000);
 afterAll(async () => {
   await browser?.close();
@@ -148,7 +147,7 @@ describe.skipIf(SKIP_BROWSER)('bulk PDF extraction in Chromium', () => {
     await sidebar.setViewportSize({ width: 320, height: 1040 });
     // The bar's width eases over 0.2 s (styles.css): the picture waits for it.
     await sidebar.waitForTimeout(300);
-    await sidebar.screenshot({ path: path.join(IMAGES, 'sidebar-bulk-pdf.png') });
+    for (const file of docScreenshotPaths(ROOT, 'sidebar-bulk-pdf.png')) await sidebar.screenshot({ path: file });
 
     // The review, for this file: tick every low value, write; then every file has its row.
     for (const box of await sidebar.$$('#pdf-review-items tr.low input[type=checkbox]')) await box.check();
@@ -179,6 +178,81 @@ describe.skipIf(SKIP_BROWSER)('bulk PDF extraction in Chromium', () => {
     ]);
     await Promise.all([dialog.close(), sidebar.close()]);
   }, 180_000);
+});
+
+/** Every text the list and the message line show over a run, recorded as it appears (states last a moment). */
+const RECORD_TEXTS = `window.__texts = [];
+new MutationObserver(() => {
+  document.querySelectorAll('#pdf-msg, #pdf-files .file-status, #pdf-files button').forEach((el) => {
+    const t = el.textContent;
+    if (t && window.__texts.indexOf(t) < 0) window.__texts.push(t);
+  });
+}).observe(document.getElementById('pdf'), { subtree: true, childList: true, characterData: true, attributes: true });`;
+
+/**
+ * Words of the English texts of the list and its messages (and a pack key shown for a text missing in the
+ * pack), to find any left in a German or French run once the file names are taken out.
+ */
+const ENGLISH =
+  /\b(queued|uploading|reading|written|failed|discarded|check|checked|files?|rows?|fields?|found|values?|need|being|nothing|next|upload|by you|sheet)\b|\bpdf[A-Z]\w+/i;
+
+describe.skipIf(SKIP_BROWSER)("bulk extraction in the user's language", () => {
+  // What the run ends on, by language: the review's file written after its check, then the list in a sentence.
+  const LAST: Record<'de' | 'fr', RegExp> = {
+    de: /^police-b\.pdf: Zeile 3: \d+ Felder gefunden\. \d+ davon von Ihnen geprüft\.\n2 Dateien: 2 geschrieben\.$/,
+    fr: /^police-b\.pdf : Ligne 3 : \d+ champs trouvés\. \d+ vérifiés? par vous\.\n2 fichiers : 2 écrits\.$/,
+  };
+  const CHECK: Record<'de' | 'fr', string> = { de: 'Werte prüfen', fr: 'Vérifier les valeurs' };
+
+  for (const lang of ['de', 'fr'] as const) {
+    it(`${lang.toUpperCase()}: two files picked at once show no English state or message, from queued to written after the check`, async () => {
+      const ids = { a: `1AbCdEfGhIjKlMnOp${lang}A`, b: `1AbCdEfGhIjKlMnOp${lang}B` };
+      const h = loadAddon(http, {
+        connector: conn.url,
+        drive: { [ids.a]: { path: FIXTURE('003'), name: 'police-a.pdf' }, [ids.b]: { path: FIXTURE('006'), name: 'police-b.pdf' } },
+        scriptProperties: PICKER,
+        cloudProjectNumber: PICKER.CLOUD_PROJECT_NUMBER,
+      });
+      h.world.user(h.user).locale = lang;
+      h.fns.saveSettings({ url: CONNECTOR, key: conn.keys.live });
+      h.fns.showPdfSidebar();
+      const sidebar = await openHtml(h, h.ui.sidebars.at(-1)!.getContent());
+      await sidebar.evaluate(RECORD_TEXTS);
+      await sidebar.click('#pdf-pick');
+      await expect.poll(() => h.ui.dialogs.length).toBe(1);
+      const dialog = await openHtml(h, h.ui.dialogs[0]!.out.getContent(), { width: 760, height: 520 });
+      await dialog.waitForSelector('#picker-files a');
+      for (const id of [ids.a, ids.b]) await dialog.click(`#picker-files a[data-id="${id}"]`);
+      await dialog.click('#picker-standin-select');
+      await expect.poll(() => dialog.closed()).toBe(true);
+
+      // 003 is written as read; 006 waits for its check, which opens by itself.
+      await expect
+        .poll(() => sidebar.$$eval('#pdf-files li[data-entry]', (lis) => lis.map((li) => li.getAttribute('data-state'))), {
+          timeout: 90_000,
+        })
+        .toEqual(['done', 'review']);
+      expect.soft(await sidebar.textContent('#pdf-files li[data-entry="2"] button')).toBe(CHECK[lang]);
+      expect.soft(await sidebar.getAttribute('#pdf-files', 'aria-label')).toBe(LANGUAGE_PACKS[lang].addon.sidebar.pdfFiles);
+      await expect.poll(() => sidebar.isVisible('#pdf-review')).toBe(true);
+      for (const box of await sidebar.$$('#pdf-review-items tr.low input[type=checkbox]')) await box.check();
+      await sidebar.click('#pdf-review-write');
+      await expect
+        .poll(() => sidebar.$$eval('#pdf-files li[data-entry]', (lis) => lis.map((li) => li.getAttribute('data-state'))), {
+          timeout: 30_000,
+        })
+        .toEqual(['done', 'done']);
+      expect.soft(await sidebar.textContent('#pdf-msg')).toMatch(LAST[lang]);
+
+      const seen = (await sidebar.evaluate('window.__texts')) as string[];
+      // Every state the list passed through was seen: queued or uploading, reading, written, to check.
+      expect(seen.length).toBeGreaterThan(5);
+      expect(seen).toContain(LANGUAGE_PACKS[lang].addon.sidebar.pdfStateReading);
+      const english = seen.filter((t) => ENGLISH.test(t.replace(/police-[ab]\.pdf/g, '')));
+      expect(english).toEqual([]);
+      await Promise.all([dialog.close(), sidebar.close()]);
+    }, 120_000);
+  }
 });
 
 describe.skipIf(SKIP_BROWSER)('the Picker stand-in keeps the Picker reference: a probe page breaks each rule on purpose', () => {

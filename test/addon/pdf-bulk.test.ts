@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LANGUAGE_PACKS, LANGUAGES } from '../../shared/packs/index.js';
 import { asImageFile, drawPlain } from '../../scripts/procedural/technicalities/index.js';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
 import { UK_MOTOR } from '../helpers/simple-policies.js';
@@ -317,6 +318,58 @@ describe('failures, each with its reason; review per file', () => {
     expect(() => fn(h, 'reviewPdfFile', two.entry)).toThrow('copy.pdf is discarded.');
     expect(s.getLastRow()).toBe(2);
   }, 90_000);
+});
+
+describe("in the user's language", () => {
+  it('German: each reason a file fails with, the list in a sentence, and the refusals of a pick or a link', () => {
+    const h = addon(conn, {
+      [idOf('003')]: fixture('003'),
+      [idOf('txt')]: { path: path.join(ROOT, 'package.json'), mimeType: 'text/plain' },
+      [idOf('big')]: { bytes: new Uint8Array(15 * 1024 * 1024), name: 'scan.pdf', mimeType: 'application/pdf' },
+      [idOf('oth')]: { ...fixture('003'), name: 'not-picked.pdf' },
+    });
+    h.world.user(h.user).locale = 'de';
+    const { pickId } = h.fns.showPdfPicker();
+    for (const id of [idOf('003'), idOf('txt'), idOf('big')]) h.world.drive.grantPick(h.user, id, PICKER.CLOUD_PROJECT_NUMBER);
+    h.fns.pickedPdf(
+      pickId,
+      [idOf('003'), idOf('txt'), idOf('big'), idOf('oth')].map((id) => ({ id, name: h.world.drive.files.get(id)!.name })),
+    );
+    const views = drain(h).views;
+    expect(views[0].message).toBe('4 Dateien: 4 warten.');
+    expect(views[0].files[0].message).toBe('In der Warteschlange');
+    const last = views.at(-1);
+    const why = Object.fromEntries(last.files.map((f: V) => [f.name, [f.state, f.message]]));
+    expect(why['003.pdf']![1]).toMatch(/^Zeile 2: \d+ Felder gefunden\.$/);
+    expect(why['package.json']).toEqual([
+      'failed',
+      'package.json ist kein PDF (text/plain); ein Foto als JPEG oder PNG wird ebenfalls gelesen.',
+    ]);
+    expect(why['scan.pdf']).toEqual(['failed', 'scan.pdf ist 15,0 MB groß; der Connector liest PDFs bis 14 MB.']);
+    expect(why['not-picked.pdf']).toEqual(['failed', LANGUAGE_PACKS.de.addon.bulkPdf.notPicked]);
+    expect(last.message).toBe('4 Dateien: 1 geschrieben, 3 fehlgeschlagen.');
+    // Refused before anything is queued.
+    expect(h.fns.pickedPdf(h.fns.showPdfPicker().pickId, Array(51).fill({ id: idOf('003'), name: '003.pdf' }))).toEqual({
+      state: 'failed',
+      error: 'Höchstens 50 Dateien auf einmal: 51 wurden ausgewählt.',
+    });
+    expect(() => fn(h, 'addPdfLinks', 'kein Link')).toThrow(LANGUAGE_PACKS.de.addon.bulkPdf.pasteLink);
+    expect(() => fn(h, 'addPdfLinks', `https://drive.google.com/file/d/${idOf('oth')}/view`)).toThrow(
+      LANGUAGE_PACKS.de.addon.bulkPdf.notPicked,
+    );
+    expect(() => fn(h, 'reviewPdfFile', 99)).toThrow(LANGUAGE_PACKS.de.addon.bulkPdf.listExpired);
+  }, 90_000);
+
+  it("every language's bulk and sidebar texts name the same {values} as the English ones", () => {
+    const names = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const section of ['sidebar', 'bulkPdf'] as const) {
+      const en = LANGUAGE_PACKS.en.addon[section] as Record<string, string>;
+      for (const lang of LANGUAGES) {
+        const texts = LANGUAGE_PACKS[lang].addon[section] as Record<string, string>;
+        for (const key of Object.keys(en)) expect(names(texts[key]!), `${lang} ${section}.${key}`).toEqual(names(en[key]!));
+      }
+    }
+  });
 });
 
 describe('limits of the queue (Picker setMaxItems 50; CacheService 100 KB a value)', () => {

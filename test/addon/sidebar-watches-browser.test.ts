@@ -4,21 +4,20 @@
  * Verify, the rows' mapping with the end-date column, "this spreadsheet" connected on the way, the watch made;
  * its list following the first run, then showing the next run's changes on their rows; pause, resume, delete;
  * the selected row's history; every text in DE and FR; contrast and keyboard reach. The screenshots the docs
- * show are written to docs/images/ (sidebar-watches.png, sidebar-watch-list.png, sidebar-row-history.png).
+ * show are written to test/artifacts/, and to docs/images/ with COVERCHECK_DOC_SCREENSHOTS=1 (sidebar-watches.png,
+ * sidebar-watch-list.png, sidebar-row-history.png).
  * Skipped when /usr/bin/chromium is absent (outside CI).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
-import { HAVE_CHROMIUM, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
+import { HAVE_CHROMIUM, docScreenshotPaths, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
 import { CONNECTOR, loadAddon, metadataMirror, ROOT, type ChildConnector, type Harness, type SyncHttp } from './harness.js';
 
-const IMAGES = path.join(ROOT, 'docs/images');
 let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
 let http: SyncHttp;
@@ -29,7 +28,6 @@ beforeAll(async () => {
   rig = await startAddonRig({ conn: { google: true, keys: { live: { mode: 'live', credits: 10_000 }, sandbox: { mode: 'test' } } } });
   ({ http, conn } = rig);
   browser = await launchChromium();
-  fs.mkdirSync(IMAGES, { recursive: true });
 }, 90_000);
 
 afterAll(async () => {
@@ -106,7 +104,7 @@ describe.skipIf(SKIP_BROWSER)('the Watch tab in Chromium', () => {
     await page.fill('#watch-window', '30');
     await page.evaluate('document.activeElement.blur()');
     await scrollTo(page, '#tabs');
-    await page.screenshot({ path: path.join(IMAGES, 'sidebar-watches.png') });
+    for (const file of docScreenshotPaths(ROOT, 'sidebar-watches.png')) await page.screenshot({ path: file });
     await page.click('#watch-create');
     await expect
       .poll(() => page.textContent('#watch-msg'))
@@ -146,7 +144,7 @@ describe.skipIf(SKIP_BROWSER)('the Watch tab in Chromium', () => {
     await item.locator('ul.watch-changes a').nth(1).click();
     await expect.poll(() => h.ss.activeRange?.row).toBe(4);
     await scrollTo(page, '#watch-list-title');
-    await page.screenshot({ path: path.join(IMAGES, 'sidebar-watch-list.png') });
+    for (const file of docScreenshotPaths(ROOT, 'sidebar-watch-list.png')) await page.screenshot({ path: file });
 
     await item.locator('button.watch-pause').click();
     await expect.poll(() => item.locator('.badge').textContent()).toBe('paused');
@@ -168,7 +166,7 @@ describe.skipIf(SKIP_BROWSER)('the Watch tab in Chromium', () => {
     ]);
     expect(cells[1]![0]).toMatch(/^2031-01-04 \d\d:\d\d\nwatch$/);
     await scrollTo(page, '#row-history-title');
-    await page.screenshot({ path: path.join(IMAGES, 'sidebar-row-history.png') });
+    for (const file of docScreenshotPaths(ROOT, 'sidebar-row-history.png')) await page.screenshot({ path: file });
 
     await item.locator('button.watch-delete').click();
     await expect.poll(() => page.textContent('#watch-list')).toBe('None');
