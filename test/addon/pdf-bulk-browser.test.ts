@@ -7,19 +7,17 @@
  * The Picker stand-in's own rules (one file without MULTISELECT_ENABLED, at most setMaxItems, only picked
  * files granted) are broken on purpose here too, on a probe page.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 import { startAddonRig, type AddonRig } from '../helpers/addon-rig.js';
 import { docScreenshotPaths, launchChromium, SKIP_BROWSER } from '../helpers/browser.js';
-import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
+import { GAS_RUN_BRIDGE, openAddonHtml, PICKER_STANDIN } from './browser-bridge.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { CONNECTOR, loadAddon, ROOT, type ChildConnector, type Harness, type SyncHttp } from './harness.js';
 import { DriveStandin } from './standin/drive.js';
 
-const PICKER_STANDIN = fs.readFileSync(path.join(import.meta.dirname, 'standin/picker-standin.js'), 'utf8');
 const PICKER = { PICKER_DEVELOPER_KEY: 'AIza-test-key', CLOUD_PROJECT_NUMBER: '123456789012' };
 let rig: AddonRig<'conn'>;
 let conn: ChildConnector;
@@ -48,23 +46,7 @@ document.addEventListener('DOMContentLoaded', () => {
 });`;
 
 /** HTML the add-on showed (the sidebar or the Picker dialog), wired to the add-on as `h`'s user. */
-async function openHtml(h: Harness, html: string, size = { width: 320, height: 720 }): Promise<Page & { closed: () => boolean }> {
-  const page = await browser.newPage({ viewport: size });
-  let closed = false;
-  await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
-  await page.route('https://apis.google.com/js/api.js**', (r) => r.fulfill({ contentType: 'text/javascript', body: PICKER_STANDIN }));
-  await exposeGasRun(page, h);
-  await page.exposeFunction('__hostClose', () => void (closed = true));
-  const drive = h.world.drive;
-  await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) =>
-    drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined),
-  );
-  await page.exposeFunction('__pickerGrant', (token: string, appId: string | null, id: string) =>
-    drive.grantPick(drive.tokens.get(token)!.user, id, appId),
-  );
-  await page.setContent(html.replace('<script>', `<script>${BRIDGE}</script><script>`));
-  return Object.assign(page, { closed: () => closed });
-}
+const openHtml = (h: Harness, html: string, size?: { width: number; height: number }) => openAddonHtml(browser, h, html, BRIDGE, size);
 
 const FIXTURE = (n: string) => path.join(ROOT, `test/fixtures/policies/${n}.pdf`);
 const IDS = {

@@ -33,7 +33,7 @@ import {
   type Harness,
   type HarnessOptions,
 } from './harness.js';
-import { exposeGasRun, GAS_RUN_BRIDGE } from './browser-bridge.js';
+import { GAS_RUN_BRIDGE, openAddonHtml } from './browser-bridge.js';
 import { lowContrast, tabThrough } from './a11y-audit.js';
 import { LANGUAGE_PACKS } from '../../shared/packs/index.js';
 
@@ -91,26 +91,8 @@ document.addEventListener('DOMContentLoaded', () => {
   });
 });`;
 
-const PICKER_STANDIN = fs.readFileSync(path.join(import.meta.dirname, 'standin/picker-standin.js'), 'utf8');
-
-/** Opens HTML the add-on showed (sidebar or dialog content), wired to the add-on as `h`'s user. */
-async function openHtml(h: Harness, html: string, size = { width: 320, height: 720 }): Promise<Page & { closed: () => boolean }> {
-  const page = await browser.newPage({ viewport: size });
-  let closed = false;
-  await page.route('https://ssl.gstatic.com/**', (r) => r.fulfill({ contentType: 'text/css', body: '' }));
-  await page.route('https://apis.google.com/js/api.js**', (r) => r.fulfill({ contentType: 'text/javascript', body: PICKER_STANDIN }));
-  await exposeGasRun(page, h);
-  await page.exposeFunction('__hostClose', () => void (closed = true));
-  const drive = h.world.drive;
-  await page.exposeFunction('__pickerFiles', (token: string, mime: string | null) =>
-    drive.listFor(drive.tokens.get(token)!.user, mime ?? undefined),
-  );
-  await page.exposeFunction('__pickerGrant', (token: string, appId: string | null, id: string) =>
-    drive.grantPick(drive.tokens.get(token)!.user, id, appId),
-  );
-  await page.setContent(html.replace('<script>', `<script>${BRIDGE}</script><script>`));
-  return Object.assign(page, { closed: () => closed });
-}
+/** HTML the add-on showed (the sidebar or the Picker dialog), wired to the add-on as `h`'s user. */
+const openHtml = (h: Harness, html: string, size?: { width: number; height: number }) => openAddonHtml(browser, h, html, BRIDGE, size);
 
 async function open(h: Harness, file: 'sidebar' | 'settings', view: 'rows' | 'pdf' | 'datasets' = 'rows') {
   if (file === 'settings') {
