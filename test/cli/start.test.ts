@@ -7,10 +7,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDbPath } from '../helpers/server.js';
 
 const db = tempDbPath('start');
-let child: ChildProcess | undefined;
+/** Every connector started here, from the moment it is spawned: a test that fails or times out halfway leaves none running. */
+const started: ChildProcess[] = [];
 
-afterAll(() => {
-  child?.kill('SIGTERM');
+afterAll(async () => {
+  for (const proc of started) {
+    if (proc.exitCode !== null || proc.signalCode !== null) continue;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+  }
   fs.rmSync(path.dirname(db), { recursive: true, force: true });
 });
 
@@ -19,6 +25,7 @@ async function startOnce(): Promise<{ url: string; key: string; proc: ChildProce
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', COVERCHECK_DB: db, COVERCHECK_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(proc);
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no sandbox key printed:\n${out}`)), 20_000);
@@ -39,7 +46,6 @@ describe('npm start', () => {
   it('builds, starts with demo data, prints a working sandbox key, logs one JSON line per request without the key, stops on SIGTERM', async () => {
     await promisify(execFile)('npm', ['run', 'build', '--silent']);
     const { url, key, proc } = await startOnce();
-    child = proc;
     let logs = '';
     proc.stdout!.on('data', (d: Buffer) => (logs += d.toString()));
     const res = await fetch(`${url}/api/v1/verify`, {
@@ -84,7 +90,6 @@ describe('npm start', () => {
     const exited = new Promise<number | null>((r) => proc.on('exit', r));
     proc.kill('SIGTERM');
     expect(await exited).toBe(0);
-    child = undefined;
     // The extraction process ended with the connector.
     for (const pid of children) expect(() => process.kill(pid, 0)).toThrow();
     // A build, a start and an OCR'd scan: about 15 s on a quiet machine, twice that with the machine shared.
@@ -94,7 +99,6 @@ describe('npm start', () => {
     first.proc.kill('SIGTERM');
     await new Promise((r) => first.proc.on('exit', r));
     const second = await startOnce();
-    child = second.proc;
     expect(second.key).not.toBe(first.key);
     const old = await fetch(`${second.url}/api/v1/account`, { headers: { authorization: `Bearer ${first.key}` } });
     expect(old.status).toBe(401);
