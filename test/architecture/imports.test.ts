@@ -108,11 +108,12 @@ const RULES: LayerRule[] = [
     from: re(EXTRACT_FIELDS),
     forbidden: re(String.raw`${EXTRACT_READING}(?!lines\.ts$)`),
   },
-  // Every room throws ExtractError and checks the document's budget: the two files sit under all
-  // three, and one importing a room would put that room under itself.
+  // Every room throws ExtractError and checks the document's budget, and both the text layer and the fields ask
+  // whether two spaced words are one label: these files sit under all three, and one importing a room would put
+  // that room under itself.
   {
-    name: 'extract/errors.ts and extract/limits.ts import none of running/, reading/, fields/',
-    from: re(String.raw`connector/src/extract/(?:errors|limits)\.ts$`),
+    name: 'extract/errors.ts, limits.ts and spaced-label.ts import none of running/, reading/, fields/',
+    from: re(String.raw`connector/src/extract/(?:errors|limits|spaced-label)\.ts$`),
     forbidden: re(EXTRACT_RUNNING, EXTRACT_READING, EXTRACT_FIELDS),
   },
   // pipeline.ts is what a pool thread runs, and what tests and scripts call with no pool at all.

@@ -31,9 +31,15 @@ export function letterSpaceLabels(drawing: Drawing, spacing: LetterSpacing): Dra
         const chars = [...t.text].length;
         const fit = room / (t.size * chars * (wordGapShare(spacing) + 1));
         const tracking = Math.min(spacing.tracking, fit);
-        const run = spread(t, tracking >= 0.15 ? { ...spacing, tracking } : spacing);
-        const last = run[run.length - 1]!;
-        const grown = last.x + textWidth(last.text, t.size, t.bold) - oldEnd;
+        const growth = (r: DrawnText[]): number => r[r.length - 1]!.x + textWidth(r[r.length - 1]!.text, t.size, t.bold) - oldEnd;
+        let run = spread(t, tracking >= 0.15 ? { ...spacing, tracking } : spacing);
+        // A line pushed past the page's edge would lose text a reader sees on no page: space the label only as much as fits.
+        if (next) {
+          const push = oldEnd + growth(run) + 1.5 * t.size - next.x;
+          const end = Math.max(...texts.filter((o) => o.y === t.y && o.x >= next.x).map((o) => o.x + textWidth(o.text, o.size, o.bold)));
+          if (push > 0 && end + push > page.width) run = spread(t, { ...spacing, tracking: Math.max(0, fit) });
+        }
+        const grown = growth(run);
         if (next && oldEnd + grown + 1.2 * t.size > next.x) {
           const from = next.x;
           const push = oldEnd + grown + 1.5 * t.size - from;

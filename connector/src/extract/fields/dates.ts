@@ -66,7 +66,8 @@ const SEP = '\\s?[./\\-,]\\s?';
 // is the end of a day-first date and the rest the start of the next one ("12/03/2025 - 11/03/2026").
 const ISO_RE = new RegExp(`(?<![0-9])(${DG}{4})([./-])(${DG}{1,2})\\2(${DG}{1,2})(?![0-9])`, 'g');
 const DMY_RE = new RegExp(`(?<![0-9A-Za-z])(${DG}{1,2})${SEP}(${DG}{1,2})${SEP}(${DG}{4}|${DG}{2})(?![0-9])`, 'g');
-const TEXT_RE = /(?<![0-9])([0-9OlI]{1,2})\s?(?:st|nd|rd|th|er|\.|,)?\s*([A-Za-zÀ-ÿ]{3,11}\.?)\s*,?\s+([0-9OlI]{4})(?![0-9])/g;
+// The year may touch the month: OCR of a photo drops narrow word spaces ("1. November2025").
+const TEXT_RE = /(?<![0-9])([0-9OlI]{1,2})\s?(?:st|nd|rd|th|er|\.|,)?\s*([A-Za-zÀ-ÿ]{3,11}\.?)\s*,?\s*([0-9OlI]{4})(?![0-9])/g;
 /** French "1er" (the only ordinal day) as OCR reads its serif 1: "Ler", "|er". "ler" and "Ier" are TEXT_RE's look-alikes. */
 const FIRST_RE = /(?<![\p{L}\d])[L|]er\s+(\p{L}{3,11}\.?)\s*,?\s+([0-9OlI]{4})(?![0-9])/gu;
 const MDY_RE = /\b([A-Za-z]{3,9}\.?)\s+([0-9]{1,2})(?:st|nd|rd|th)?,\s*([0-9]{4})(?![0-9])/g;

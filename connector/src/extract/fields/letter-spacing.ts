@@ -6,6 +6,9 @@
  * labels are also looked for with their spaces optional (candidates/document-index.ts).
  */
 import { CELL_GAP, type Cell, type Line } from '../reading/lines.js';
+import { continuesSpacedLabel } from '../spaced-label.js';
+import { LABELS } from './labels.js';
+import { fold } from './text.js';
 
 /** A line as the fields side reads it: `closedUp` when letter-spaced words in it were closed up without their gaps. */
 export type FieldLine = Line & { closedUp?: boolean };
@@ -43,6 +46,28 @@ function closeRuns(text: string): string | null {
   return closed ? out.join(' ') : null;
 }
 
+/** Each label pattern once, global, for the matches that cross a word boundary. */
+const ALL_LABELS = Object.values(LABELS)
+  .flat()
+  .map((r) => new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`));
+
+/**
+ * True when the spaced word `next` goes on with the chain of spaced words before it. A chain ends where the next word
+ * starts another column's heading ("K e n n z e i c h e n", "L a u f z e i t"): two long words in capitals
+ * (continuesSpacedLabel, which the text layer's reading applies too) where the words so far are a label already and
+ * none goes on across into the next ("C E R T I F I C A T E" "N U M B E R" and "I N C E P T I O N" "D A T E" chain).
+ */
+function continuesChain(chain: readonly string[][], next: readonly string[]): boolean {
+  if (continuesSpacedLabel(chain[chain.length - 1]!.join(''), next.join(''))) return true;
+  const before = fold(chain.map((ts) => ts.join('')).join(' '));
+  const joined = `${before} ${fold(next.join(''))}`;
+  const isLabel = ALL_LABELS.some((re) => [...before.matchAll(re)].length > 0);
+  const across = ALL_LABELS.some((re) =>
+    [...joined.matchAll(re)].some((m) => m.index < before.length && m.index + m[0].length > before.length + 1),
+  );
+  return !isLabel || across;
+}
+
 /** The line with its letter-spaced runs closed up; the same object when it has none. */
 export function closeUpLetterSpacing(line: Line): FieldLine {
   if (!/(?:^|\s)\S \S(?:\s|$)/.test(line.text)) return line;
@@ -55,7 +80,7 @@ export function closeUpLetterSpacing(line: Line): FieldLine {
   let lost = false;
   for (let k = 0; k < line.cells.length;) {
     let j = k;
-    while (spacedWord[j]) j++;
+    while (spacedWord[j] && (j === k || continuesChain(tokens.slice(k, j), tokens[j]!))) j++;
     const chain = tokens.slice(k, j);
     if (j - k >= 2 && isRun(chain.flat())) {
       cells.push({ x: line.cells[k]!.x, text: chain.map((ts) => ts.join('')).join(' ') });

@@ -17,6 +17,17 @@ export function fold(s: string): string {
 export { toDigits, toLetters } from '../../../../shared/packs/lookalikes.js';
 
 /**
+ * A pattern's source with every space optional, for text whose letter-spaced words were closed up without their
+ * gaps ("dateofcommencement", "arrangedby"): letter-spacing.ts.
+ */
+export function spacesOptional(source: string): string {
+  return source
+    .replace(/\\s\+/g, '\\s*')
+    .replace(/\\s(?![*?])/g, '\\s?')
+    .replace(/ (?![*?+])/g, ' ?');
+}
+
+/**
  * The Levenshtein distance when it is at most `max`, else max + 1: stops as soon as a whole row exceeds `max`.
  * For callers that only accept small distances (fuzzy month names, tried against every line's last word).
  */

@@ -241,25 +241,36 @@ const offAxis = ([x0, y0]: Point, [x1, y1]: Point): number => {
   return Math.min(deg, 90 - deg);
 };
 
+/** True when every side of the sheet is within STRAIGHT_DEGREES of the image's axes: nothing to straighten. */
+function squareOn(quad: Quad): boolean {
+  return quad.every((p, i) => offAxis(p, quad[(i + 1) % 4]!) < STRAIGHT_DEGREES);
+}
+
+/** True when `img` shows a sheet lying at a slant on a darker surface: a phone photo, which straightenSheet warps. */
+export function sheetAtSlant(img: GreyImage): boolean {
+  const quad = findSheet(img);
+  return !!quad && !squareOn(quad);
+}
+
 /**
  * A photo of a sheet taken at a slant, as the sheet alone seen square on: its corners found by
  * findSheet, moved a little inwards (so no strip of the table stays at the border), and warped to a
- * rectangle as wide as the sheet's longer horizontal side and as high as its longer vertical one.
+ * rectangle as wide as the sheet's longer horizontal side and as high as its longer vertical one, times
+ * `scale(width, height)` of that rectangle (1 by default: enlarging in the warp interpolates once, not twice).
  * An image without a clear sheet (a flatbed scan, a fax: the paper fills it) or whose sheet is
  * already upright and square is returned as it is.
  */
-export function straightenSheet(img: GreyImage): GreyImage {
+export function straightenSheet(img: GreyImage, scale: (width: number, height: number) => number = () => 1): GreyImage {
   const quad = findSheet(img);
-  if (!quad) return img;
-  const sides = quad.map((p, i) => [p, quad[(i + 1) % 4]!] as const);
-  if (sides.every(([p, q]) => offAxis(p, q) < STRAIGHT_DEGREES)) return img;
+  if (!quad || squareOn(quad)) return img;
   const inset = Math.max(img.width, img.height) / DETECT_SIZE;
   const [cx, cy] = [quad.reduce((s, p) => s + p[0], 0) / 4, quad.reduce((s, p) => s + p[1], 0) / 4];
   const inner = quad.map(([x, y]) => {
     const d = Math.hypot(x - cx, y - cy);
     return [x + ((cx - x) * inset * 1.5) / d, y + ((cy - y) * inset * 1.5) / d];
   }) as Quad;
-  const width = Math.round(Math.max(length(inner[0], inner[1]), length(inner[3], inner[2])));
-  const height = Math.round(Math.max(length(inner[0], inner[3]), length(inner[1], inner[2])));
-  return warpQuad(img, inner, width, height);
+  const width = Math.max(length(inner[0], inner[1]), length(inner[3], inner[2]));
+  const height = Math.max(length(inner[0], inner[3]), length(inner[1], inner[2]));
+  const k = scale(width, height);
+  return warpQuad(img, inner, Math.round(width * k), Math.round(height * k));
 }

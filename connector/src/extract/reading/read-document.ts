@@ -12,12 +12,12 @@ import { decodeImage, sniffImage } from './image-input.js';
 import type { Line } from './lines.js';
 import type { Ocr } from './ocr.js';
 import { checkedPages, openPdf, toExtractError } from './open-pdf.js';
-import { straightenSheet } from './perspective.js';
+import { sheetAtSlant, straightenSheet } from './perspective.js';
 import { readScan, type ScanReading } from './read-scan.js';
 import { flattenLight, sharpen, type GreyImage } from './scan-image.js';
 import { OCR_DPI, OCR_TEXT_THRESHOLD, planOcrRender, renderPageGrey } from './render.js';
 import { scanStreams } from './stream-scan.js';
-import { linesOfItems, readTextItems, slantedShare, textLength, type PlacedItem } from './text-layer.js';
+import { linesOfItems, readTextItems, slantedShare, stretchedShare, textLength, type PlacedItem } from './text-layer.js';
 import { judgeLayer } from './text-trust.js';
 
 export interface ExtractOptions {
@@ -46,6 +46,18 @@ export interface DocumentLines {
 
 /** Share of a page's text at a slant (text-layer.ts) from which its layer is taken for an OCR layer over a photo. */
 const SLANTED_LAYER = 0.5;
+/** Share of a page's text stretched to its boxes (text-layer.ts) from which its layer is taken for an OCR engine's. */
+const FITTED_LAYER = 0.5;
+/** Pixels on the longer side of the quick look at a page for the photo under its layer: findSheet works on 320. */
+const PHOTO_LOOK = 640;
+/**
+ * The longer side, in pixels, a photographed sheet is read at when its photo is smaller: an A4 page at about 200
+ * dpi. On the generator's photos, reading at 1.5 to 2.5 times their size read the same fields (with a threshold
+ * per neighbourhood; with one threshold for the page, enlarging alone gained nothing).
+ */
+const PHOTO_SHEET_SIDE = 2400;
+/** A photographed sheet is enlarged at most this much: beyond it, interpolation adds pixels and no detail. */
+const MAX_PHOTO_SCALE = 2.5;
 
 /** The pixels a document may still render or OCR (limits.maxTotalPixels), shared by every step that draws. */
 class PixelBudget {
@@ -88,7 +100,7 @@ export async function readDocumentLines(bytes: Uint8Array, ocr: Ocr, options: Ex
             publicMessage: `Page ${n} of the PDF could not be drawn for OCR; the file may be damaged. Upload the original PDF.`,
           });
         });
-        const result = await readScannedImage(image, ocr, budget);
+        const result = await readScannedImage(image, ocr, budget, limits.maxPagePixels);
         pageLines = result.lines;
         ocrPages++;
         ocrConfSum += result.confidence;
@@ -138,6 +150,10 @@ async function readPageText(
   // straightens it first, where that layer's words, one box each, no longer meet their labels on a line.
   if (slantedShare(items) >= SLANTED_LAYER)
     return { readable: false, lines: [], notes: ['text layer at a slant: an OCR layer over a photo'] };
+  // An OCR engine's layer whose words lie straight may still be over a photo taken at a slant, read as it was; our own
+  // reading straightens the sheet first and reads what that engine lost (a value column, a date).
+  if (stretchedShare(items) >= FITTED_LAYER && (await photoAtSlant(doc, page, budget)))
+    return { readable: false, lines: [], notes: ["an OCR engine's layer over a photo at a slant"] };
   const judged = await judgeLayer(items, (fontItems: PlacedItem[]) => ocrAgrees(doc, page, fontItems, ocr, budget.spend));
   const kept = judged.kept;
   if (judged.unreadable || textLength(kept) < OCR_TEXT_THRESHOLD) {
@@ -147,11 +163,21 @@ async function readPageText(
   return { readable: true, lines: linesOfItems([...kept, ...formValues]), notes: judged.notes };
 }
 
+/** True when the page, drawn small, is a photo of a sheet lying at a slant; false too when the budget has no room to look. */
+async function photoAtSlant(doc: PDFDocumentProxy, page: PDFPageProxy, budget: PixelBudget): Promise<boolean> {
+  const { width, height } = page.getViewport({ scale: 1 });
+  const dpi = (72 * PHOTO_LOOK) / Math.max(width, height, 1);
+  if (!budget.spend(Math.ceil((width * dpi) / 72) * Math.ceil((height * dpi) / 72))) return false;
+  // A page that cannot be drawn keeps its layer here; reading it by OCR would fail the same way.
+  const image = await renderPageGrey(doc, page, dpi).catch(() => null);
+  return !!image && sheetAtSlant(image);
+}
+
 /** A JPEG or PNG upload: one page, read as a scan. */
 async function readImageLines(image: GreyImage, ocr: Ocr, options: ExtractOptions): Promise<DocumentLines> {
   const budget = new PixelBudget(options.limits.maxTotalPixels);
   budget.spend(image.width * image.height);
-  const result = await readScannedImage(image, ocr, budget);
+  const result = await readScannedImage(image, ocr, budget, options.limits.maxPagePixels);
   options.onPage?.({ n: 1, lines: result.lines, ocrConfidence: result.confidence, turned: result.turned, passes: result.passes });
   const lines = result.lines.map((l) => ({ ...l, page: 1, ocr: true }));
   if (textLength(lines) < OCR_TEXT_THRESHOLD) {
@@ -165,11 +191,15 @@ async function readImageLines(image: GreyImage, ocr: Ocr, options: ExtractOption
 /**
  * OCR of a page image. A phone photo shows the sheet at a slant on a table: tesseract wants it square on,
  * without the table, and sharp (a photo is a little out of focus, and the warp softens it again). Photos are
- * lit unevenly too; tesseract's one threshold for the whole page loses the darker side. Another pass at the
- * page (to turn it) spends the document's pixel budget: without room, the reading so far stands.
+ * lit unevenly too; tesseract's one threshold for the whole page loses the darker side. A photo's sheet is
+ * also small: a sent photo's page is some 1,000 by 1,400 pixels, 120 dpi, where soft small print breaks up; it
+ * is warped at a size near PHOTO_SHEET_SIDE and read with a threshold per neighbourhood (ocr.ts). Another pass
+ * at the page (to turn it) spends the document's pixel budget: without room, the reading so far stands.
  */
-function readScannedImage(image: GreyImage, ocr: Ocr, budget: PixelBudget): Promise<ScanReading> {
-  const sheet = straightenSheet(image);
-  const prepared = sheet === image ? flattenLight(image) : sharpen(flattenLight(sheet));
-  return readScan(prepared, ocr, budget.spend);
+function readScannedImage(image: GreyImage, ocr: Ocr, budget: PixelBudget, maxPagePixels: number): Promise<ScanReading> {
+  const enlarge = (width: number, height: number): number =>
+    Math.max(1, Math.min(MAX_PHOTO_SCALE, PHOTO_SHEET_SIDE / Math.max(width, height), Math.sqrt(maxPagePixels / (width * height))));
+  const sheet = straightenSheet(image, enlarge);
+  if (sheet === image) return readScan(flattenLight(image), ocr, budget.spend);
+  return readScan(sharpen(flattenLight(sheet)), ocr, budget.spend, { photo: true });
 }

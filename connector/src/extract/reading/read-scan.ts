@@ -1,5 +1,5 @@
 /** Reads a scanned page by OCR the right way up: one pass for an upright page, more only for a page on its side or upside down. */
-import type { Ocr, OcrResult } from './ocr.js';
+import type { Ocr, OcrResult, RecognizeOptions } from './ocr.js';
 import { halve, rotate, toPgm, type GreyImage, type QuarterTurn } from './scan-image.js';
 
 /**
@@ -27,14 +27,20 @@ export interface ScanReading extends OcrResult {
  * LOW_CONFIDENCE is checked against the page half a turn round, first on a half-size image (a
  * quarter of the pixels), and read in full that way only when the probe reads better than the page
  * did. `mayRead(pixels)` is asked before every pass after the first, so the document's pixel
- * budget bounds OCR work as well as rendering: without room, the best reading so far stands.
+ * budget bounds OCR work as well as rendering: without room, the best reading so far stands. `how` says how the
+ * image was taken (a photo), for the OCR's binarisation.
  */
-export async function readScan(image: GreyImage, ocr: Ocr, mayRead: (pixels: number) => boolean = () => true): Promise<ScanReading> {
+export async function readScan(
+  image: GreyImage,
+  ocr: Ocr,
+  mayRead: (pixels: number) => boolean = () => true,
+  how: RecognizeOptions = {},
+): Promise<ScanReading> {
   const pixels = image.width * image.height;
-  let best: ScanReading = { ...(await ocr.recognize(toPgm(image))), turned: 0, passes: 1 };
+  let best: ScanReading = { ...(await ocr.recognize(toPgm(image), how)), turned: 0, passes: 1 };
   if ((best.words ?? best.lines.length) < MIN_WORDS) return best;
   const read = async (turned: QuarterTurn): Promise<void> => {
-    const result = await ocr.recognize(toPgm(rotate(image, turned)));
+    const result = await ocr.recognize(toPgm(rotate(image, turned)), how);
     const passes = best.passes + 1;
     best = score(result) > score(best) ? { ...result, turned, passes } : { ...best, passes };
   };
@@ -42,7 +48,7 @@ export async function readScan(image: GreyImage, ocr: Ocr, mayRead: (pixels: num
   if (best.confidence < LOW_CONFIDENCE) {
     const opposite = ((best.turned + 180) % 360) as QuarterTurn;
     if (!mayRead(pixels / 4)) return best;
-    const probe = await ocr.recognize(toPgm(halve(rotate(image, opposite))));
+    const probe = await ocr.recognize(toPgm(halve(rotate(image, opposite))), how);
     best = { ...best, passes: best.passes + 1 };
     if (probe.confidence > best.confidence && mayRead(pixels)) await read(opposite);
   }

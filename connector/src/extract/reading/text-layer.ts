@@ -6,6 +6,7 @@
 import { Util, type PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { TextItem } from 'pdfjs-dist/types/src/display/api.js';
 import { linesFromBoxes, type Line, type WordBox } from './lines.js';
+import { continuesSpacedLabel } from '../spaced-label.js';
 
 /** A writing direction, clockwise from left-to-right on the page as shown. */
 export type Direction = 0 | 90 | 180 | 270;
@@ -17,6 +18,11 @@ export interface PlacedItem extends WordBox {
   direction: Direction;
   /** Degrees the baseline runs off its direction: a digital page's text runs straight, an OCR layer over a photo's at a slant. */
   slant: number;
+  /**
+   * Width of the glyphs against their height, 1 as the font draws them: an OCR engine's layer stretches or squeezes
+   * each word to the box it found it in (tesseract's and ocrmypdf's invisible text), a program's text keeps its font.
+   */
+  stretch: number;
   /** Where the item lies on the page as shown, in points from the top left: x0, y0, x1, y1. */
   box: [number, number, number, number];
 }
@@ -36,6 +42,7 @@ export async function readTextItems(page: PDFPageProxy): Promise<PlacedItem[]> {
     const direction = ((((Math.round(degrees / 90) * 90) % 360) + 360) % 360) as Direction;
     const slant = ((degrees - direction + 540) % 360) - 180;
     const height = Math.hypot(c!, d!) || it.height || 10;
+    const stretch = Math.hypot(c!, d!) > 0 ? Math.hypot(a!, b!) / Math.hypot(c!, d!) : 1;
     const width = it.width;
     const [ux, uy] = UNIT[direction];
     // Reading frame: x along the writing direction, y across it (the next line is below).
@@ -58,6 +65,7 @@ export async function readTextItems(page: PDFPageProxy): Promise<PlacedItem[]> {
       font: it.fontName,
       direction,
       slant,
+      stretch,
       box: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
     });
   }
@@ -74,7 +82,7 @@ const UNIT: Record<Direction, [number, number]> = { 0: [1, 0], 90: [0, 1], 180: 
 export function linesOfItems(items: ReadonlyArray<WordBox & { direction?: Direction }>): Line[] {
   const groups = new Map<Direction, WordBox[]>();
   const weight = new Map<Direction, number>();
-  for (const item of joinSpreadCharacters(items)) {
+  for (const item of joinSpacedWords(joinSpreadCharacters(items))) {
     const d = item.direction ?? 0;
     (groups.get(d) ?? groups.set(d, []).get(d)!).push(item);
     weight.set(d, (weight.get(d) ?? 0) + item.text.length);
@@ -95,6 +103,22 @@ export function slantedShare(items: readonly PlacedItem[]): number {
     if (Math.abs(i.slant) > 0.3 && Math.abs(i.slant) <= 10) slanted += n;
   }
   return all ? slanted / all : 0;
+}
+
+/**
+ * Share of the items' characters drawn wider or narrower than their font (more than 3% either way): near 0 for a
+ * page a program wrote (a condensed font is the exception), most of the page for an OCR engine's layer, which fits
+ * every word to its box.
+ */
+export function stretchedShare(items: readonly PlacedItem[]): number {
+  let stretched = 0;
+  let all = 0;
+  for (const i of items) {
+    const n = i.text.replace(/\s+/g, '').length;
+    all += n;
+    if (Math.abs(i.stretch - 1) > 0.03) stretched += n;
+  }
+  return all ? stretched / all : 0;
 }
 
 /** Characters in a row needed before they are taken for one value spread over a comb's cells. */
@@ -131,6 +155,65 @@ export function joinSpreadCharacters<T extends WordBox & { direction?: Direction
     i = j;
   }
   return out;
+}
+
+/**
+ * Widest gap between two words of one letter-spaced label, in letter pitches. A designer's word gap is a space plus
+ * the tracking (one to three pitches); a column gap is wider.
+ */
+const WORD_GAP_PITCHES = 3.5;
+/** Letter pitches of two words of one label differ by at most this factor: one label, one tracking. */
+const SAME_TRACKING = 1.5;
+
+/**
+ * Joins the words of a letter-spaced label that a word gap as wide as a column's split into items of their own
+ * ("N U M É R O", "D E", "C O N T R A T"): joinSpreadCharacters closes up the long ones and leaves those of fewer
+ * than four characters spaced, and tracking too small for a comb closes up none. Words in a row, each spaced out (or
+ * a lone character beside one that is) and holding a letter, at gaps of a few of their letter pitches, a short word
+ * or one going on in lower case among them, become one item whose words are closed up and kept apart by a space:
+ * "NUMÉRO DE CONTRAT", "Policy number". A wider gap is a column's and ends the label; spaced digits (a comb's groups)
+ * are left to the fields' reading of numbers in groups.
+ */
+export function joinSpacedWords<T extends WordBox & { direction?: Direction }>(items: readonly T[]): T[] {
+  const sorted = [...items].sort((a, b) => (a.direction ?? 0) - (b.direction ?? 0) || a.y - b.y || a.x0 - b.x0);
+  const out: T[] = [];
+  let i = 0;
+  while (i < sorted.length) {
+    let j = i + 1;
+    while (j < sorted.length && wordOfLabel(sorted[j - 1]!, sorted[j]!)) j++;
+    const run = sorted.slice(i, j);
+    if (run.length < 2) out.push(sorted[i]!);
+    else out.push({ ...run[0]!, text: run.map((b) => b.text.replace(/\s/g, '')).join(' '), x1: run[run.length - 1]!.x1 });
+    i = j;
+  }
+  return out;
+}
+
+/** True when `b` is the next word of the letter-spaced label `a` ends: same row, same tracking, a word gap apart. */
+function wordOfLabel(a: WordBox & { direction?: Direction }, b: WordBox & { direction?: Direction }): boolean {
+  if (a.formValue || b.formValue || !sameRow(a, b) || !/\p{L}/u.test(a.text) || !/\p{L}/u.test(b.text)) return false;
+  const pa = letterPitch(a);
+  const pb = letterPitch(b);
+  if (pa === undefined || pb === undefined || (pa === null && pb === null)) return false;
+  if (pa !== null && pb !== null && Math.max(pa, pb) > SAME_TRACKING * Math.min(pa, pb)) return false;
+  const pitch = Math.max(pa ?? 0, pb ?? 0);
+  const gap = b.x0 - a.x1;
+  return gap > 0 && gap <= WORD_GAP_PITCHES * pitch && continuesSpacedLabel(a.text, b.text);
+}
+
+/**
+ * The letter pitch of a spaced-out word: one of single characters with spaces between ("D E"), or one word whose
+ * letters stand a comb's pitch apart (joined by joinSpreadCharacters, or drawn with a wide character spacing).
+ * Null for a lone character (its pitch is its neighbour's), undefined for anything else (an ordinary word).
+ */
+function letterPitch(b: WordBox): number | null | undefined {
+  const text = b.text.trim();
+  if ([...text].length === 1) return null;
+  const spaced = /^\S( \S)+$/u.test(text);
+  if (!spaced && /\s/.test(text)) return undefined;
+  const n = spaced ? (text.length + 1) / 2 : [...text].length;
+  const pitch = (b.x1 - b.x0 - CHAR_WIDTH * b.height) / (n - 1);
+  return spaced || pitch >= 0.95 * b.height ? pitch : undefined;
 }
 
 const sameRow = (a: WordBox & { direction?: Direction }, b: WordBox & { direction?: Direction }): boolean =>

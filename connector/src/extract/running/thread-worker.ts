@@ -35,7 +35,8 @@ function getDeps(): Promise<ExtractDeps> {
     // OCR starts on the first page that needs it: text PDFs never pay its ~1 s start or its memory.
     let real: Promise<Ocr> | null = null;
     const ocr: Ocr = {
-      recognize: (image) => (real ??= createOcr({ workers: data.ocrWorkers, languages: data.languages })).then((o) => o.recognize(image)),
+      recognize: (image, options) =>
+        (real ??= createOcr({ workers: data.ocrWorkers, languages: data.languages })).then((o) => o.recognize(image, options)),
       terminate: async () => {
         if (real) await (await real).terminate();
       },

@@ -6,13 +6,19 @@ import { LABELS, type LabelKind } from '../labels.js';
 import { findPlates, type FoundPlate } from '../plates.js';
 import type { FieldLine } from '../letter-spacing.js';
 import { isPrintChrome } from '../print-chrome.js';
-import { fold } from '../text.js';
+import { fold, spacesOptional } from '../text.js';
 import { PERIOD_COLUMN, SECONDARY } from './vocabulary.js';
 
 export interface LabelHit {
   kind: LabelKind;
   line: number;
+  /** The cell the label starts in (the column a label row heads). */
   cell: number;
+  /**
+   * The cell it ends in, when a later one: a label whose words stand in cells of their own ("POLICY", "NUMBER",
+   * letter-spaced words a column's width apart) is followed by its value there.
+   */
+  endCell?: number;
   start: number;
   end: number;
   x: number;
@@ -38,24 +44,9 @@ const ANY_LABEL = new RegExp(
     .join('|'),
 );
 
-/**
- * The label patterns with every space optional, for lines whose letter-spaced words were closed up without their
- * gaps ("dateofcommencement"): letter-spacing.ts.
- */
+/** The label patterns with every space optional, for lines whose letter-spaced words lost their gaps. */
 const GAPLESS_LABELS = Object.fromEntries(
-  Object.entries(GLOBAL_LABELS).map(([k, res]) => [
-    k,
-    res.map(
-      (r) =>
-        new RegExp(
-          r.source
-            .replace(/\\s\+/g, '\\s*')
-            .replace(/\\s(?![*?])/g, '\\s?')
-            .replace(/ (?![*?+])/g, ' ?'),
-          r.flags,
-        ),
-    ),
-  ]),
+  Object.entries(GLOBAL_LABELS).map(([k, res]) => [k, res.map((r) => new RegExp(spacesOptional(r.source), r.flags))]),
 ) as Record<LabelKind, RegExp[]>;
 const ANY_GAPLESS = new RegExp(
   Object.values(GAPLESS_LABELS)
@@ -100,6 +91,9 @@ function cellSpans(line: Line): Array<{ start: number; end: number; x: number }>
   }
   return spans;
 }
+/** The cell a label ends in, beside its value. */
+export const lastCell = (h: LabelHit): number => h.endCell ?? h.cell;
+
 const cellAt = (spans: Array<{ start: number; end: number }>, offset: number): number =>
   Math.max(
     0,
@@ -122,9 +116,12 @@ export class DocumentIndex {
   readonly chrome: boolean[];
   /** Each cell's form field name, folded, where the reader found one that says something (reading/form-fields.ts). */
   readonly fieldNames: Array<Array<string | undefined>>;
+  /** Lines whose letter-spaced words may have lost their gaps: labels and cues are also read there with spaces optional. */
+  readonly gapless: boolean[];
   constructor(readonly lines: Line[]) {
     this.folded = lines.map((l) => fold(l.text));
     this.fieldNames = lines.map((l) => l.cells.map((c) => (c.field ? fold(c.field) : undefined)));
+    this.gapless = lines.map((l) => !!(l as FieldLine).closedUp || CLOSED_RUN.test(l.text));
     this.spans = lines.map(cellSpans);
     this.chrome = lines.map((l) => isPrintChrome(l.text));
     const perPage = new Map<number, number>();
@@ -142,7 +139,7 @@ export class DocumentIndex {
     const line = this.lines[i]!;
     const texts: Array<[string, boolean, boolean]> = [[this.folded[i]!, false, false]];
     if (line.ocr) texts.push([lettersOf(this.folded[i]!), true, false], [wOf(this.folded[i]!), true, false]);
-    if ((line as FieldLine).closedUp || CLOSED_RUN.test(line.text)) texts.push([this.folded[i]!, false, true]);
+    if (this.gapless[i]) texts.push([this.folded[i]!, false, true]);
     const out: LabelHit[] = [];
     for (const [text, fuzzy, gapless] of texts) {
       for (const [kind, m] of labelMatches(text, gapless)) {
@@ -157,8 +154,19 @@ export class DocumentIndex {
         )
           continue;
         const cell = cellAt(this.spans[i]!, start);
+        const endCell = cellAt(this.spans[i]!, end - 1);
         const cellText = this.folded[i]!.slice(this.spans[i]![cell]?.start ?? 0, end);
-        out.push({ kind, line: i, cell, start, end, x: this.spans[i]![cell]?.x ?? 0, fuzzy, secondary: SECONDARY.test(cellText) });
+        out.push({
+          kind,
+          line: i,
+          cell,
+          ...(endCell > cell ? { endCell } : {}),
+          start,
+          end,
+          x: this.spans[i]![cell]?.x ?? 0,
+          fuzzy,
+          secondary: SECONDARY.test(cellText),
+        });
       }
     }
     // A label broken across lines ("... titulaire du contrat d'assurance voyage" / "n° 230949515 ..."): the previous

@@ -1,7 +1,7 @@
 /** Features every generator gives its candidates: how labels point at the value, distractor words near it, its position, its repeats. */
 import type { LabelKind } from '../labels.js';
 import type { FieldCandidate } from './candidate.js';
-import type { DocumentIndex, LabelHit, Span } from './document-index.js';
+import { lastCell, type DocumentIndex, type LabelHit, type Span } from './document-index.js';
 import { COPULAS } from './vocabulary.js';
 
 export type Relations = Record<string, number>;
@@ -21,7 +21,8 @@ export function labelRelations(doc: DocumentIndex, span: Span, own: readonly Lab
   if (nearest) {
     const t = tag(nearest);
     const text = doc.lines[span.line]!.text;
-    if (nearest.cell === span.cell) {
+    const labelEnd = lastCell(nearest);
+    if (labelEnd === span.cell) {
       const gap = text.slice(nearest.end, span.start);
       let rest = gap.replace(COPULAS, '');
       if (leadIn) rest = rest.replace(leadIn, '');
@@ -30,9 +31,9 @@ export function labelRelations(doc: DocumentIndex, span: Span, own: readonly Lab
         const n = rest.trim().split(/\s+/).length;
         if (n <= 14) f[`${t}_sent`] = 1 - n / 16;
       }
-    } else if (nearest.cell < span.cell) {
+    } else if (labelEnd < span.cell) {
       // Only the cell right after the label is its value; further right is another column's.
-      if (nearest.cell === span.cell - 1) f[`${t}_left`] = 1;
+      if (labelEnd === span.cell - 1) f[`${t}_left`] = 1;
       else f[`${t}_left_far`] = 1;
     }
     if (nearest.fuzzy) f.lab_fuzzy = 1;

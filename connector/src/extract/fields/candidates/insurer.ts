@@ -6,18 +6,20 @@ import { CELL_GAP } from '../../reading/lines.js';
 import { LABELS } from '../labels.js';
 import { fold } from '../text.js';
 import type { CandidateContext, FieldCandidate } from './candidate.js';
-import type { DocumentIndex, Span } from './document-index.js';
+import { lastCell, type DocumentIndex, type Span } from './document-index.js';
 import { labelRelations, positionFeatures, type Relations } from './features.js';
 import {
   DEPARTMENT,
   INSURER_WORDS,
   INTERMEDIARY_AFTER,
   INTERMEDIARY_BEFORE,
+  INTERMEDIARY_BEFORE_GAPLESS,
   INTERMEDIARY_CUE_AFTER,
   INTERMEDIARY_CUE_BEFORE,
   LEGAL_FORM_END,
   LEGAL_FORM_ONLY,
   NOT_INSURER,
+  NOT_INSURER_GAPLESS,
   PERSON,
   TITLE_WORDS,
 } from './vocabulary.js';
@@ -114,14 +116,26 @@ function nameFrom(raw: string): string {
   return t.replace(/[.:;,]+$/, '').trim();
 }
 
+/**
+ * OCR's misreadings of legal forms, repaired in OCR'd text only. The "I" of "I.A.R.D." (French company names) read as
+ * "L", "l", "1" or "|" (not \b before it: "|" is no word character, so "\b|" never matches after a space); a German
+ * mutual's "a.G." glued to the word before it where a photo's narrow word space was lost ("Versicherungsvereina.G");
+ * "plc" and "Ltd" ending a name read as the words "pic" and "Lid" (an "l" and a "t" whose strokes ran together).
+ */
+function repairOcrName(printed: string): string {
+  return printed
+    .replace(/(?<![\p{L}\d])[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/gu, 'I.A.R.D.')
+    .replace(/(?<=\p{Ll}{3})a\.\s?G\b\.?/gu, ' a.G.')
+    .replace(/(?<=\p{L}\s)pic$/u, 'plc')
+    .replace(/(?<=\p{L}\s)Lid(\.?)$/u, 'Ltd$1');
+}
+
 export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   const seen = new Set<string>();
   const matched = new Map<string, { name: string; score: number; country: TCountry } | null>();
   const add = (printed: string, span: Span, how: Relations): void => {
-    // OCR reads the "I" of "I.A.R.D." (French company names) as "L", "l", "1" or "|": a repair for OCR text only.
-    // Not \b before it: "|" is no word character, so "\b|" never matches after a space.
-    const name = doc.lines[span.line]?.ocr ? printed.replace(/(?<![\p{L}\d])[Ll1|]\.?\s?A\.?\s?R\.?\s?D\b\.?/gu, 'I.A.R.D.') : printed;
+    const name = doc.lines[span.line]?.ocr ? repairOcrName(printed) : printed;
     const words = name.split(/\s+/).filter(Boolean);
     if (name.length < 3 || words.length > 9 || !/[A-Za-z]{2}/.test(name)) return;
     const key = nameTokens(name).join(' ');
@@ -146,12 +160,14 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     // Only a cue right before the name counts ("regulated by X"): register notes share the footer line with the legal
     // name. An insurer label between the cue and the name is the name's ("arranged by X and underwritten by Y").
     const before = textBefore(doc, span);
+    // Where letter-spaced words lost their gaps, a cue is read with its spaces optional too ("arrangedby").
+    const cue = (re: RegExp, gapless: RegExp): boolean => re.test(before) || (doc.gapless[span.line]! && gapless.test(before));
     const f: Relations = {
       bias: 1,
       ...how,
       ...labelRelations(doc, span, ['insurer']),
       ...positionFeatures(doc, span.line),
-      ...(NOT_INSURER.test(before) ? { distract_near: 1 } : {}),
+      ...(cue(NOT_INSURER, NOT_INSURER_GAPLESS) ? { distract_near: 1 } : {}),
     };
     const at = doc.lines[span.line]!.text.indexOf(printed, span.start);
     const after = at < 0 ? '' : doc.folded[span.line]!.slice(at + printed.length, at + printed.length + 60);
@@ -160,7 +176,7 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     const field = doc.fieldOf(span);
     const heading = headingAbove(doc, span);
     if (
-      INTERMEDIARY_BEFORE.test(before) ||
+      cue(INTERMEDIARY_BEFORE, INTERMEDIARY_BEFORE_GAPLESS) ||
       INTERMEDIARY_AFTER.test(after) ||
       (field && INTERMEDIARY_BEFORE.test(field)) ||
       (heading && INTERMEDIARY_BEFORE.test(heading))
@@ -200,17 +216,19 @@ export function insurerCandidates(doc: DocumentIndex, ctx: CandidateContext): Fi
     // After an insurer label: the rest of its cell, the next cell, the cell below.
     for (const h of doc.hits[i]!.filter((x) => x.kind === 'insurer')) {
       const cs = spans[h.cell]!;
+      const end = lastCell(h);
+      const ce = spans[end]!;
       const rest = line.text
-        .slice(h.end, cs.end)
+        .slice(h.end, ce.end)
         .replace(/^[\s:;.,|\-–—=]+/, '')
         .replace(LEADING_COPULA, '');
-      const start = cs.end - rest.length;
-      if (rest.trim()) add(nameFrom(rest), { line: i, cell: h.cell, start, end: cs.end }, { from_label: 1 });
-      const next = spans[h.cell + 1];
+      const start = ce.end - rest.length;
+      if (rest.trim()) add(nameFrom(rest), { line: i, cell: end, start, end: ce.end }, { from_label: 1 });
+      const next = spans[end + 1];
       if (next && !rest.trim())
         add(
           nameFrom(line.text.slice(next.start, next.end)),
-          { line: i, cell: h.cell + 1, start: next.start, end: next.end },
+          { line: i, cell: end + 1, start: next.start, end: next.end },
           { from_label: 1 },
         );
       // A label over its value (forms with a label row): the cell below nearest in x.

@@ -31,6 +31,18 @@ function groupedRuns(line: Line): Array<[number, number]> {
   return runs;
 }
 
+/** The countries whose account numbers are IBANs (ISO 13616's register): an IBAN starts with one of them. */
+const IBAN_COUNTRIES = new Set(
+  (
+    'AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HN HR HU IE IL IQ IS ' +
+    'IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SO ' +
+    'ST SV TL TN TR UA VA VG XK YE'
+  ).split(' '),
+);
+
+/** A number shaped like an IBAN: a country's code, two check digits, ten to thirty letters and digits ("PZ 724 …" is not one). */
+const ibanLike = (key: string): boolean => /^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$/.test(key) && IBAN_COUNTRIES.has(key.slice(0, 2));
+
 export function policyCandidates(doc: DocumentIndex, ctx: CandidateContext, exclude: Set<string>): FieldCandidate[] {
   const out: FieldCandidate[] = [];
   doc.lines.forEach((line, i) => {
@@ -53,7 +65,7 @@ export function policyCandidates(doc: DocumentIndex, ctx: CandidateContext, excl
       f.digits = Math.min(16, digits) / 16;
       if (/^(?:\+|0)/.test(reading.value) && digits >= 9 && /\s/.test(reading.value)) f.phoneish = 1;
       if (/[£€$%]|\b(?:eur|gbp)\b/i.test(cellText)) f.money = 1;
-      if (/^[0-9]{5}$/.test(key) || /^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$/.test(key)) f.postcode_iban = 1;
+      if (/^[0-9]{5}$/.test(key) || ibanLike(key)) f.postcode_iban = 1;
       // A post-office box of an address ("CS 12345", "Postfach 12 34 56", "PO Box 123"): its word starts the reading or ends the text before it.
       if (POST_BOX_START.test(fold(reading.value)) || POST_BOX_END.test(fold(before))) f.post_box = 1;
       out.push({ field: 'policy_number', value: reading.value, key, line: i, features: f });

@@ -1,10 +1,13 @@
 /** Context words of every language pack that the candidate generators look for around a value, as patterns on folded text. */
 import { packAlternation, type LanguagePack } from '../../../../../shared/packs/index.js';
+import { spacesOptional } from '../text.js';
 
 /** One non-global pattern (for .test) over every pack's words. */
 const words = (pick: (p: LanguagePack) => readonly string[]): RegExp => new RegExp(`\\b(?:${packAlternation(pick)})\\b`);
 export const NOT_PERIOD = words((p) => p.notPeriodContext);
 export const NOT_INSURER = words((p) => p.notInsurerContext);
+/** NOT_INSURER with its spaces optional, for a line whose letter-spaced words lost their gaps ("ARRANGEDBY"). */
+export const NOT_INSURER_GAPLESS = new RegExp(spacesOptional(NOT_INSURER.source));
 export const INSURER_WORDS = words((p) => [...p.insurerWords, ...p.legalForms.filter((f) => f.length >= 2)]);
 export const SECONDARY = words((p) => p.secondaryNumberWords);
 export const POST_BOX_START = new RegExp(`^(?:${packAlternation((p) => p.postBoxWords)})\\s*\\d`);
@@ -14,6 +17,8 @@ export const INTERMEDIARY_BEFORE = new RegExp(
   `(?:^|[^\\p{L}])(?:${packAlternation((p) => p.intermediaryWords.before)})\\s*[:\\-–]?\\s*(?:(?:the|der|die|den|le|la|l')\\s*)?$`,
   'u',
 );
+/** INTERMEDIARY_BEFORE with its spaces optional, for a line whose letter-spaced cue lost its word gaps ("ARRANGEDBY"). */
+export const INTERMEDIARY_BEFORE_GAPLESS = new RegExp(spacesOptional(INTERMEDIARY_BEFORE.source), 'u');
 export const INTERMEDIARY_AFTER = new RegExp(`^[\\s,;(–-]*(?:${packAlternation((p) => p.intermediaryWords.after)})(?![\\p{L}])`, 'u');
 /** Every intermediary cue in a (folded) line, for the names they stand before or after. */
 export const INTERMEDIARY_CUE_BEFORE = new RegExp(
