@@ -12,6 +12,7 @@ import { traineddataPath } from '../../../connector/src/extract/reading/ocr.js';
 import { openPdf } from '../../../connector/src/extract/reading/open-pdf.js';
 import { renderPageGrey } from '../../../connector/src/extract/reading/render.js';
 import { rotate, type GreyImage, type QuarterTurn } from '../../../connector/src/extract/reading/scan-image.js';
+import { prng } from '../../random.js';
 import { photo } from '../../scan-effects.js';
 
 export interface ScanOptions {
@@ -31,7 +32,7 @@ export async function scanPages(pdf: Uint8Array, options: ScanOptions = {}): Pro
     const out: GreyImage[] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       let image = await renderPageGrey(doc, await doc.getPage(n), dpi);
-      if (options.photoSeed !== undefined) image = photo(image, seeded(options.photoSeed + n));
+      if (options.photoSeed !== undefined) image = photo(image, prng(options.photoSeed + n));
       const turns = options.turns ?? [0];
       out.push(rotate(image, turns[Math.min(n - 1, turns.length - 1)] ?? 0));
     }
@@ -132,16 +133,4 @@ function crc32(data: Buffer): number {
     for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
   }
   return ~c >>> 0;
-}
-
-/** mulberry32, as the corpus generator seeds its scans. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
