@@ -5,8 +5,9 @@ export default defineConfig({
     // HTTP suites start real servers and SQLite files; forks keep native handles isolated per file.
     pool: 'forks',
     // vitest's default on N cores is N - 1 workers: one file at a time on the 2-core CI machine. The run
-    // takes ~10 minutes so (docs/testing.md, "Run time"); two workers showed timing races, since mended,
-    // and aren't needed to stay inside CI's 15 minutes, so no file shares the machine with another.
+    // takes ~14 minutes so (docs/testing.md, "Run time"); two workers showed timing races, since mended,
+    // and aren't needed to stay inside CI's 20 minutes, so no file shares the machine with another (the
+    // noisy-neighbour suites time a victim against its own baseline, which another file's load would blur).
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // One PostgreSQL and one Redis for the run (test/global-services.ts); the scale-out suites need them.
