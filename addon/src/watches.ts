@@ -21,8 +21,10 @@ import { readWatchRows, type TWatchedPolicy } from './watch-rows.js';
 
 /** Changes of a watch's last run the sidebar lists; the rest are counted (the connector keeps 100, the sheet and webhook get all). */
 const CHANGES_SHOWN = 5;
-/** How long a click whose answer never came keeps its Idempotency-Key (CacheService's longest). */
-const ATTEMPT_TTL_SECONDS = 6 * 60 * 60;
+/** How long a click whose answer never came keeps its Idempotency-Key: a retry comes within the day. */
+const ATTEMPT_KEEP_MS = 24 * 60 * 60 * 1000;
+/** User property per click whose answer never came: its Idempotency-Key and when it was made. */
+const ATTEMPT_PREFIX = 'covercheck.watch.try.';
 /** Document property per watch made here: its sheet and rows, so a change is shown on its row. */
 const ORIGIN_PREFIX = 'covercheck.watch.';
 /** A selection of more row runs than this is recorded by its first and last row only (the property stays small). */
@@ -164,23 +166,40 @@ function toView(w: TWatch, origin: Origin | undefined, spreadsheetId: string): W
  * then instead of making a second; otherwise a new one. Recorded before the request goes out.
  */
 function attempt(conn: Conn & { key: string }, body: string): { key: string; end(): void } {
-  const cache = CacheService.getUserCache()!;
+  // User properties, not the cache: Google may drop a cached item before it expires (Cache reference), and a
+  // dropped key makes the retried click a second watch.
+  const props = PropertiesService.getUserProperties();
   const digest = Utilities.computeDigest(Utilities.DigestAlgorithm.SHA_256, `${keyTag(conn.key)}\n${body}`, Utilities.Charset.UTF_8);
-  const name = `covercheck.watch.try.${Utilities.base64EncodeWebSafe(digest).slice(0, 32)}`;
+  const name = `${ATTEMPT_PREFIX}${Utilities.base64EncodeWebSafe(digest).slice(0, 32)}`;
+  const made = (v: string | undefined): { key: string; at: number } | null => {
+    try {
+      const p = v ? (JSON.parse(v) as { key?: unknown; at?: unknown }) : null;
+      return p && typeof p.key === 'string' && typeof p.at === 'number' ? { key: p.key, at: p.at } : null;
+    } catch {
+      return null;
+    }
+  };
   const key = withUserLock(
     LOCK_WAIT_MS.sidebar,
     () => {
-      const had = cache.get(name);
-      if (had) return had;
+      const now = Date.now();
+      const all = props.getProperties();
+      // Clicks never answered and never retried go after a day, so the store stays small.
+      for (const [k, v] of Object.entries(all)) {
+        const m = made(v);
+        if (k.startsWith(ATTEMPT_PREFIX) && k !== name && !(m && now - m.at < ATTEMPT_KEEP_MS)) props.deleteProperty(k);
+      }
+      const had = made(all[name]);
+      if (had && now - had.at < ATTEMPT_KEEP_MS) return had.key;
       const fresh = `covercheck-watch-${Utilities.getUuid()}`;
-      cache.put(name, fresh, ATTEMPT_TTL_SECONDS);
+      props.setProperty(name, JSON.stringify({ key: fresh, at: now }));
       return fresh;
     },
     () => {
       throw new Error(BUSY_SIDEBAR);
     },
   );
-  return { key, end: () => cache.remove(name) };
+  return { key, end: () => props.deleteProperty(name) };
 }
 
 /**
